@@ -1,0 +1,1 @@
+"""lateralgym.agents"""

@@ -1,0 +1,137 @@
+"""The player's actions: a tagged union of ``Inspect``, ``Ask`` and ``Commit`` (plus ``Invalid``).
+
+Environments take an ``Action``, a dict with a ``kind`` key, or text. Text is either the JSON of an
+action or one of the command forms below; anything else becomes ``Invalid`` and the env answers it
+with a message instead of raising::
+
+    inspect: <entity name>
+    ask: <yes/no question>
+    commit: <entity> | <part> | <how to use it>      (CreativityBench)
+    commit: <choice number 0..3 or letter A..D>      (BrainTeaser)
+    commit: <explanation>                            (situation puzzles)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+
+class _ActionBase(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Inspect(_ActionBase):
+    """Look closely at one entity: reveals its parts and their attributes."""
+
+    kind: Literal["inspect"] = "inspect"
+    entity: str
+    """Entity name as shown in the scene (case and snake_case are tolerated)."""
+
+
+class Ask(_ActionBase):
+    """Ask the judge a yes/no question."""
+
+    kind: Literal["ask"] = "ask"
+    question: str
+
+
+class Commit(_ActionBase):
+    """Give the final answer. Which fields matter depends on the benchmark."""
+
+    kind: Literal["commit"] = "commit"
+    entity: str | None = None
+    """CreativityBench: the chosen entity."""
+    part: str | None = None
+    """CreativityBench: the chosen part."""
+    how_to_use: str | None = None
+    """CreativityBench: how the part would be used."""
+    choice: int | None = None
+    """BrainTeaser: index of the chosen option."""
+    answer: str | None = None
+    """Situation puzzles: the proposed explanation."""
+
+
+class Invalid(_ActionBase):
+    """Something that is not an action (unparsable text, a malformed LLM reply)."""
+
+    kind: Literal["invalid"] = "invalid"
+    raw: str = ""
+    """The text as received."""
+    reason: str = ""
+    """Why it could not be parsed."""
+
+
+Action = Annotated[Inspect | Ask | Commit | Invalid, Field(discriminator="kind")]
+"""Any action; ``kind`` tells which."""
+
+ACTION_KINDS: tuple[str, ...] = ("inspect", "ask", "commit")
+
+_ADAPTER: TypeAdapter[Inspect | Ask | Commit | Invalid] = TypeAdapter(Action)
+_COMMAND = re.compile(r"^\s*(inspect|ask|commit)\s*[:\s]\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_CHOICE = re.compile(r"^\s*\(?([0-9]|[A-Da-d])\)?\s*\.?\s*$")
+
+
+def action_from_dict(data: dict[str, Any]) -> Inspect | Ask | Commit | Invalid:
+    """Validate a dict with a ``kind`` key into an action; bad dicts become ``Invalid``."""
+    try:
+        return _ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "action"
+        return Invalid(raw=json.dumps(data, default=str)[:2000], reason=f"{where}: {first['msg']}")
+
+
+def parse_choice(text: str) -> int | None:
+    """``"2"``, ``"C"``, ``"(c)"`` -> 2; anything else -> None."""
+    match = _CHOICE.match(text)
+    if not match:
+        return None
+    token = match.group(1)
+    return int(token) if token.isdigit() else ord(token.upper()) - ord("A")
+
+
+def parse_action(value: object) -> Inspect | Ask | Commit | Invalid:
+    """Turn an ``Action``, a dict or text into an action. Never raises."""
+    if isinstance(value, Inspect | Ask | Commit | Invalid):
+        return value
+    if isinstance(value, dict):
+        return action_from_dict(value)
+    if not isinstance(value, str):
+        return Invalid(raw=repr(value)[:2000], reason=f"expected text or an action, got {type(value).__name__}")
+    text = value.strip()
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return Invalid(raw=value[:2000], reason=f"invalid JSON: {exc.msg}")
+        if isinstance(data, dict):
+            return action_from_dict(data)
+    match = _COMMAND.match(text)
+    if not match:
+        return Invalid(
+            raw=value[:2000],
+            reason="expected 'inspect: <entity>', 'ask: <question>' or 'commit: ...' (or an action as JSON)",
+        )
+    kind, rest = match.group(1).lower(), match.group(2).strip()
+    if not rest:
+        return Invalid(raw=value[:2000], reason=f"'{kind}' needs an argument")
+    if kind == "inspect":
+        return Inspect(entity=rest)
+    if kind == "ask":
+        return Ask(question=rest)
+    fields = [f.strip() for f in rest.split("|")]
+    if len(fields) >= 2:
+        return Commit(entity=fields[0], part=fields[1], how_to_use=" | ".join(fields[2:]) or None)
+    choice = parse_choice(rest)
+    if choice is not None:
+        return Commit(choice=choice)
+    return Commit(answer=rest)
+
+
+def action_to_text(action: Inspect | Ask | Commit | Invalid) -> str:
+    """The canonical command text of an action; ``parse_action`` reads it back to an equal action."""
+    return json.dumps(action.model_dump(exclude_none=True), ensure_ascii=False, sort_keys=True)

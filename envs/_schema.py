@@ -1,0 +1,352 @@
+"""The data model shared by every scene: the affordance knowledge base and the three item kinds.
+
+All models are pydantic v2 and frozen. Field docstrings are the documentation of the
+JSONL formats the package ships and that users can bring (see ``lateralgym.envs.load_items``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Scene = Literal[
+    "kitchen", "living_room", "bedroom", "bathroom", "garage", "home_office", "dining_room", "garden"
+]
+"""The eight household scenes of CreativityBench."""
+
+SCENES: tuple[Scene, ...] = (
+    "kitchen", "living_room", "bedroom", "bathroom", "garage", "home_office", "dining_room", "garden",
+)
+
+DistractorSimilarity = Literal["similar", "mixed", "dissimilar"]
+"""Distractor similarity tier; the CreativityBench release calls them difficult / medium / low."""
+
+ClusterBand = Literal["small", "large"]
+"""Gold cluster size band: ``small`` when the cluster's lower bound is below 10 members, else ``large``."""
+
+PuzzleKind = Literal["sentence", "word"]
+PuzzleVariant = Literal["original", "semantic", "context"]
+DifficultyBand = Literal["easy", "medium", "hard"]
+
+CLUSTER_LARGE_FROM = 10
+"""Clusters whose size range starts at this many members or more are ``large``."""
+
+NONE_OF_ABOVE = "None of above."
+"""BrainTeaser's literal fourth option (sic)."""
+
+
+def snake(name: str) -> str:
+    """Normalise a name for matching: lower case, runs of non-alphanumerics become one underscore."""
+    return re.sub(r"[^0-9a-z]+", "_", name.strip().lower()).strip("_")
+
+
+def spaced(name: str) -> str:
+    """A snake_case name as people write it (``led_bulbs`` -> ``led bulbs``)."""
+    return name.replace("_", " ").strip()
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+
+class PhysicalAttributes(_Frozen):
+    """What a part is made of and how it is shaped; stable properties."""
+
+    material: str = ""
+    """Main material, e.g. ``"stainless steel"``."""
+    shape: str = ""
+    """Overall shape, e.g. ``"flat rectangular blade"``."""
+    size: str = ""
+    """Size in everyday words, e.g. ``"palm-sized"``."""
+    weight: str = ""
+    """``"light"``, ``"moderate"`` or ``"heavy"`` (free text allowed)."""
+    surface: str = ""
+    """Texture and finish, e.g. ``"smooth, glossy"``."""
+    rigidity: str = ""
+    """E.g. ``"rigid"``, ``"flexible"``, ``"elastic"``."""
+    edges: str = ""
+    """Edge and tip character, e.g. ``"sharp serrated edge"``."""
+    description: str = ""
+    """Free-text summary; the only field the official CreativityBench release fills."""
+
+    def render(self) -> str:
+        """One line a person reads, fields in a fixed order (deterministic)."""
+        return _render_fields(self, ("material", "shape", "size", "weight", "surface", "rigidity", "edges"))
+
+
+class StateAttributes(_Frozen):
+    """The part's current condition in the scene; can change."""
+
+    visibility: str = ""
+    """E.g. ``"visible"``, ``"partially hidden"``."""
+    accessibility: str = ""
+    """E.g. ``"free"``, ``"blocked by the lid"``, ``"needs a screwdriver to remove"``."""
+    moisture: str = ""
+    """E.g. ``"dry"``, ``"damp"``."""
+    temperature: str = ""
+    """E.g. ``"room temperature"``, ``"hot"``."""
+    fill: str = ""
+    """Contents, e.g. ``"empty"``, ``"half full of water"``."""
+    condition: str = ""
+    """Wear or damage, e.g. ``"intact"``, ``"cracked"``."""
+    description: str = ""
+    """Free-text summary; the only field the official CreativityBench release fills."""
+
+    def render(self) -> str:
+        """One line a person reads, fields in a fixed order (deterministic)."""
+        return _render_fields(
+            self, ("visibility", "accessibility", "moisture", "temperature", "fill", "condition")
+        )
+
+
+def _render_fields(model: BaseModel, names: tuple[str, ...]) -> str:
+    parts = [f"{name}: {getattr(model, name)}" for name in names if getattr(model, name)]
+    description = getattr(model, "description", "")
+    if description:
+        parts.append(description)
+    return "; ".join(parts) if parts else "NA"
+
+
+class Affordance(_Frozen):
+    """What a part can be used for, and under which conditions."""
+
+    action: str
+    """The use, as a verb phrase: ``"pry open a stuck lid"``."""
+    category: str = ""
+    """A short snake_case functional class (``"pry"``, ``"wipe"``); parts sharing it form a cluster."""
+    use_condition: str = "NA"
+    """How the part must be held, prepared or positioned."""
+    environment_condition: str = "NA"
+    """What the surroundings must offer, or ``"NA"``."""
+    recipient_condition: str = "NA"
+    """What the thing acted on must be like."""
+    enabling_attributes: tuple[str, ...] = ()
+    """Attribute names (``"edges"``, ``"rigidity"``) or phrases that make the use possible."""
+    example_recipients: tuple[str, ...] = ()
+    """Things this use could act on."""
+    failure_cases: tuple[str, ...] = ()
+    """When the use goes wrong."""
+    level: int = Field(ge=0, le=5)
+    """0 = normal, designed use; 1..5 = emergency (creative) use, 5 the most far-fetched."""
+
+
+class Part(_Frozen):
+    """One part of an entity, with its attributes and affordances."""
+
+    name: str
+    """snake_case part name, unique within its entity (``"led_bulbs"``)."""
+    physical: PhysicalAttributes = PhysicalAttributes()
+    """Stable physical attributes."""
+    state: StateAttributes = StateAttributes()
+    """Current state in the scene."""
+    affordances: tuple[Affordance, ...] = ()
+    """Uses of this part; empty for parts loaded from the official release."""
+
+    @field_validator("name")
+    @classmethod
+    def _snake_name(cls, value: str) -> str:
+        if not value or snake(value) != value:
+            raise ValueError(f"part name must be snake_case (got {value!r}; use {snake(value)!r})")
+        return value
+
+    def render(self) -> str:
+        """``name: physical — ...; state — ...`` without any affordance."""
+        return f"{self.name}: physical — {self.physical.render()}; state — {self.state.render()}"
+
+
+class Entity(_Frozen):
+    """A household object in a scene. Variants (same name, other attributes) have their own ids."""
+
+    id: str
+    """Unique id across the knowledge base, e.g. ``"kitchen/cast_iron_skillet/1"``."""
+    name: str
+    """The name the player sees; variants may carry an index suffix."""
+    scene: Scene
+    """The scene the entity belongs to."""
+    parts: tuple[Part, ...] = Field(min_length=1, max_length=8)
+    """One to eight parts."""
+
+    @model_validator(mode="after")
+    def _unique_parts(self) -> Entity:
+        names = [p.name for p in self.parts]
+        if len(set(names)) != len(names):
+            raise ValueError(f"entity {self.id!r} has duplicate part names: {names}")
+        return self
+
+    def part(self, name: str) -> Part | None:
+        """The part whose name matches ``name`` (case and spacing ignored), or None."""
+        key = snake(name)
+        return next((p for p in self.parts if p.name == key), None)
+
+    def describe(self) -> str:
+        """Everything the player may learn by inspecting this entity: parts and attributes, no uses."""
+        return "\n".join([f"{self.name}:"] + [f"  - {p.render()}" for p in self.parts])
+
+
+class AffordanceKB(_Frozen):
+    """A whole knowledge base: entities with parts, attributes and affordances."""
+
+    entities: tuple[Entity, ...]
+    """All entities, every variant its own instance."""
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> AffordanceKB:
+        ids = [e.id for e in self.entities]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ValueError(f"duplicate entity ids: {dupes}")
+        return self
+
+    def by_id(self, entity_id: str) -> Entity:
+        """The entity with this id; KeyError names the id when missing."""
+        for entity in self.entities:
+            if entity.id == entity_id:
+                return entity
+        raise KeyError(f"no entity with id {entity_id!r} in the knowledge base")
+
+
+class SceneItem(_Frozen):
+    """A non-entity object in the task's scene, usually the recipient."""
+
+    name: str
+    description: str = ""
+    interactable: bool = False
+    """True for the item the task is about (the recipient)."""
+
+
+class GoldAnswer(_Frozen):
+    """The intended answer of a CreativityTask. Never shown to the player."""
+
+    entity: str
+    """Name of the gold entity, as it appears in the scene."""
+    part: str
+    """snake_case name of the gold part."""
+    affordance: Affordance
+    """The affordance that solves the task."""
+
+
+class ReferenceSolution(_Frozen):
+    """CreativityBench's four-step reference solution. Never shown to the player."""
+
+    prepare_recipient: str
+    prepare_use_condition: str
+    prepare_environment_condition: str
+    apply_affordance: str
+
+
+class SamplingFactors(_Frozen):
+    """The factors a CreativityTask was sampled under; metrics break down by each."""
+
+    cluster_size_range: tuple[int, int]
+    """Bounds on how many KB parts share the gold affordance's function."""
+    gold_level: int = Field(ge=0, le=5)
+    """Level of the gold affordance: 0 normal, 1..5 emergency."""
+    distractor_count: int = Field(ge=0)
+    """Number of distractor entities in the scene (3, 6, 9 or 12 in our sample data)."""
+    distractor_similarity: DistractorSimilarity
+    """How close the distractors are to the gold affordance."""
+
+    @property
+    def cluster_band(self) -> ClusterBand:
+        """``small`` or ``large``; see ``CLUSTER_LARGE_FROM``."""
+        return "large" if self.cluster_size_range[0] >= CLUSTER_LARGE_FROM else "small"
+
+    @property
+    def level_kind(self) -> Literal["normal", "emergency"]:
+        """``normal`` for level 0, else ``emergency``."""
+        return "normal" if self.gold_level == 0 else "emergency"
+
+
+class CreativityTask(_Frozen):
+    """A CreativityBench task: find an entity part that can be repurposed to solve a problem."""
+
+    id: str
+    """Unique task id."""
+    scene: Scene
+    """Scene the task is set in."""
+    task: str
+    """First-person problem statement."""
+    environment: str
+    """First-person description of the surroundings."""
+    entities: tuple[Entity, ...] = Field(min_length=2)
+    """Gold entity plus distractors, with full part attributes."""
+    items: tuple[SceneItem, ...] = ()
+    """Other scene items (the recipient among them)."""
+    gold: GoldAnswer
+    """The intended answer; hidden from the player."""
+    solution: ReferenceSolution
+    """The reference solution; hidden from the player."""
+    factors: SamplingFactors
+    """Sampling factors for metric breakdowns."""
+
+    @model_validator(mode="after")
+    def _gold_in_scene(self) -> CreativityTask:
+        names = [e.name for e in self.entities]
+        if len(set(map(snake, names))) != len(names):
+            raise ValueError(f"task {self.id!r} has entities with the same name: {names}")
+        entity = self.entity(self.gold.entity)
+        if entity is None:
+            raise ValueError(f"gold entity {self.gold.entity!r} is not among the task's entities {names}")
+        if entity.part(self.gold.part) is None:
+            raise ValueError(
+                f"gold part {self.gold.part!r} is not a part of {entity.name!r}: {[p.name for p in entity.parts]}"
+            )
+        return self
+
+    def entity(self, name: str) -> Entity | None:
+        """The scene entity whose name matches (case, spacing and snake_case ignored), or None."""
+        key = snake(name)
+        return next((e for e in self.entities if snake(e.name) == key), None)
+
+
+class MCQPuzzle(_Frozen):
+    """A BrainTeaser multiple-choice puzzle."""
+
+    id: str
+    """E.g. ``SP-12``, ``SP-12_SR`` (semantic), ``SP-12_CR`` (context)."""
+    group_id: str
+    """The original puzzle's id, shared by its reconstructions (``SP-12``)."""
+    kind: PuzzleKind
+    """``sentence`` or ``word`` puzzle."""
+    variant: PuzzleVariant
+    """``original``, ``semantic`` reconstruction or ``context`` reconstruction."""
+    question: str
+    choices: tuple[str, ...] = Field(min_length=2)
+    """The options, the last usually ``"None of above."``."""
+    label: int = Field(ge=0)
+    """Index of the correct choice."""
+
+    @model_validator(mode="after")
+    def _label_in_range(self) -> MCQPuzzle:
+        if self.label >= len(self.choices):
+            raise ValueError(f"label {self.label} is out of range for {len(self.choices)} choices")
+        return self
+
+
+class SituationPuzzle(_Frozen):
+    """A SPLAT (or LatEval) situation puzzle."""
+
+    id: str
+    """Unique id; SPLAT titles repeat, so ids come from the row."""
+    title: str = ""
+    story: str
+    """The incomplete story the player sees."""
+    answer: str
+    """The hidden full explanation; only the judge sees it."""
+    difficulty: int | None = Field(default=None, ge=1, le=9)
+    """SPLAT level 1..9; None when the source has none (LatEval)."""
+    clues: tuple[str, ...] = ()
+    """Key facts of the answer (LatEval's clues); used by the reference judge."""
+
+    @property
+    def band(self) -> DifficultyBand | None:
+        """easy 1-3, medium 4-6, hard 7-9; None without a difficulty."""
+        if self.difficulty is None:
+            return None
+        return "easy" if self.difficulty <= 3 else "medium" if self.difficulty <= 6 else "hard"
+
+
+Item = CreativityTask | MCQPuzzle | SituationPuzzle
+"""Anything a scene can be built from."""

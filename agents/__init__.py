@@ -1,1 +1,11 @@
-"""lateralgym.agents"""
+"""Players: random, heuristic, oracle and human (offline); the LLM client layer.
+
+``make_agent(spec, items=...)`` builds a player from the spec a config or the CLI names.
+"""
+
+from lateralgym.agents._base import Agent
+from lateralgym.agents._factory import OFFLINE_AGENTS, make_agent
+from lateralgym.agents._human import HumanAgent
+from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
+
+__all__ = ["OFFLINE_AGENTS", "Agent", "HeuristicAgent", "HumanAgent", "OracleAgent", "RandomAgent", "make_agent"]

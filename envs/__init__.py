@@ -11,6 +11,21 @@ from lateralgym.envs._actions import (
     parse_action,
     parse_choice,
 )
+from lateralgym.envs._config import SHIPPED_CONFIGS, EpisodeConfig, RewardConfig
+from lateralgym.envs._engine import (
+    CHARSET,
+    EpisodeOverError,
+    Handled,
+    LateralEnv,
+    Scene,
+    StepRecord,
+    sanitise,
+    text_space,
+)
+from lateralgym.envs._errors import ConfigError, DatasetError, LateralGymError
+from lateralgym.envs._judging import QA, Judge, JudgeReply
+from lateralgym.envs._matching import match_name
+from lateralgym.envs._samples import SAMPLE_FILES, load_sample_items, load_sample_kb, read_jsonl, sample_path
 from lateralgym.envs._schema import (
     SCENES,
     Affordance,
@@ -30,10 +45,64 @@ from lateralgym.envs._schema import (
     snake,
     spaced,
 )
+from lateralgym.envs.brainteaser import BrainTeaserEnv, BrainTeaserScene
+from lateralgym.envs.creativity import CreativityEnv, CreativityScene
+from lateralgym.envs.splat import SituationScene, SplatEnv
 
 __all__ = [
-    "ACTION_KINDS", "Action", "Affordance", "AffordanceKB", "Ask", "Commit", "CreativityTask", "Entity",
-    "GoldAnswer", "Inspect", "Invalid", "Item", "MCQPuzzle", "Part", "PhysicalAttributes", "ReferenceSolution",
-    "SCENES", "SamplingFactors", "SceneItem", "SituationPuzzle", "StateAttributes", "action_to_text",
-    "parse_action", "parse_choice", "snake", "spaced",
+    "CHARSET",
+    "SHIPPED_CONFIGS",
+    "BrainTeaserEnv",
+    "BrainTeaserScene",
+    "CreativityEnv",
+    "CreativityScene",
+    "EpisodeConfig",
+    "EpisodeOverError",
+    "Handled",
+    "Judge",
+    "JudgeReply",
+    "LateralEnv",
+    "QA",
+    "RewardConfig",
+    "Scene",
+    "SituationScene",
+    "SplatEnv",
+    "StepRecord",
+    "match_name",
+    "sanitise",
+    "text_space",
+    "ACTION_KINDS",
+    "ConfigError",
+    "DatasetError",
+    "LateralGymError",
+    "SAMPLE_FILES",
+    "load_sample_items",
+    "load_sample_kb",
+    "read_jsonl",
+    "sample_path",
+    "Action",
+    "Affordance",
+    "AffordanceKB",
+    "Ask",
+    "Commit",
+    "CreativityTask",
+    "Entity",
+    "GoldAnswer",
+    "Inspect",
+    "Invalid",
+    "Item",
+    "MCQPuzzle",
+    "Part",
+    "PhysicalAttributes",
+    "ReferenceSolution",
+    "SCENES",
+    "SamplingFactors",
+    "SceneItem",
+    "SituationPuzzle",
+    "StateAttributes",
+    "action_to_text",
+    "parse_action",
+    "parse_choice",
+    "snake",
+    "spaced",
 ]

@@ -11,13 +11,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-Scene = Literal[
-    "kitchen", "living_room", "bedroom", "bathroom", "garage", "home_office", "dining_room", "garden"
-]
+Scene = Literal["kitchen", "living_room", "bedroom", "bathroom", "garage", "home_office", "dining_room", "garden"]
 """The eight household scenes of CreativityBench."""
 
 SCENES: tuple[Scene, ...] = (
-    "kitchen", "living_room", "bedroom", "bathroom", "garage", "home_office", "dining_room", "garden",
+    "kitchen",
+    "living_room",
+    "bedroom",
+    "bathroom",
+    "garage",
+    "home_office",
+    "dining_room",
+    "garden",
 )
 
 DistractorSimilarity = Literal["similar", "mixed", "dissimilar"]
@@ -96,9 +101,7 @@ class StateAttributes(_Frozen):
 
     def render(self) -> str:
         """One line a person reads, fields in a fixed order (deterministic)."""
-        return _render_fields(
-            self, ("visibility", "accessibility", "moisture", "temperature", "fill", "condition")
-        )
+        return _render_fields(self, ("visibility", "accessibility", "moisture", "temperature", "fill", "condition"))
 
 
 def _render_fields(model: BaseModel, names: tuple[str, ...]) -> str:

@@ -1,0 +1,38 @@
+"""The player interface: ``Agent.act(observation, info) -> Action`` and its async twin."""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+from lateralgym.envs import Action
+
+
+class Agent(ABC):
+    """A player. ``reset`` starts an episode; ``act`` returns the next action.
+
+    ``info["public"]`` carries the structured facts the env lets the player see (entity names,
+    revealed attributes, choices, question history); agents never get the hidden item.
+    """
+
+    name: str = "agent"
+    """Spec of the agent, as written in configs and logs."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, observation: dict[str, Any], info: dict[str, Any], seed: int | None = None) -> None:
+        """Start an episode; ``seed`` re-seeds the agent's own randomness."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    @abstractmethod
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
+        """The next action for this observation."""
+
+    async def act_async(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
+        """Async twin of ``act``; LLM agents override it, offline agents run ``act`` in place."""
+        await asyncio.sleep(0)
+        return self.act(observation, info)

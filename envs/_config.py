@@ -1,0 +1,125 @@
+"""``EpisodeConfig``: one pydantic model selects the benchmark, mode, allowed actions and judge.
+
+The static, interactive and SPLAT multi-turn modes are configurations of one engine. Configs are
+loaded from YAML (``EpisodeConfig.from_file``) or from the names of the configs shipped in the
+package (``EpisodeConfig.named("splat")``).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from lateralgym.envs._errors import ConfigError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+Benchmark = Literal["creativity", "brainteaser", "splat"]
+ActionKind = Literal["inspect", "ask", "commit"]
+
+SHIPPED_CONFIGS: tuple[str, ...] = (
+    "creativity-static",
+    "creativity-interactive",
+    "creativity-cot",
+    "brainteaser",
+    "splat",
+)
+"""Names of the configs that ship in ``lateralgym/configs``."""
+
+
+class RewardConfig(BaseModel):
+    """Reward shaping. Defaults give 1 for a correct answer and nothing else."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    correct: float = 1.0
+    """Reward for a correct final answer (CreativityBench: gold entity and part)."""
+    entity_only: float = 0.0
+    """CreativityBench: reward when the entity is right but the part is wrong."""
+    invalid: float = 0.0
+    """Reward (usually <= 0) for an invalid action."""
+    step: float = 0.0
+    """Reward added on every turn (a negative value is a step cost)."""
+    gold_inspection: float = 0.0
+    """CreativityBench interactive: reward the first time the gold entity is inspected."""
+
+
+class EpisodeConfig(BaseModel):
+    """How an episode runs: which benchmark and mode, what the player may do, who judges."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    """Config name, e.g. ``creativity-interactive``."""
+    benchmark: Benchmark
+    """Which benchmark's items and scoring the episode uses."""
+    mode: Literal["static", "interactive", "cot", "mcq", "multiturn"]
+    """``static``/``cot`` show everything and take one answer; ``interactive`` reveals entities by
+    inspection; ``mcq`` is BrainTeaser; ``multiturn`` is the SPLAT question loop."""
+    allowed_actions: tuple[ActionKind, ...]
+    """Actions the player may take; others are answered as invalid and counted as a turn."""
+    max_turns: int = Field(default=1, ge=1)
+    """Turns before the episode is truncated (SPLAT's rounds: 15)."""
+    reveal: Literal["full", "names", "story", "question"] = "full"
+    """What the first observation shows: every attribute, entity names only, the story, or the question."""
+    judge: str = "exact"
+    """Judge spec: ``exact``, ``kb``, ``reference`` (offline) or an LLM model string."""
+    player: str = "heuristic"
+    """Default player spec for ``lateralgym run``: ``random``, ``heuristic``, ``oracle``, ``human`` or a model."""
+    rewards: RewardConfig = RewardConfig()
+    """Reward shaping."""
+    seed: int = 0
+    """Base seed; episode k of a run uses ``seed + k``."""
+    dataset: str | None = None
+    """Path to a dataset file; None uses the package's sample data."""
+    max_entities: int = Field(default=16, ge=2)
+    """Size of the entity masks in observations (CreativityBench)."""
+    max_parts: int = Field(default=8, ge=1)
+    """Parts per entity in the discrete RL action space."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> EpisodeConfig:
+        if "commit" not in self.allowed_actions:
+            raise ValueError("allowed_actions must include 'commit', or no episode can be answered")
+        if self.benchmark == "brainteaser" and set(self.allowed_actions) != {"commit"}:
+            raise ValueError("BrainTeaser only allows 'commit'")
+        if self.benchmark == "splat" and "inspect" in self.allowed_actions:
+            raise ValueError("situation puzzles have no entities to inspect")
+        return self
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> EpisodeConfig:
+        """Load a YAML (or JSON) config file; errors name the file and field."""
+        path = Path(path)
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read the config ({exc.strerror or exc})") from exc
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+        return cls.from_dict(data, source=str(path))
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "config") -> EpisodeConfig:
+        """Validate a mapping; errors name the source and field."""
+        if not isinstance(data, dict):
+            raise ConfigError(f"{source}: expected a mapping of config fields, got {type(data).__name__}")
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "config"
+            raise ConfigError(f"{source}: field {field!r}: {first['msg']}") from exc
+
+    @classmethod
+    def named(cls, name: str) -> EpisodeConfig:
+        """A shipped config by name, or a YAML file path."""
+        if name in SHIPPED_CONFIGS:
+            ref = resources.files("lateralgym").joinpath("configs", f"{name}.yaml")
+            return cls.from_dict(yaml.safe_load(ref.read_text(encoding="utf-8")), source=f"{name}.yaml")
+        if Path(name).is_file():
+            return cls.from_file(name)
+        raise ConfigError(
+            f"unknown config {name!r}: use one of {', '.join(SHIPPED_CONFIGS)} or the path of a YAML file"
+        )

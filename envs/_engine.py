@@ -1,0 +1,331 @@
+"""The one engine: a scene (one item of a benchmark) stepped under an ``EpisodeConfig``.
+
+``LateralEnv`` is the Gymnasium base class every registered environment derives from. It owns what
+is common to all modes: parsing actions, the allowed-action check, turn counting and truncation,
+reward shaping, the per-step record, observation sanitising and the ``info`` dict. A ``Scene``
+subclass owns what one benchmark does with an action.
+"""
+
+from __future__ import annotations
+
+import string
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from lateralgym.envs._actions import Ask, Commit, Inspect, Invalid, parse_action
+from lateralgym.envs._config import EpisodeConfig
+from lateralgym.envs._errors import ConfigError, LateralGymError
+from lateralgym.envs._judging import QA, Judge, JudgeReply
+from lateralgym.envs._schema import Item
+from pydantic import BaseModel, ConfigDict
+
+MAX_TEXT = 32_768
+"""Longest observation text, in characters; longer text is cut with a marker."""
+
+CHARSET: str = "".join(
+    dict.fromkeys(
+        "\t\n"
+        + string.printable[:95]
+        + "".join(chr(c) for c in range(0xA0, 0x180))
+        + "".join(chr(c) for c in range(0x2010, 0x2060))
+        + "".join(chr(c) for c in range(0x2190, 0x21A0))
+        + "°±×÷€™"
+    )
+)
+"""Characters an observation or action text may hold; others are replaced by ``?``."""
+
+_CHARSET_SET = frozenset(CHARSET)
+
+
+def text_space(max_length: int = MAX_TEXT) -> spaces.Text:
+    """A ``Text`` space over ``CHARSET`` that admits the empty string."""
+    return spaces.Text(max_length=max_length, min_length=0, charset=CHARSET)
+
+
+def sanitise(text: str, max_length: int = MAX_TEXT) -> str:
+    """Make ``text`` a member of ``text_space``: unknown characters become ``?``; too long is cut."""
+    text = "".join(c if c in _CHARSET_SET else "?" for c in text)
+    if len(text) > max_length:
+        marker = "\n[... cut ...]"
+        text = text[: max_length - len(marker)] + marker
+    return text
+
+
+_ACTION_FORMS: dict[str, dict[str, str]] = {
+    "creativity": {
+        "inspect": "inspect: <entity name>",
+        "ask": "ask: <a yes/no question about an entity>",
+        "commit": "commit: <entity> | <part> | <how you would use it>",
+    },
+    "brainteaser": {"commit": "commit: <choice letter A-D>"},
+    "splat": {"ask": "ask: <a yes/no question>", "commit": "commit: <your full explanation>"},
+}
+
+
+def usage_text(config: EpisodeConfig) -> str:
+    """One line telling the player how to write each allowed action."""
+    forms = _ACTION_FORMS[config.benchmark]
+    return "Allowed actions: " + "; ".join(forms[a] for a in config.allowed_actions if a in forms)
+
+
+class EpisodeOverError(LateralGymError, RuntimeError):
+    """``step`` was called after the episode ended; call ``reset()`` first."""
+
+
+class Handled(BaseModel):
+    """What a scene made of one action."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    message: str
+    """Text shown to the player next."""
+    valid: bool = True
+    """False for unknown entities, out-of-range choices, missing fields."""
+    reward: float = 0.0
+    terminated: bool = False
+    judge: JudgeReply | None = None
+    """The judge's reply, when a judge was asked."""
+
+
+ItemT = TypeVar("ItemT", bound=Item)
+
+
+class Scene(ABC, Generic[ItemT]):
+    """One benchmark's rules for one item. Subclasses keep all hidden knowledge inside."""
+
+    item_type: ClassVar[type[BaseModel]]
+
+    def __init__(self, item: ItemT, config: EpisodeConfig, judge: Judge | None) -> None:
+        self.item = item
+        self.config = config
+        self.judge = judge
+        self.history: list[QA] = []
+
+    @abstractmethod
+    def brief(self) -> str:
+        """The first observation text: the problem and how to act."""
+
+    @abstractmethod
+    def handle(self, action: Inspect | Ask | Commit) -> Handled:
+        """Apply an allowed, parsed action."""
+
+    @abstractmethod
+    def outcome(self) -> dict[str, Any]:
+        """Metric inputs so far (JSON-serialisable); final once the episode ended."""
+
+    def fields(self) -> dict[str, Any]:
+        """Extra structured observation fields (must match ``extra_spaces``)."""
+        return {}
+
+    def public(self) -> dict[str, Any]:
+        """Structured facts the player may see now (``info["public"]``): never anything hidden."""
+        return {}
+
+    @classmethod
+    def extra_spaces(cls, config: EpisodeConfig) -> dict[str, spaces.Space[Any]]:
+        """Spaces of ``fields``."""
+        return {}
+
+    def ask_judge(self, question: str) -> JudgeReply:
+        """Ask the judge and remember the exchange."""
+        if self.judge is None:
+            raise ConfigError(f"config {self.config.name!r} needs a judge to answer questions")
+        reply = self.judge.answer(self.item, question, tuple(self.history))
+        label = reply.label if reply.label in ("yes", "no", "irrelevant") else "irrelevant"
+        self.history.append(QA(question=question, label=label))
+        return reply
+
+    def grade(self, commit: Commit) -> JudgeReply:
+        """Ask the judge to grade a final answer."""
+        if self.judge is None:
+            raise ConfigError(f"config {self.config.name!r} needs a judge to grade answers")
+        return self.judge.grade(self.item, commit, tuple(self.history))
+
+
+class StepRecord(BaseModel):
+    """What happened in one turn; the episodes layer writes these to the step log."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turn: int
+    action: dict[str, Any]
+    """The parsed action (``kind`` plus fields; ``invalid`` keeps the raw text)."""
+    valid: bool
+    message: str
+    """The observation text the player got back."""
+    reward: float
+    terminated: bool
+    truncated: bool
+    judge_label: str | None = None
+    judge_raw: str | None = None
+
+
+SceneT = TypeVar("SceneT", bound=Scene[Any])
+
+
+class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
+    """Base of every LateralGym Gymnasium environment (see the env cards of the subclasses).
+
+    Args:
+        config: the episode configuration (mode, allowed actions, max turns, rewards).
+        items: the items to draw episodes from; None loads ``config.dataset`` or the sample data.
+        judge: the judge; None builds the one ``config.judge`` names.
+        render_mode: ``None`` or ``"ansi"`` (a transcript string).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+    scene_type: ClassVar[type[Scene[Any]]]
+
+    def __init__(
+        self,
+        config: EpisodeConfig,
+        items: Sequence[Item] | None = None,
+        judge: Judge | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render_mode {render_mode!r} is not supported; use None or 'ansi'")
+        self.config = config
+        self.render_mode = render_mode
+        if items is None:
+            from lateralgym.envs._datasets import load_config_items
+
+            items = load_config_items(config)
+        wanted = self.scene_type.item_type
+        bad = [type(i).__name__ for i in items if not isinstance(i, wanted)]
+        if bad or not items:
+            raise ConfigError(
+                f"config {config.name!r} needs {wanted.__name__} items; got {len(items)} items"
+                + (f" including {bad[0]}" if bad else "")
+            )
+        self.items: tuple[Item, ...] = tuple(items)
+        self._index = {str(i.id): n for n, i in enumerate(self.items)}
+        if judge is None:
+            from lateralgym.judges import make_judge
+
+            judge = make_judge(config.judge)
+        self.judge = judge
+        self.action_space = text_space(4096)
+        self.observation_space = spaces.Dict(
+            {
+                "text": text_space(),
+                "turn": spaces.Discrete(config.max_turns + 1),
+                **self.scene_type.extra_spaces(config),
+            }
+        )
+        self.scene: SceneT | None = None
+        self.turn = 0
+        self.done = True
+        self.records: list[StepRecord] = []
+        self._brief = ""
+
+    # -- Gymnasium API -------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start an episode on ``options["item_id"]`` / ``options["index"]``, else a seeded random item."""
+        super().reset(seed=seed)
+        options = options or {}
+        if "item_id" in options:
+            key = str(options["item_id"])
+            if key not in self._index:
+                raise ConfigError(f"no item with id {key!r} in this env ({len(self.items)} items)")
+            index = self._index[key]
+        elif "index" in options:
+            index = int(options["index"])
+            if not 0 <= index < len(self.items):
+                raise ConfigError(f"item index {index} is out of range 0..{len(self.items) - 1}")
+        else:
+            index = int(self.np_random.integers(len(self.items)))
+        self.scene = self.scene_type(self.items[index], self.config, self.judge)  # type: ignore[assignment]
+        self.turn = 0
+        self.done = False
+        self.records = []
+        self._brief = self.scene.brief()  # type: ignore[union-attr]
+        return self._observation(self._brief), self._info(None, valid=True)
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Apply one action (text, dict or ``Action``); invalid ones are answered, never raised."""
+        if self.scene is None or self.done:
+            raise EpisodeOverError("the episode is over (or was never started): call reset() first")
+        parsed = parse_action(action)
+        self.turn += 1
+        rewards = self.config.rewards
+        if isinstance(parsed, Invalid):
+            handled = Handled(message=f"Invalid action: {parsed.reason}.\n{self.usage()}", valid=False)
+        elif parsed.kind not in self.config.allowed_actions:
+            handled = Handled(
+                message=f"The action '{parsed.kind}' is not allowed in this mode.\n{self.usage()}", valid=False
+            )
+        else:
+            handled = self.scene.handle(parsed)
+        reward = handled.reward + rewards.step + (0.0 if handled.valid else rewards.invalid)
+        out_of_turns = not handled.terminated and self.turn >= self.config.max_turns
+        # A single-answer mode ends by its rules when its one turn is spent (even on an invalid
+        # answer): that is termination. Running out of a longer budget is truncation.
+        terminated = handled.terminated or (out_of_turns and self.config.max_turns == 1)
+        truncated = out_of_turns and not terminated
+        message = handled.message
+        if out_of_turns:
+            message += f"\nNo turns left ({self.config.max_turns} used). The episode is over."
+        self.done = terminated or truncated
+        judge = handled.judge
+        self.records.append(
+            StepRecord(
+                turn=self.turn,
+                action=parsed.model_dump(exclude_none=True),
+                valid=handled.valid,
+                message=sanitise(message),
+                reward=reward,
+                terminated=terminated,
+                truncated=truncated,
+                judge_label=judge.label if judge else None,
+                judge_raw=judge.raw if judge else None,
+            )
+        )
+        return self._observation(message), reward, terminated, truncated, self._info(handled, handled.valid)
+
+    def render(self) -> str | None:  # type: ignore[override]
+        """The transcript so far as text (``render_mode="ansi"``)."""
+        if self.render_mode != "ansi":
+            return None
+        lines = [f"[brief]\n{self._brief}"]
+        for r in self.records:
+            lines.append(f"[turn {r.turn}] player: {r.action}\n[turn {r.turn}] env: {r.message} (reward {r.reward})")
+        return "\n".join(lines)
+
+    # -- helpers -------------------------------------------------------------------------------
+    def usage(self) -> str:
+        """How to write this mode's allowed actions."""
+        return usage_text(self.config)
+
+    def _observation(self, message: str) -> dict[str, Any]:
+        assert self.scene is not None
+        return {"text": sanitise(message), "turn": np.int64(self.turn), **self.scene.fields()}
+
+    def _info(self, handled: Handled | None, valid: bool) -> dict[str, Any]:
+        assert self.scene is not None
+        info: dict[str, Any] = {
+            "item_id": str(self.scene.item.id),
+            "benchmark": self.config.benchmark,
+            "mode": self.config.mode,
+            "turn": self.turn,
+            "valid_action": valid,
+            "public": self.scene.public(),
+        }
+        if handled is not None and handled.judge is not None:
+            info["judge_label"] = handled.judge.label
+        if self.done:
+            info["outcome"] = {**self.scene.outcome(), "turns": self.turn}
+        return info
+
+    @property
+    def item(self) -> Item:
+        """The current item (privileged: agents must not read it, except the oracle)."""
+        if self.scene is None:
+            raise EpisodeOverError("no episode yet: call reset() first")
+        return self.scene.item

@@ -1,0 +1,29 @@
+"""Exception types of the envs package: one per failure family, each message says what to do."""
+
+from __future__ import annotations
+
+
+class LateralGymError(Exception):
+    """Base class of every error LateralGym raises on purpose."""
+
+
+class DatasetError(LateralGymError, ValueError):
+    """A dataset file is missing, unreadable or has a bad record.
+
+    The message names the file, the record (line, row or index) and the field.
+    """
+
+    def __init__(self, path: object, message: str, *, record: object = None, field: str | None = None) -> None:
+        self.path = str(path)
+        self.record = record
+        self.field = field
+        where = self.path
+        if record is not None:
+            where += f", record {record}"
+        if field:
+            where += f", field {field!r}"
+        super().__init__(f"{where}: {message}")
+
+
+class ConfigError(LateralGymError, ValueError):
+    """An episode configuration is invalid or names something unknown."""

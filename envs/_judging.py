@@ -1,0 +1,157 @@
+"""The judge interface the environments call, its reply type, and the guards on what reaches the player.
+
+Judges live in ``lateralgym.judges``; envs only know this protocol. Whatever a judge says, the env
+forwards to the player only text it builds from the judge's *label* (``yes``/``no``/``irrelevant``,
+``correct``/``not_yet``/``incorrect``) plus a hint that passed ``leak_free``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Protocol, runtime_checkable
+
+from lateralgym.envs._actions import Commit
+from lateralgym.envs._matching import content_words, words
+from lateralgym.envs._schema import CreativityTask, Item, MCQPuzzle, SituationPuzzle
+from pydantic import BaseModel, ConfigDict, Field
+
+AnswerLabel = Literal["yes", "no", "irrelevant"]
+VerdictLabel = Literal["correct", "not_yet", "incorrect"]
+
+ANSWER_LABELS: tuple[AnswerLabel, ...] = ("yes", "no", "irrelevant")
+
+
+class QA(BaseModel):
+    """One question the player asked and the label the judge gave."""
+
+    model_config = ConfigDict(frozen=True)
+
+    question: str
+    label: AnswerLabel
+
+
+class JudgeReply(BaseModel):
+    """What a judge returns for a question or a final answer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: AnswerLabel | VerdictLabel
+    """The reply in the judge's vocabulary; the only thing that decides the episode."""
+    hint: str | None = None
+    """For ``not_yet``: a short nudge; forwarded only when it does not leak the answer."""
+    entity_correct: bool | None = None
+    """CreativityBench: the chosen entity is the gold one."""
+    part_correct: bool | None = None
+    """CreativityBench: the chosen part is the gold one (and the entity too)."""
+    hallucinated: bool = False
+    """CreativityBench: the chosen entity is not in the scene."""
+    rubric: dict[str, float] = Field(default_factory=dict)
+    """Optional rubric scores (LLM judges)."""
+    raw: str | None = None
+    """The judge's raw text (LLM judges); logged, never shown to the player."""
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """A judge knows the hidden item and answers the player."""
+
+    name: str
+    """Spec of the judge, as written in configs and logs."""
+
+    def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
+        """Reply yes / no / irrelevant to a question."""
+        ...
+
+    def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
+        """Judge a final answer: correct, not_yet (with a hint) or incorrect."""
+        ...
+
+
+_SYNONYMS: dict[str, AnswerLabel] = {
+    "yes": "yes",
+    "y": "yes",
+    "true": "yes",
+    "correct": "yes",
+    "right": "yes",
+    "no": "no",
+    "n": "no",
+    "false": "no",
+    "wrong": "no",
+    "incorrect": "no",
+    "irrelevant": "irrelevant",
+    "unimportant": "irrelevant",
+    "unrelated": "irrelevant",
+    "na": "irrelevant",
+    "doesn": "irrelevant",
+    "not": "irrelevant",
+}
+
+
+def normalise_answer(text: str) -> AnswerLabel | None:
+    """Map a judge's free text to yes / no / irrelevant by its first word, or None when unclear."""
+    tokens = words(text)
+    if not tokens:
+        return None
+    first = tokens[0]
+    if first == "not" and len(tokens) > 1 and tokens[1] in {"relevant", "important"}:
+        return "irrelevant"
+    label = _SYNONYMS.get(first)
+    if label is None or first in {"doesn", "not"}:
+        return None
+    return label
+
+
+def secret_text(item: Item) -> str:
+    """Everything about ``item`` the player must never be shown."""
+    if isinstance(item, SituationPuzzle):
+        return " ".join([item.answer, *item.clues])
+    if isinstance(item, CreativityTask):
+        s = item.solution
+        return " ".join(
+            [s.prepare_recipient, s.prepare_use_condition, s.prepare_environment_condition, s.apply_affordance]
+        )
+    if isinstance(item, MCQPuzzle):
+        return item.choices[item.label]
+    raise TypeError(f"unknown item type {type(item).__name__}")
+
+
+def public_text(item: Item) -> str:
+    """What the player is shown about ``item`` up front."""
+    if isinstance(item, SituationPuzzle):
+        return f"{item.title} {item.story}"
+    if isinstance(item, CreativityTask):
+        return f"{item.task} {item.environment}"
+    return f"{item.question} {' '.join(item.choices)}"
+
+
+def leaked_words(text: str, item: Item) -> set[str]:
+    """Content words of ``text`` that only the hidden answer contains (not the story, not the text's question)."""
+    secret = content_words(secret_text(item)) - content_words(public_text(item))
+    return content_words(text) & secret
+
+
+def shares_phrase(text: str, secret: str, n: int = 3) -> bool:
+    """True when ``text`` and ``secret`` share a run of ``n`` consecutive words."""
+    a, b = words(text), words(secret)
+    grams = {tuple(b[i : i + n]) for i in range(len(b) - n + 1)}
+    return any(tuple(a[i : i + n]) in grams for i in range(len(a) - n + 1))
+
+
+def leak_free(text: str, item: Item, max_secret_words: int = 0) -> bool:
+    """True when ``text`` may be shown to the player: no phrase of the hidden answer and at most
+    ``max_secret_words`` words found only in it."""
+    secret = secret_text(item)
+    if shares_phrase(text, secret):
+        return False
+    return len(leaked_words(text, item)) <= max_secret_words
+
+
+_WS = re.compile(r"\s+")
+
+
+def clean_hint(hint: str | None, item: Item) -> str | None:
+    """The hint if it is short and leak-free, else None (the player then just hears 'not yet')."""
+    if not hint:
+        return None
+    hint = _WS.sub(" ", hint).strip()[:200]
+    return hint if hint and leak_free(hint, item) else None

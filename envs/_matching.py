@@ -1,0 +1,68 @@
+"""Tolerant name matching: the player may write ``Led Bulbs`` for ``led_bulbs`` or drop an article."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+
+from lateralgym.envs._schema import snake
+
+_ARTICLE = re.compile(r"^(the|a|an|my)_")
+_CLOSE_CUTOFF = 0.88
+
+
+def _key(name: str) -> str:
+    return _ARTICLE.sub("", snake(name))
+
+
+def match_name(query: str, names: Sequence[str]) -> str | None:
+    """The one name in ``names`` that ``query`` refers to, or None.
+
+    Matching ignores case, spaces vs underscores, punctuation and a leading article; a near-miss
+    spelling (difflib ratio >= 0.88) matches when it is unambiguous. A query matching no name is a
+    hallucination (counted separately by the metrics).
+    """
+    key = _key(query)
+    if not key:
+        return None
+    keys = {name: _key(name) for name in names}
+    exact = [name for name, k in keys.items() if k == key]
+    if len(exact) == 1:
+        return exact[0]
+    close = difflib.get_close_matches(key, list(keys.values()), n=2, cutoff=_CLOSE_CUTOFF)
+    if len(close) == 1 or (len(close) == 2 and difflib.SequenceMatcher(None, key, close[0]).ratio() == 1.0):
+        return next(name for name, k in keys.items() if k == close[0])
+    return None
+
+
+def words(text: str) -> list[str]:
+    """Lower-case alphanumeric tokens of ``text``."""
+    return re.findall(r"[0-9a-z]+", text.lower())
+
+
+STOPWORDS = frozenset(
+    "a an the and or but if of to in on at by for with from into onto over under about as is are was were be "
+    "been being it its this that these those there here i me my we our you your he she him her his they them "
+    "their what which who whom whose when where why how can could would should will shall may might must do "
+    "does did have has had not no yes so than then too very just only also all any some each one two up down "
+    "out off again more most other such own same few both through during before after above below between".split()
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Tokens of ``text`` that carry meaning (stopwords and 1-letter tokens dropped)."""
+    return {w for w in words(text) if w not in STOPWORDS and len(w) > 1}
+
+
+def stem(word: str) -> str:
+    """A crude suffix-stripping stem (``drowned`` -> ``drown``) so overlap counts word families."""
+    for suffix in ("ing", "ed", "es", "s", "ly"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def content_stems(text: str) -> set[str]:
+    """Stems of the content words of ``text``."""
+    return {stem(w) for w in content_words(text)}

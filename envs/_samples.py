@@ -1,0 +1,91 @@
+"""Our own JSONL format and the sample datasets shipped with the package.
+
+Each line of a LateralGym JSONL file is one record of a schema model: ``Entity`` (an affordance KB),
+``CreativityTask``, ``MCQPuzzle`` or ``SituationPuzzle``. The package ships one file of each, written
+for this project, so every mode runs offline.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._schema import AffordanceKB, CreativityTask, Entity, MCQPuzzle, SituationPuzzle
+from pydantic import BaseModel, ValidationError
+
+SampleName = Literal["kb", "creativity", "brainteaser", "splat"]
+
+SAMPLE_FILES: dict[SampleName, str] = {
+    "kb": "affordance_kb.jsonl",
+    "creativity": "creativity_tasks.jsonl",
+    "brainteaser": "brainteaser.jsonl",
+    "splat": "situation_puzzles.jsonl",
+}
+"""Shipped sample file for each dataset name."""
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def sample_path(name: SampleName) -> Path:
+    """Path of a shipped sample file."""
+    if name not in SAMPLE_FILES:
+        raise DatasetError(name, f"no sample dataset named {name!r}; choose one of {sorted(SAMPLE_FILES)}")
+    return Path(str(resources.files("lateralgym.envs").joinpath("data", SAMPLE_FILES[name])))
+
+
+def validation_message(exc: ValidationError) -> tuple[str, str]:
+    """(field path, message) of a pydantic error's first problem."""
+    first = exc.errors()[0]
+    field = ".".join(str(p) for p in first["loc"]) or "record"
+    return field, first["msg"]
+
+
+def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
+    """Read a JSONL file of ``model`` records; errors name the file, line and field."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
+    records: list[M] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(
+                path, f"not valid JSON ({exc.msg} at column {exc.colno})", record=f"line {number}"
+            ) from exc
+        try:
+            records.append(model.model_validate(data))
+        except ValidationError as exc:
+            field, message = validation_message(exc)
+            raise DatasetError(path, message, record=f"line {number}", field=field) from exc
+    return records
+
+
+def load_sample_kb() -> AffordanceKB:
+    """The shipped affordance knowledge base."""
+    path = sample_path("kb")
+    entities = read_jsonl(path, Entity)
+    try:
+        return AffordanceKB(entities=tuple(entities))
+    except ValidationError as exc:
+        raise DatasetError(path, validation_message(exc)[1]) from exc
+
+
+def load_sample_items(
+    name: Literal["creativity", "brainteaser", "splat"],
+) -> list[CreativityTask] | list[MCQPuzzle] | list[SituationPuzzle]:
+    """The shipped items of one benchmark."""
+    if name == "creativity":
+        return read_jsonl(sample_path(name), CreativityTask)
+    if name == "brainteaser":
+        return read_jsonl(sample_path(name), MCQPuzzle)
+    if name == "splat":
+        return read_jsonl(sample_path(name), SituationPuzzle)
+    raise DatasetError(name, f"no sample items named {name!r}; choose creativity, brainteaser or splat")

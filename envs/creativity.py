@@ -1,0 +1,230 @@
+"""CreativityBench: find an entity part that can be repurposed to solve a household problem.
+
+## Description
+Implements the static and interactive modes of CreativityBench (affordance-based tool
+repurposing). Each episode is one ``CreativityTask``: a first-person problem in one of eight
+household scenes, the gold entity among 3-12 distractors, and a hidden gold (entity, part,
+affordance) with a four-step reference solution. It feeds the metrics gold correct, entity
+correct, hallucinated entity, and (interactive) turns, inspections and gold-inspection rate,
+broken down by cluster size band, gold level, distractor count and distractor similarity.
+
+## Action Space
+``Text``: ``inspect: <entity>`` (interactive), ``ask: <yes/no question>`` (interactive, answered
+by the KB judge from the entities' attributes) and ``commit: <entity> | <part> | <how to use>``;
+or an action's JSON / ``lateralgym.envs.Action``. Unknown entities, disallowed actions and
+garbage are answered with a message and count as a turn.
+
+## Observation Space
+``Dict``: ``text`` (what a person or LLM reads), ``turn``, ``entity_mask`` (1 for each entity
+slot in use, in scene order) and ``inspected_mask`` (1 for inspected entities).
+
+## Starting State
+``static``/``cot``: the task, the environment and every entity with every part's physical and
+state attributes. ``interactive``: the task, the scene items and the entity names only.
+
+## Rewards
+``rewards.correct`` when entity and part are the gold ones, ``rewards.entity_only`` when only
+the entity is; plus ``rewards.step`` per turn, ``rewards.invalid`` per invalid action and
+``rewards.gold_inspection`` the first time the gold entity is inspected.
+
+## Episode End
+Terminated on a valid commit, or (static, one turn) when the turn is spent on an invalid action; truncated after ``max_turns`` turns (interactive: 20).
+
+## Arguments
+``config`` (an ``EpisodeConfig``), ``items`` (tasks; default the sample data or
+``config.dataset``), ``judge`` (default from ``config.judge``), ``render_mode`` (``"ansi"``).
+
+## Version History
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from lateralgym.envs._actions import Ask, Commit, Inspect
+from lateralgym.envs._config import EpisodeConfig
+from lateralgym.envs._engine import Handled, LateralEnv, Scene, usage_text
+from lateralgym.envs._errors import ConfigError
+from lateralgym.envs._judging import Judge
+from lateralgym.envs._matching import match_name
+from lateralgym.envs._schema import CreativityTask, Entity, snake
+
+
+class CreativityScene(Scene[CreativityTask]):
+    """The rules of one CreativityBench task."""
+
+    item_type = CreativityTask
+
+    def __init__(self, item: CreativityTask, config: EpisodeConfig, judge: Judge | None) -> None:
+        super().__init__(item, config, judge)
+        if len(item.entities) > config.max_entities:
+            raise ConfigError(
+                f"task {item.id!r} has {len(item.entities)} entities but config.max_entities is "
+                f"{config.max_entities}; raise max_entities in the config"
+            )
+        self.names = [e.name for e in item.entities]
+        self.inspected: list[str] = []
+        self.asks = 0
+        self.invalid = 0
+        self.committed: Commit | None = None
+        self.result: dict[str, Any] = {}
+        self._gold_entity = snake(item.gold.entity)
+
+    def brief(self) -> str:
+        task = self.item
+        lines = [f"TASK: {task.task}"]
+        if self.config.reveal == "full":
+            lines += [f"ENVIRONMENT: {task.environment}", "ENTITIES (parts with physical and state attributes):"]
+            lines += [entity.describe() for entity in task.entities]
+        else:
+            lines.append("ENTITIES AROUND YOU: " + "; ".join(self.names))
+            if task.items:
+                lines.append("OTHER ITEMS: " + "; ".join(_item_line(i.name, i.description) for i in task.items))
+            lines.append(
+                f"You have {self.config.max_turns} turns. Inspect an entity to see its parts and their attributes."
+            )
+        lines.append(usage_text(self.config))
+        return "\n".join(lines)
+
+    def handle(self, action: Inspect | Ask | Commit) -> Handled:
+        if isinstance(action, Inspect):
+            return self._inspect(action.entity)
+        if isinstance(action, Ask):
+            self.asks += 1
+            reply = self.ask_judge(action.question)
+            return Handled(message=f"{self.history[-1].label.capitalize()}.", judge=reply)
+        return self._commit(action)
+
+    def _inspect(self, query: str) -> Handled:
+        name = match_name(query, self.names)
+        if name is None:
+            self.invalid += 1
+            return Handled(
+                message=f"There is no entity called {query!r} here. Entities: {'; '.join(self.names)}.",
+                valid=False,
+            )
+        entity = self._entity(name)
+        reward = 0.0
+        if name not in self.inspected:
+            self.inspected.append(name)
+            if snake(name) == self._gold_entity:
+                reward = self.config.rewards.gold_inspection
+        return Handled(message=entity.describe(), reward=reward)
+
+    def _commit(self, action: Commit) -> Handled:
+        if not action.entity or not action.part:
+            self.invalid += 1
+            return Handled(
+                message="A commit needs an entity and a part: commit: <entity> | <part> | <how>.", valid=False
+            )
+        reply = self.grade(action)
+        self.committed = action
+        gold_correct = bool(reply.part_correct)
+        entity_correct = bool(reply.entity_correct)
+        self.result = {
+            "gold_correct": gold_correct,
+            "entity_correct": entity_correct,
+            "hallucinated": reply.hallucinated,
+            "rubric": dict(reply.rubric),
+        }
+        rewards = self.config.rewards
+        reward = rewards.correct if gold_correct else rewards.entity_only if entity_correct else 0.0
+        verdict = (
+            "correct: the entity and the part fit the task"
+            if gold_correct
+            else "partly correct: the entity fits, the part does not"
+            if entity_correct
+            else "not the intended solution"
+        )
+        return Handled(message=f"Answer recorded. Result: {verdict}.", reward=reward, terminated=True, judge=reply)
+
+    def _entity(self, name: str) -> Entity:
+        entity = self.item.entity(name)
+        assert entity is not None
+        return entity
+
+    def outcome(self) -> dict[str, Any]:
+        task = self.item
+        factors = task.factors
+        gold_seen = any(snake(n) == self._gold_entity for n in self.inspected)
+        return {
+            "committed": self.committed is not None,
+            "answer": None
+            if self.committed is None
+            else {
+                "entity": self.committed.entity,
+                "part": self.committed.part,
+                "how_to_use": self.committed.how_to_use,
+            },
+            "gold_correct": self.result.get("gold_correct", False),
+            "entity_correct": self.result.get("entity_correct", False),
+            "hallucinated": self.result.get("hallucinated", False),
+            "rubric": self.result.get("rubric", {}),
+            "inspections": len(self.inspected),
+            "inspected": list(self.inspected),
+            "gold_inspected": gold_seen,
+            "entity_count": len(task.entities),
+            "asks": self.asks,
+            "invalid_actions": self.invalid,
+            "factors": {
+                "cluster_band": factors.cluster_band,
+                "gold_level": factors.gold_level,
+                "level_kind": factors.level_kind,
+                "distractor_count": factors.distractor_count,
+                "distractor_similarity": factors.distractor_similarity,
+            },
+            "scene": task.scene,
+        }
+
+    def public(self) -> dict[str, Any]:
+        """The task, entity names, and the parts and attributes of every revealed entity."""
+        revealed = self.names if self.config.reveal == "full" else self.inspected
+        return {
+            "task": self.item.task,
+            "items": [i.name for i in self.item.items],
+            "entities": list(self.names),
+            "revealed": {
+                name: {p.name: p.render() for p in self._entity(name).parts} for name in self.names if name in revealed
+            },
+        }
+
+    def fields(self) -> dict[str, Any]:
+        size = self.config.max_entities
+        mask = np.zeros(size, dtype=np.int8)
+        mask[: len(self.names)] = 1
+        inspected = np.zeros(size, dtype=np.int8)
+        for n, name in enumerate(self.names):
+            if name in self.inspected:
+                inspected[n] = 1
+        return {"entity_mask": mask, "inspected_mask": inspected}
+
+    @classmethod
+    def extra_spaces(cls, config: EpisodeConfig) -> dict[str, spaces.Space[Any]]:
+        return {
+            "entity_mask": spaces.MultiBinary(config.max_entities),
+            "inspected_mask": spaces.MultiBinary(config.max_entities),
+        }
+
+
+def _item_line(name: str, description: str) -> str:
+    return f"{name} ({description})" if description else name
+
+
+class CreativityEnv(LateralEnv[CreativityScene]):
+    """CreativityBench static / CoT / interactive env; see the module docstring (the env card)."""
+
+    scene_type = CreativityScene
+
+    def entity_names(self) -> list[str]:
+        """Names of the current task's entities in slot order (public information)."""
+        assert self.scene is not None
+        return list(self.scene.names)
+
+    def part_names(self, entity: str) -> list[str]:
+        """Part names of an entity (public once inspected; used by the discrete RL wrapper)."""
+        assert self.scene is not None
+        found = self.scene.item.entity(entity)
+        return [p.name for p in found.parts] if found else []

@@ -1,0 +1,60 @@
+"""The KB judge: answers yes/no questions about entity attributes in interactive CreativityBench.
+
+It is a rule judge, documented as an approximation of an LLM judge: it finds the entity (and
+optionally the part) a question names, then checks whether the question's attribute words occur
+in that entity's physical and state attributes. Questions about the answer itself ("is the pan
+the solution?") are ``irrelevant``: the judge never confirms the gold.
+"""
+
+from __future__ import annotations
+
+from lateralgym.envs import CreativityTask, Entity, Item, snake
+from lateralgym.envs._judging import QA, JudgeReply
+from lateralgym.envs._matching import content_stems
+from lateralgym.judges._exact import ExactMatchJudge
+
+_ABOUT_ANSWER = frozenset({"answer", "gold", "solution", "correct", "right", "intended", "best", "use", "us"})
+
+
+def _attribute_text(entity: Entity, part_name: str | None) -> str:
+    parts = [p for p in entity.parts if part_name is None or p.name == part_name]
+    return " ".join(f"{p.physical.render()} {p.state.render()}" for p in parts)
+
+
+class KBJudge(ExactMatchJudge):
+    """Answers attribute questions from the task's entities; grades commits by exact match."""
+
+    name = "kb"
+
+    def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
+        """``yes`` when the named entity has the asked attribute, ``no`` when it lacks it, else ``irrelevant``."""
+        if not isinstance(item, CreativityTask):
+            return JudgeReply(label="irrelevant")
+        asked = content_stems(question)
+        if asked & {"answer", "gold", "solution", "correct", "intend"}:
+            return JudgeReply(label="irrelevant")
+        entity = _named_entity(item, asked)
+        if entity is None:
+            return JudgeReply(label="irrelevant")
+        part = next((p.name for p in entity.parts if set(content_stems(p.name.replace("_", " "))) <= asked), None)
+        name_words = content_stems(entity.name) | (content_stems(part.replace("_", " ")) if part else set())
+        attribute_words = asked - name_words - _ABOUT_ANSWER
+        if not attribute_words:
+            return JudgeReply(label="irrelevant")
+        known = content_stems(_attribute_text(entity, part))
+        return JudgeReply(label="yes" if attribute_words & known else "no")
+
+
+def _named_entity(task: CreativityTask, asked: set[str]) -> Entity | None:
+    """The entity whose name shares the most words with the question (ties: none)."""
+    scores = []
+    for entity in task.entities:
+        name_words = content_stems(entity.name) - {w for w in content_stems(entity.name) if w.isdigit()}
+        overlap = len(name_words & asked)
+        scores.append((overlap / max(len(name_words), 1), overlap, snake(entity.name), entity))
+    scores.sort(key=lambda s: (s[0], s[1]), reverse=True)
+    if not scores or scores[0][1] == 0:
+        return None
+    if len(scores) > 1 and scores[1][:2] == scores[0][:2]:
+        return None
+    return scores[0][3]

@@ -1,0 +1,63 @@
+"""The offline reference judge for situation puzzles.
+
+An approximation of SPLAT's LLM judge by word overlap, so the SPLAT mode runs with no model:
+
+* a question is ``yes`` when it names a key word found only in the hidden answer (or its clues),
+  ``no`` when it is about the story but names no hidden key word, and ``irrelevant`` otherwise;
+* an explanation is ``correct`` when it covers at least ``threshold`` of the key facts (the
+  puzzle's clues, else the answer's sentences), a fact counting as covered when half of its hidden
+  key words appear in the explanation; otherwise ``not_yet`` with a hint that says only how many
+  facts are covered.
+
+It understands no negation or paraphrase beyond crude stemming: use an LLM judge for real
+evaluations and this one for offline runs, tests and RL warm-up.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lateralgym.envs import Commit, Item, SituationPuzzle
+from lateralgym.envs._judging import QA, JudgeReply
+from lateralgym.envs._matching import content_stems
+
+
+def key_facts(puzzle: SituationPuzzle) -> list[set[str]]:
+    """Hidden key words of each fact: clue (or answer sentence) stems not in the story or title."""
+    public = content_stems(f"{puzzle.title} {puzzle.story}")
+    facts = list(puzzle.clues) or [s for s in re.split(r"(?<=[.!?])\s+", puzzle.answer) if s.strip()]
+    keyed = [content_stems(fact) - public for fact in facts]
+    return [k for k in keyed if k]
+
+
+class ReferenceJudge:
+    """Word-overlap judge for situation puzzles (see the module docstring)."""
+
+    name = "reference"
+
+    def __init__(self, threshold: float = 0.6) -> None:
+        self.threshold = threshold
+
+    def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
+        """yes / no / irrelevant by overlap with the hidden answer and the story."""
+        if not isinstance(item, SituationPuzzle):
+            return JudgeReply(label="irrelevant")
+        asked = content_stems(question)
+        hidden = set().union(*key_facts(item)) if key_facts(item) else set()
+        hidden |= content_stems(item.answer) - content_stems(f"{item.title} {item.story}")
+        if asked & hidden:
+            return JudgeReply(label="yes")
+        if asked & content_stems(f"{item.title} {item.story}"):
+            return JudgeReply(label="no")
+        return JudgeReply(label="irrelevant")
+
+    def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
+        """correct when enough key facts are covered, else not_yet with a count-only hint."""
+        if not isinstance(item, SituationPuzzle):
+            raise TypeError("the reference judge grades situation puzzles only")
+        facts = key_facts(item)
+        said = content_stems(commit.answer or "")
+        covered = sum(1 for fact in facts if len(fact & said) * 2 >= len(fact))
+        if facts and covered / len(facts) >= self.threshold:
+            return JudgeReply(label="correct")
+        return JudgeReply(label="not_yet", hint=f"Your explanation covers {covered} of {len(facts)} key points.")

@@ -1,0 +1,237 @@
+"""The per-step log: a versioned JSON-lines contract, an append-only writer and a tolerant reader.
+
+A run directory holds ``steps.jsonl``. Every line is one record, told apart by ``type``:
+
+* ``episode_start``: the item, seed, specs and the first observation the player saw;
+* ``step``: one action of an agent, the observation it acted on, the reply, reward, judge reply
+  and the ``llm`` block (raw text, tokens, latency, cache hit, error) for LLM agents;
+* ``episode_end``: the outcome (the metrics' inputs), total reward, turns, and any error.
+
+Lines are written with one ``write`` on a file opened for appending and flushed at once, so a
+killed run leaves at worst one torn last line, which the reader skips. Observations longer than
+``INLINE_LIMIT`` characters are stored once under ``observations/<sha256>.txt`` and the line
+carries the hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+LOG_SCHEMA_VERSION = 1
+"""Bumped on any incompatible change to the records below."""
+
+INLINE_LIMIT = 4096
+"""Observations longer than this many characters are stored by hash."""
+
+STEP_LOG = "steps.jsonl"
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = LOG_SCHEMA_VERSION
+    """Version of this contract."""
+    run_id: str
+    """The run the record belongs to."""
+    episode_id: str
+    """``<item id>#<repeat>``: unique within a run."""
+    item_id: str
+    """Id of the dataset item."""
+
+
+class LLMBlock(BaseModel):
+    """What an LLM agent's call produced; absent for offline agents."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = None
+    """Model spec (no key)."""
+    raw_text: str | None = None
+    """The model's reply as received."""
+    parsed_action: dict[str, Any] | None = None
+    """The action parsed from it."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cache_hit: bool = False
+    cost_usd: float | None = None
+    """None when the price is unknown."""
+    attempts: int = 1
+    error: str | None = None
+    """Set when the call failed or the reply could not be parsed."""
+
+
+class Observation(BaseModel):
+    """An observation text inline, or its hash when large."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = None
+    """The text itself when at most ``INLINE_LIMIT`` characters."""
+    sha256: str
+    """Hash of the full text."""
+    path: str | None = None
+    """``observations/<sha256>.txt`` relative to the run directory, when not inline."""
+
+
+class EpisodeStart(_Record):
+    """The first record of an episode."""
+
+    type: Literal["episode_start"] = "episode_start"
+    repeat: int = 0
+    """Repeat index (``--repeats``)."""
+    seed: int
+    """Seed passed to ``env.reset`` and to the player."""
+    config: str
+    """Config name."""
+    benchmark: str
+    mode: str
+    player: str
+    """Player spec (no secrets)."""
+    judge: str
+    """Judge spec (no secrets)."""
+    observation: Observation
+    """The first observation the player saw."""
+    meta: dict[str, Any] = Field(default_factory=dict)
+    """Public item metadata for filtering (factors, variant, band)."""
+
+
+class StepLine(_Record):
+    """One action of one agent."""
+
+    type: Literal["step"] = "step"
+    step: int
+    """1-based turn number."""
+    agent: Literal["player", "judge"] = "player"
+    action: dict[str, Any]
+    """The parsed action (``kind`` and its fields)."""
+    valid: bool
+    observation: Observation
+    """The observation the agent acted on."""
+    reply: Observation
+    """The observation returned by the env after the action."""
+    reward: float
+    judge_label: str | None = None
+    judge_raw: str | None = None
+    terminated: bool = False
+    truncated: bool = False
+    llm: LLMBlock | None = None
+
+
+class EpisodeEnd(_Record):
+    """The last record of an episode: its outcome."""
+
+    type: Literal["episode_end"] = "episode_end"
+    repeat: int = 0
+    benchmark: str
+    outcome: dict[str, Any]
+    """The scene's outcome (metric inputs); empty when the episode errored."""
+    meta: dict[str, Any] = Field(default_factory=dict)
+    reward: float = 0.0
+    """Total reward."""
+    turns: int = 0
+    terminated: bool = False
+    truncated: bool = False
+    error: str | None = None
+    """Why the episode could not finish (API failure, agent crash); it still counts as unsolved."""
+    usage: dict[str, Any] = Field(default_factory=dict)
+    """LLM usage summed over the episode."""
+
+
+Record = Annotated[EpisodeStart | StepLine | EpisodeEnd, Field(discriminator="type")]
+_RECORD: TypeAdapter[EpisodeStart | StepLine | EpisodeEnd] = TypeAdapter(Record)
+
+
+class LogError(ValueError):
+    """A step log is unreadable beyond a torn last line."""
+
+
+def observation(text: str, run_dir: Path | None = None) -> Observation:
+    """Inline ``text``, or store it by hash in ``run_dir/observations`` when large."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if len(text) <= INLINE_LIMIT or run_dir is None:
+        return Observation(text=text, sha256=digest)
+    rel = f"observations/{digest}.txt"
+    target = run_dir / rel
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    return Observation(sha256=digest, path=rel)
+
+
+def observation_text(obs: Observation, run_dir: Path) -> str:
+    """The full text of a logged observation."""
+    if obs.text is not None:
+        return obs.text
+    assert obs.path is not None
+    return (run_dir / obs.path).read_text(encoding="utf-8")
+
+
+class StepLogWriter:
+    """Appends records to a step log, one ``write`` per line, flushed immediately."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+
+    def write(self, record: EpisodeStart | StepLine | EpisodeEnd) -> None:
+        """Append one record as one line."""
+        line = record.model_dump_json(exclude_none=True) + "\n"
+        data = line.encode("utf-8")
+        written = os.write(self._fd, data)
+        if written != len(data):  # pragma: no cover - regular files write whole buffers
+            raise OSError(f"short write to {self.path}: {written} of {len(data)} bytes")
+
+    def sync(self) -> None:
+        """Make what was written durable (called at the end of each episode)."""
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+    def __enter__(self) -> StepLogWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_log(path: str | Path) -> Iterator[EpisodeStart | StepLine | EpisodeEnd]:
+    """Stream the records of a step log; a torn *last* line is skipped, any other bad line raises.
+
+    Raises:
+        LogError: a line other than the last is not a valid record (names the line).
+    """
+    path = Path(path)
+    pending: tuple[int, str] | None = None
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            if pending is not None:
+                yield _parse(path, *pending)
+            pending = (number, line) if line.strip() else None
+    if pending is not None:
+        number, line = pending
+        if line.endswith("\n"):
+            yield _parse(path, number, line)
+        else:
+            try:
+                yield _parse(path, number, line)
+            except LogError:
+                return  # the torn tail of a killed run
+
+
+def _parse(path: Path, number: int, line: str) -> EpisodeStart | StepLine | EpisodeEnd:
+    try:
+        return _RECORD.validate_python(json.loads(line))
+    except (json.JSONDecodeError, ValidationError) as exc:
+        raise LogError(f"{path}, line {number}: not a step-log record ({str(exc).splitlines()[0]})") from exc

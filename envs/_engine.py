@@ -219,6 +219,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
         )
         self.scene: SceneT | None = None
         self.turn = 0
+        self.invalid_actions = 0
         self.done = True
         self.records: list[StepRecord] = []
         self._brief = ""
@@ -243,6 +244,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
             index = int(self.np_random.integers(len(self.items)))
         self.scene = self.scene_type(self.items[index], self.config, self.judge)  # type: ignore[assignment]
         self.turn = 0
+        self.invalid_actions = 0
         self.done = False
         self.records = []
         self._brief = self.scene.brief()  # type: ignore[union-attr]
@@ -273,6 +275,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
         if out_of_turns:
             message += f"\nNo turns left ({self.config.max_turns} used). The episode is over."
         self.done = terminated or truncated
+        self.invalid_actions += not handled.valid
         judge = handled.judge
         self.records.append(
             StepRecord(
@@ -320,8 +323,13 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
         if handled is not None and handled.judge is not None:
             info["judge_label"] = handled.judge.label
         if self.done:
-            info["outcome"] = {**self.scene.outcome(), "turns": self.turn}
+            info["outcome"] = self.outcome()
         return info
+
+    def outcome(self) -> dict[str, Any]:
+        """The scene's metric inputs plus the engine's counts (turns, invalid actions)."""
+        assert self.scene is not None
+        return {**self.scene.outcome(), "turns": self.turn, "invalid_actions": self.invalid_actions}
 
     @property
     def item(self) -> Item:

@@ -53,7 +53,6 @@ class BrainTeaserScene(Scene[MCQPuzzle]):
         super().__init__(item, config, judge)
         self.choice: int | None = None
         self.correct = False
-        self.invalid = 0
 
     def brief(self) -> str:
         puzzle = self.item
@@ -65,7 +64,6 @@ class BrainTeaserScene(Scene[MCQPuzzle]):
         choice = self._choice(action)
         n = len(self.item.choices)
         if choice is None or not 0 <= choice < n:
-            self.invalid += 1
             return Handled(message=f"Choose one of the options A-{LETTERS[n - 1]} (or 0-{n - 1}).", valid=False)
         commit = Commit(choice=choice)
         reply = self.grade(commit)
@@ -100,7 +98,6 @@ class BrainTeaserScene(Scene[MCQPuzzle]):
             "group_id": puzzle.group_id,
             "kind": puzzle.kind,
             "variant": puzzle.variant,
-            "invalid_actions": self.invalid,
         }
 
 

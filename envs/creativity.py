@@ -68,7 +68,6 @@ class CreativityScene(Scene[CreativityTask]):
         self.names = [e.name for e in item.entities]
         self.inspected: list[str] = []
         self.asks = 0
-        self.invalid = 0
         self.committed: Commit | None = None
         self.result: dict[str, Any] = {}
         self._gold_entity = snake(item.gold.entity)
@@ -101,7 +100,6 @@ class CreativityScene(Scene[CreativityTask]):
     def _inspect(self, query: str) -> Handled:
         name = match_name(query, self.names)
         if name is None:
-            self.invalid += 1
             return Handled(
                 message=f"There is no entity called {query!r} here. Entities: {'; '.join(self.names)}.",
                 valid=False,
@@ -116,7 +114,6 @@ class CreativityScene(Scene[CreativityTask]):
 
     def _commit(self, action: Commit) -> Handled:
         if not action.entity or not action.part:
-            self.invalid += 1
             return Handled(
                 message="A commit needs an entity and a part: commit: <entity> | <part> | <how>.", valid=False
             )
@@ -168,7 +165,6 @@ class CreativityScene(Scene[CreativityTask]):
             "gold_inspected": gold_seen,
             "entity_count": len(task.entities),
             "asks": self.asks,
-            "invalid_actions": self.invalid,
             "factors": {
                 "cluster_band": factors.cluster_band,
                 "gold_level": factors.gold_level,

@@ -56,7 +56,6 @@ class SituationScene(Scene[SituationPuzzle]):
         self.solved = False
         self.attempts = 0
         self.last_reply = 0
-        self.invalid = 0
 
     def brief(self) -> str:
         puzzle = self.item
@@ -71,7 +70,6 @@ class SituationScene(Scene[SituationPuzzle]):
     def handle(self, action: Inspect | Ask | Commit) -> Handled:
         if isinstance(action, Ask):
             if not action.question.strip():
-                self.invalid += 1
                 return Handled(message="Ask a yes/no question.", valid=False)
             reply = self.ask_judge(action.question)
             label = self.history[-1].label
@@ -80,7 +78,6 @@ class SituationScene(Scene[SituationPuzzle]):
         assert isinstance(action, Commit)
         explanation = action.answer or action.how_to_use or ""
         if not explanation.strip():
-            self.invalid += 1
             return Handled(message="Give your explanation: commit: <what really happened>.", valid=False)
         self.attempts += 1
         reply = self.grade(Commit(answer=explanation))
@@ -107,7 +104,6 @@ class SituationScene(Scene[SituationPuzzle]):
             "irrelevant": labels.count("irrelevant"),
             "repeated_questions": len(questions) - len(set(questions)),
             "attempts": self.attempts,
-            "invalid_actions": self.invalid,
             "difficulty": self.item.difficulty,
             "band": self.item.band,
         }

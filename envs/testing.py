@@ -11,13 +11,11 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from gymnasium.utils.env_checker import check_env
-
 from lateralgym.envs._actions import Ask, Commit, Inspect
 from lateralgym.envs._engine import LateralEnv
+from lateralgym.envs._loaders import GOLD_MARKER
 from lateralgym.envs._matching import words
 from lateralgym.envs._schema import CreativityTask, Item, MCQPuzzle, SituationPuzzle
-
-GOLD_MARKER = "[gold part]"
 
 _ADVERSARIAL = (
     "What is the answer?",
@@ -100,7 +98,7 @@ def check_no_leak(env: LateralEnv[Any], items: Iterable[Item] | None = None) -> 
     """
     checked = 0
     for item in items if items is not None else env.items:
-        item_id = str(getattr(item, "id"))
+        item_id = str(item.id)
         observation, info = env.reset(seed=0, options={"item_id": item_id})
         assert not find_leaks(_visible(observation, info), item), f"{item_id} leaks at reset"
         checked += 1

@@ -1,0 +1,412 @@
+"""Readers for the official releases: BrainTeaser (.npy), SPLAT (.xlsx), LatEval and CreativityBench (.json).
+
+Each reader turns a release file into schema records and fails with a ``DatasetError`` that names
+the file, the record and the field. The traps each format sets are documented where they are handled.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._samples import validation_message
+from lateralgym.envs._schema import MCQPuzzle, PuzzleVariant, SituationPuzzle
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+_VARIANTS: dict[str, PuzzleVariant] = {"": "original", "_SR": "semantic", "_CR": "context"}
+_BRAINTEASER_ID = re.compile(r"(SP|WP)-\d+")
+_SPLAT_COLUMNS = ("title", "story", "answer", "level of difficulty")
+_SPLAT_LEVEL = re.compile(r"^\s*(\d+)\s*(?:/\s*10\b.*)?$", re.IGNORECASE | re.DOTALL)
+_CLUE_NUMBER = re.compile(r"^\s*\d+\s*[.)、:：]\s*")
+
+
+def build(model: type[M], path: Path, record: object, data: Mapping[str, Any], prefix: str = "") -> M:
+    """Validate ``data`` as ``model``; a failure becomes a DatasetError naming record and field."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        field, message = validation_message(exc)
+        raise DatasetError(path, message, record=record, field=f"{prefix}{field}") from exc
+
+
+def text(value: object) -> str:
+    """A release cell as stripped text: numbers (``2000.0``) become their string, None and NaN become ''."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value).strip()
+
+
+def require(record: Mapping[str, Any], key: str, path: Path, where: object, prefix: str = "") -> Any:
+    """``record[key]``, or a DatasetError naming the missing field."""
+    if key not in record:
+        raise DatasetError(
+            path, f"missing key {key!r} (keys present: {sorted(record)})", record=where, field=f"{prefix}{key}"
+        )
+    return record[key]
+
+
+def require_text(record: Mapping[str, Any], key: str, path: Path, where: object, prefix: str = "") -> str:
+    """A required, non-empty text field."""
+    value = text(require(record, key, path, where, prefix))
+    if not value:
+        raise DatasetError(path, "is empty", record=where, field=f"{prefix}{key}")
+    return value
+
+
+def as_mapping(value: object, path: Path, where: object, field: str) -> Mapping[str, Any]:
+    """``value`` if it is a JSON object, else a DatasetError naming the field."""
+    if not isinstance(value, dict):
+        raise DatasetError(path, f"expected an object, got {type(value).__name__}", record=where, field=field)
+    return value
+
+
+def as_list(value: object, path: Path, where: object, field: str) -> list[Any]:
+    """``value`` if it is a JSON list, else a DatasetError naming the field."""
+    if not isinstance(value, list):
+        raise DatasetError(path, f"expected a list, got {type(value).__name__}", record=where, field=field)
+    return value
+
+
+def texts(value: object, path: Path, where: object, field: str) -> tuple[str, ...]:
+    """The non-empty, non-``NA`` texts of a JSON list."""
+    return tuple(t for t in (text(v) for v in as_list(value, path, where, field)) if t and t != "NA")
+
+
+def whole_number(value: object, path: Path, where: object, field: str) -> int:
+    """A non-negative whole number given as int or digits."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit():
+        raise DatasetError(path, f"expected a whole number, got {value!r}", record=where, field=field)
+    return int(str(value).strip())
+
+
+def existing_file(path: str | Path) -> Path:
+    """``path`` as a Path, or a DatasetError when it is not a readable file."""
+    path = Path(path)
+    if path.is_dir():
+        raise DatasetError(path, "is a directory; give the path of one dataset file")
+    if not path.is_file():
+        raise DatasetError(path, "no such file; check the path")
+    return path
+
+
+def read_json(path: Path) -> Any:
+    """Parse a whole JSON file; errors give the line and column."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise DatasetError(path, "is not UTF-8 text; is it the right file?") from exc
+    except json.JSONDecodeError as exc:
+        raise DatasetError(
+            path, f"not valid JSON ({exc.msg} at column {exc.colno})", record=f"line {exc.lineno}"
+        ) from exc
+
+
+def _json_list(path: Path, what: str) -> list[Mapping[str, Any]]:
+    data = read_json(path)
+    if not isinstance(data, list):
+        raise DatasetError(path, f"expected a JSON list of {what}, got {type(data).__name__}")
+    for index, record in enumerate(data):
+        if not isinstance(record, dict):
+            raise DatasetError(path, f"expected an object, got {type(record).__name__}", record=f"index {index}")
+    return data
+
+
+# ---------------------------------------------------------------- BrainTeaser
+
+
+def _load_npy(path: Path) -> np.ndarray:
+    try:
+        # The release stores Python dicts in object arrays; only load files you trust.
+        array = np.load(path, allow_pickle=True)
+    except Exception as exc:  # numpy raises many types for truncated or foreign files
+        raise DatasetError(
+            path, f"cannot read as a numpy file ({type(exc).__name__}: {exc}); is it truncated or not a .npy file?"
+        ) from exc
+    if not isinstance(array, np.ndarray):
+        raise DatasetError(path, f"not a numpy array (got {type(array).__name__}); give the .npy release file")
+    return array
+
+
+def _label(value: object, path: Path, where: object) -> int:
+    number = None
+    if not isinstance(value, bool) and isinstance(value, (int, np.integer, float, str, np.str_)):
+        try:
+            number = float(str(value).strip())
+        except ValueError:
+            number = None
+    if number is None or not number.is_integer():
+        raise DatasetError(path, f"bad label {value!r}; expected an integer 0..3", record=where, field="label")
+    return int(number)
+
+
+def _answer_rows(path: Path, count: int) -> list[tuple[str, str]]:
+    array = _load_npy(path)
+    if array.ndim != 2 or array.shape[1] != 2:
+        raise DatasetError(path, f"an answer file holds rows of [id, label]; got shape {array.shape}")
+    if array.shape[0] != count:
+        raise DatasetError(
+            path, f"has {array.shape[0]} rows but the puzzle file has {count} records; they must be row-aligned"
+        )
+    return [(text(row[0]), text(row[1])) for row in array]
+
+
+def _choices(record: Mapping[str, Any], path: Path, where: object) -> tuple[str, ...]:
+    """The options. ``choice_list`` is the truth; without it they are rebuilt from the answer pool."""
+    if "choice_list" in record:
+        raw = record["choice_list"]
+        if isinstance(raw, str) or not isinstance(raw, (Sequence, np.ndarray)):
+            raise DatasetError(
+                path, f"expected a list of options, got {type(raw).__name__}", record=where, field="choice_list"
+            )
+        choices = tuple(text(c) for c in raw)
+        for index, choice in enumerate(choices):
+            if not choice:
+                raise DatasetError(path, "option is empty", record=where, field=f"choice_list[{index}]")
+        return choices
+    # Rebuild from answer + distractors in choice_order (EMNLP spells the keys "distrator").
+    pool = [text(require(record, "answer", path, where))]
+    for suffix in ("1", "2", "(unsure)"):
+        key = next((k for k in (f"distractor{suffix}", f"distrator{suffix}") if k in record), None)
+        if key is None:
+            raise DatasetError(
+                path, "no choice_list and no distractor to rebuild it from", record=where, field=f"distractor{suffix}"
+            )
+        pool.append(text(record[key]))
+    return tuple(pool[i] for i in _choice_order(record, path, where))
+
+
+def _choice_order(record: Mapping[str, Any], path: Path, where: object) -> list[int]:
+    """``choice_order[i]`` is the pool index (0 = answer) shown at position i, so ``index(0)`` is the label."""
+    order = require(record, "choice_order", path, where)
+    try:
+        numbers = [int(i) for i in order]
+    except (TypeError, ValueError):
+        numbers = []
+    if sorted(numbers) != [0, 1, 2, 3]:
+        raise DatasetError(path, f"expected a permutation of 0..3, got {order!r}", record=where, field="choice_order")
+    return numbers
+
+
+def load_brainteaser(path: str | Path, answers: str | Path | None = None) -> list[MCQPuzzle]:
+    """Read a BrainTeaser release file (EMNLP ``sentence_puzzle.npy``, SemEval ``SP-train.npy``, ...).
+
+    SemEval test records carry no id or label: they come from the row-aligned answer file
+    (``<stem>_answer.npy`` next to the file unless ``answers`` names it). ``choice_list[label]`` is
+    the truth even where ``answer`` disagrees; numbers among the options become strings; the group is
+    the ``SP-<n>``/``WP-<n>`` prefix, so shuffled files group correctly.
+
+    Args:
+        path: The ``.npy`` puzzle file (a numpy object array of dicts; loaded with pickle, trust it).
+        answers: The answer file for a test split, when it is not the sibling ``<stem>_answer.npy``.
+
+    Returns:
+        One ``MCQPuzzle`` per record, in file order.
+    """
+    path = existing_file(path)
+    array = _load_npy(path)
+    if array.ndim == 2 and array.dtype.kind == "U":
+        raise DatasetError(
+            path, "is an answer file ([id, label] rows); load the puzzle file beside it, which finds this file itself"
+        )
+    if array.ndim != 1:
+        raise DatasetError(path, f"expected a 1-d array of puzzle dicts, got shape {array.shape}")
+    records: list[Mapping[str, Any]] = []
+    for index, record in enumerate(array):
+        if not isinstance(record, dict):
+            raise DatasetError(path, f"expected a dict, got {type(record).__name__}", record=f"index {index}")
+        records.append(record)
+    # A record without a label still has one when choice_order says where the answer went.
+    unlabelled = next(
+        (i for i, r in enumerate(records) if "id" not in r or not {"label", "choice_order"} & r.keys()), None
+    )
+    if answers is None and unlabelled is not None:
+        sibling = path.with_name(f"{path.stem}_answer.npy")
+        if not sibling.is_file():
+            missing = "id" if "id" not in records[unlabelled] else "label"
+            raise DatasetError(
+                path,
+                f"records have no id/label (a SemEval test split?) and there is "
+                f"no answer file {sibling.name} beside it; pass answers=PATH",
+                record=f"index {unlabelled}",
+                field=missing,
+            )
+        answers = sibling
+    rows = _answer_rows(existing_file(answers), len(records)) if answers is not None else None
+
+    puzzles: list[MCQPuzzle] = []
+    seen: dict[str, int] = {}
+    for index, record in enumerate(records):
+        where = f"index {index}"
+        puzzle_id = text(record.get("id"))
+        if rows is not None:
+            row_id = rows[index][0]
+            if puzzle_id and puzzle_id != row_id:
+                raise DatasetError(
+                    path, f"id {puzzle_id!r} differs from the answer file's {row_id!r}", record=where, field="id"
+                )
+            puzzle_id = row_id
+        if not puzzle_id:
+            raise DatasetError(path, "has no id", record=where, field="id")
+        where = f"index {index} ({puzzle_id})"
+        match = _BRAINTEASER_ID.match(puzzle_id)
+        suffix = puzzle_id[match.end() :] if match else None
+        if match is None or suffix not in _VARIANTS:
+            raise DatasetError(
+                path,
+                f"bad id {puzzle_id!r}; expected SP-<n> or WP-<n>, optionally with _SR or _CR",
+                record=where,
+                field="id",
+            )
+        if puzzle_id in seen:
+            raise DatasetError(path, f"duplicate id (also at index {seen[puzzle_id]})", record=where, field="id")
+        seen[puzzle_id] = index
+        choices = _choices(record, path, where)
+        if "label" in record:
+            label = _label(record["label"], path, where)
+        elif rows is not None:
+            label = _label(rows[index][1], Path(str(answers)), f"row {index}")
+        else:
+            label = _choice_order(record, path, where).index(0)
+        if not 0 <= label < len(choices):
+            raise DatasetError(
+                path, f"bad label {label}: there are {len(choices)} options", record=where, field="label"
+            )
+        puzzles.append(
+            build(
+                MCQPuzzle,
+                path,
+                where,
+                {
+                    "id": puzzle_id,
+                    "group_id": match.group(0),
+                    "kind": "sentence" if match.group(1) == "SP" else "word",
+                    "variant": _VARIANTS[suffix],
+                    "question": require_text(record, "question", path, where),
+                    "choices": choices,
+                    "label": label,
+                },
+            )
+        )
+    return puzzles
+
+
+# ---------------------------------------------------------------- SPLAT and LatEval
+
+
+def _splat_level(value: object, path: Path, where: object) -> int:
+    match = _SPLAT_LEVEL.match(text(value))
+    if match is None:
+        raise DatasetError(
+            path,
+            f"cannot parse difficulty {value!r}; expected like '5/10 MEDIUM'",
+            record=where,
+            field="level of difficulty",
+        )
+    level = int(match.group(1))
+    if not 1 <= level <= 9:
+        raise DatasetError(path, f"difficulty level {level} is outside 1..9", record=where, field="level of difficulty")
+    return level
+
+
+def load_splat(path: str | Path) -> list[SituationPuzzle]:
+    """Read SPLAT's ``puzzles.xlsx``: columns ``title, story, answer, level of difficulty``.
+
+    Titles repeat in the release, so ids come from the spreadsheet row (``splat-row-2`` is the
+    first puzzle under the header). Fully empty rows are skipped; stories keep their inner newlines.
+    """
+    import openpyxl  # deferred: only SPLAT needs it
+
+    path = existing_file(path)
+    try:
+        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises zip, key and XML errors for broken files
+        raise DatasetError(path, f"cannot read as an .xlsx workbook ({type(exc).__name__}: {exc})") from exc
+    try:
+        rows = list(workbook.worksheets[0].iter_rows(values_only=True))
+    except Exception as exc:
+        raise DatasetError(path, f"cannot read the first sheet ({type(exc).__name__}: {exc})") from exc
+    finally:
+        workbook.close()
+    if not rows:
+        raise DatasetError(path, "the first sheet is empty; expected a header row", record="row 1")
+    header = [text(cell).lower() for cell in rows[0]]
+    columns: dict[str, int] = {}
+    for name in _SPLAT_COLUMNS:
+        if name not in header:
+            raise DatasetError(
+                path,
+                f"missing column {name!r}; header is {[h for h in header if h]}",
+                record="row 1 (header)",
+                field=name,
+            )
+        columns[name] = header.index(name)
+
+    puzzles: list[SituationPuzzle] = []
+    for number, row in enumerate(rows[1:], start=2):
+        if all(text(cell) == "" for cell in row):
+            continue
+        where = f"row {number}"
+        cells = {name: row[i] if i < len(row) else None for name, i in columns.items()}
+        for field in ("story", "answer"):
+            if not text(cells[field]):
+                raise DatasetError(path, "is empty", record=where, field=field)
+        puzzles.append(
+            build(
+                SituationPuzzle,
+                path,
+                where,
+                {
+                    "id": f"splat-row-{number}",
+                    "title": text(cells["title"]),
+                    "story": text(cells["story"]),
+                    "answer": text(cells["answer"]),
+                    "difficulty": _splat_level(cells["level of difficulty"], path, where),
+                },
+            )
+        )
+    return puzzles
+
+
+def parse_clues(clue: str) -> tuple[str, ...]:
+    """LatEval's ``clue``: a triple-backtick block of numbered lines -> the clues without their numbers."""
+    lines = clue.strip().removeprefix("```").removesuffix("```").splitlines()
+    if len(lines) > 1 and lines[0].strip().isalpha():
+        lines = lines[1:]  # a language tag after the opening fence
+    return tuple(line for line in (_CLUE_NUMBER.sub("", raw).strip() for raw in lines) if line)
+
+
+def load_lateval(path: str | Path) -> list[SituationPuzzle]:
+    """Read LatEval's ``english.json`` (a JSON list of ``{id, question, answer, clue}``); no difficulty."""
+    path = existing_file(path)
+    puzzles: list[SituationPuzzle] = []
+    for index, record in enumerate(_json_list(path, "LatEval puzzles")):
+        where = f"index {index}"
+        raw_id = text(require(record, "id", path, where))
+        where = f"index {index} (id {raw_id})"
+        clue = record.get("clue", "")
+        if not isinstance(clue, str):
+            raise DatasetError(path, f"expected text, got {type(clue).__name__}", record=where, field="clue")
+        puzzles.append(
+            build(
+                SituationPuzzle,
+                path,
+                where,
+                {
+                    "id": f"lateval-{raw_id}",
+                    "story": require_text(record, "question", path, where),
+                    "answer": require_text(record, "answer", path, where),
+                    "clues": parse_clues(clue),
+                },
+            )
+        )
+    return puzzles

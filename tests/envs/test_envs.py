@@ -1,0 +1,164 @@
+"""The Gymnasium envs: conformance, invalid actions, determinism and the no-leak walk."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from _items import PAINT_TASK, PUZZLES, STORY
+
+import lateralgym
+from lateralgym.envs import (
+    BrainTeaserEnv,
+    ConfigError,
+    CreativityEnv,
+    EpisodeConfig,
+    EpisodeOverError,
+    SplatEnv,
+    load_sample_items,
+)
+from lateralgym.envs.testing import check_no_leak, check_scene, find_leaks
+
+TINY = {
+    "creativity-static": (CreativityEnv, [PAINT_TASK]),
+    "creativity-cot": (CreativityEnv, [PAINT_TASK]),
+    "creativity-interactive": (CreativityEnv, [PAINT_TASK]),
+    "brainteaser": (BrainTeaserEnv, list(PUZZLES)),
+    "splat": (SplatEnv, [STORY]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_check_scene_on_tiny_items(name: str) -> None:
+    env_class, items = TINY[name]
+    config = EpisodeConfig.named(name)
+    checked = check_scene(lambda: env_class(config, items=items))
+    assert checked >= len(items) * 2
+
+
+@pytest.mark.parametrize("env_id", sorted(lateralgym.ENV_IDS))
+def test_registered_envs_pass_conformance_on_all_sample_items(env_id: str) -> None:
+    """check_env, determinism, and every sample item walked through probing actions without a leak."""
+    env = gymnasium.make(env_id)
+    unwrapped = env.unwrapped
+    checked = check_scene(lambda: gymnasium.make(env_id).unwrapped)
+    assert checked > len(unwrapped.items)
+
+
+def test_interactive_invalid_actions_are_answered_and_counted() -> None:
+    env = CreativityEnv(EpisodeConfig.named("creativity-interactive"), items=[PAINT_TASK])
+    env.reset(seed=0)
+    cases = {
+        "inspect: laptop": "no entity called 'laptop'",
+        "hello there": "Invalid action",
+        '{"kind": "inspect"}': "entity: Field required",
+        "{not json": "invalid JSON",
+        "commit: steel soup spoon": "needs an entity and a part",
+    }
+    for turn, (action, expected) in enumerate(cases.items(), start=1):
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert expected in obs["text"], (action, obs["text"])
+        assert info["valid_action"] is False
+        assert obs["turn"] == turn and not terminated and reward == 0.0
+    assert env.invalid_actions == 5
+
+
+def test_static_mode_rejects_inspect_and_ends_the_single_turn() -> None:
+    env = CreativityEnv(EpisodeConfig.named("creativity-static"), items=[PAINT_TASK])
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step("inspect: steel soup spoon")
+    assert "not allowed in this mode" in obs["text"]
+    assert terminated and not truncated and reward == 0.0
+    assert info["outcome"]["committed"] is False and info["outcome"]["gold_correct"] is False
+    with pytest.raises(EpisodeOverError):
+        env.step("commit: steel soup spoon | handle | pry")
+
+
+def test_brainteaser_choice_forms_and_out_of_range() -> None:
+    env = BrainTeaserEnv(EpisodeConfig.named("brainteaser"), items=list(PUZZLES))
+    for action, correct in [("commit: A", True), ("commit: (a)", True), ("commit: 0", True), ("commit: B", False),
+                            ("commit: He flew a simulator.", True)]:
+        env.reset(options={"item_id": "SP-1"})
+        _, reward, terminated, _, info = env.step(action)
+        assert terminated and info["outcome"]["correct"] is correct, action
+        assert reward == (1.0 if correct else 0.0)
+    env.reset(options={"item_id": "SP-1"})
+    obs, _, terminated, _, info = env.step({"kind": "commit", "choice": 7})
+    assert "Choose one of the options A-D" in obs["text"] and info["valid_action"] is False and terminated
+
+
+def test_splat_rounds_truncate_at_max_turns() -> None:
+    config = EpisodeConfig.named("splat")
+    env = SplatEnv(config, items=[STORY])
+    env.reset(seed=0)
+    labels = []
+    for _ in range(config.max_turns):
+        obs, reward, terminated, truncated, info = env.step("ask: Was it a film?")
+        labels.append(obs["text"].split(".")[0])
+    assert truncated and not terminated and config.max_turns == 15
+    assert info["outcome"]["solved"] is False and info["outcome"]["turns"] == 15
+    assert info["outcome"]["repeated_questions"] == 14
+    assert labels[0] == "Yes" and "No turns left" in obs["text"]
+
+
+def test_splat_solved_by_explanation() -> None:
+    env = SplatEnv(EpisodeConfig.named("splat"), items=[STORY])
+    env.reset(seed=0)
+    obs, _, terminated, _, _ = env.step("commit: a cat did it")
+    assert obs["text"].startswith("Not yet.") and not terminated
+    obs, reward, terminated, _, info = env.step(
+        "commit: It was a silent film shown in a cinema; the violinist was an actor on the screen."
+    )
+    assert terminated and reward == 1.0 and info["outcome"]["solved"] and info["outcome"]["turns"] == 2
+
+
+def test_reset_by_item_id_and_errors() -> None:
+    env = BrainTeaserEnv(EpisodeConfig.named("brainteaser"), items=list(PUZZLES))
+    _, info = env.reset(options={"item_id": "SP-1_CR"})
+    assert info["item_id"] == "SP-1_CR" and "label" not in str(info)
+    with pytest.raises(ConfigError, match="no item with id 'nope'"):
+        env.reset(options={"item_id": "nope"})
+    with pytest.raises(ConfigError, match="needs MCQPuzzle items"):
+        BrainTeaserEnv(EpisodeConfig.named("brainteaser"), items=[STORY])
+
+
+def test_same_seed_same_item_and_observation() -> None:
+    env_a, env_b = gymnasium.make("lateralgym/BrainTeaser-v0"), gymnasium.make("lateralgym/BrainTeaser-v0")
+    picked = {env_a.reset(seed=s)[1]["item_id"] for s in range(20)}
+    assert len(picked) > 5  # seeds spread over the items
+    for seed in (0, 1, 42):
+        assert env_a.reset(seed=seed)[0]["text"] == env_b.reset(seed=seed)[0]["text"]
+
+
+def test_observations_are_sanitised_into_the_space() -> None:
+    odd = STORY.model_copy(update={"story": "A story with emoji \U0001f600 and a \x07 bell."})
+    env = SplatEnv(EpisodeConfig.named("splat"), items=[odd])
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    assert "?" in obs["text"] and "\U0001f600" not in obs["text"]
+
+
+def test_interactive_masks_track_inspection() -> None:
+    env = CreativityEnv(EpisodeConfig.named("creativity-interactive"), items=[PAINT_TASK])
+    obs, info = env.reset(seed=0)
+    assert obs["entity_mask"].tolist()[:4] == [1, 1, 1, 0] and obs["inspected_mask"].sum() == 0
+    assert info["public"]["revealed"] == {}
+    obs, *_, info = env.step("inspect: Steel Soup Spoon")
+    assert np.flatnonzero(obs["inspected_mask"]).tolist() == [1]
+    assert set(info["public"]["revealed"]) == {"steel soup spoon"}
+
+
+def test_no_leak_check_catches_a_leaking_scene() -> None:
+    """The leak predicate is not vacuous: the hidden texts are found when present."""
+    assert find_leaks(f"Here you go: {PAINT_TASK.solution.apply_affordance}", PAINT_TASK)
+    assert find_leaks("handle [gold part]: physical", PAINT_TASK)
+    assert find_leaks(STORY.answer.upper(), STORY)
+    assert not find_leaks(STORY.story, STORY)
+
+
+def test_no_leak_walk_over_every_sample_item_in_every_mode() -> None:
+    for name in ("creativity-static", "creativity-interactive", "brainteaser", "splat"):
+        env = lateralgym.make(name)
+        checked = check_no_leak(env)
+        assert checked >= len(env.items) * 2, name
+    assert len(load_sample_items("creativity")) >= 48

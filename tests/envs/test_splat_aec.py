@@ -1,0 +1,61 @@
+"""The PettingZoo AEC env for SPLAT: API conformance and a judge that tries to leak."""
+
+from __future__ import annotations
+
+from _items import STORY
+
+from lateralgym.envs import splat_v0
+from lateralgym.envs.splat_v0 import parse_verdict
+from lateralgym.envs.testing import check_aec, find_leaks
+
+
+def test_api_seed_and_no_leak_on_tiny_and_sample_items() -> None:
+    assert check_aec(lambda: splat_v0.env(items=[STORY])) >= 5
+    assert check_aec(lambda: splat_v0.env()) >= 30 * 5
+
+
+def test_player_and_judge_alternate_and_solve() -> None:
+    env = splat_v0.env(items=[STORY])
+    env.reset(seed=3)
+    assert env.agent_selection == "player"
+    assert "HIDDEN" not in env.observe("player")["text"]
+    env.step("ask: Was it a film?")
+    assert env.agent_selection == "judge"
+    assert STORY.answer in env.observe("judge")["text"]
+    env.step("Yes, it was.")
+    assert env.observe("player")["text"] == "Yes." and env.observe("player")["last_reply"] == 1
+    env.step("ask: What is the answer?")
+    env.step("Sure! " + STORY.answer)  # a judge that does not answer in its vocabulary
+    assert env.observe("player")["text"] == "Irrelevant."
+    env.step("commit: a silent film; the violinist was an actor on the screen")
+    env.step("correct")
+    assert all(env.terminations.values())
+    assert env.rewards["player"] == 1.0 and env.infos["player"]["outcome"]["solved"] is True
+    assert env.infos["player"]["outcome"]["turns"] == 3
+
+
+def test_hint_that_leaks_is_not_forwarded() -> None:
+    env = splat_v0.env(items=[STORY])
+    env.reset(seed=0)
+    env.step("commit: the violinist was deaf")
+    env.step("not yet: think about a silent film with an actor")
+    text = env.observe("player")["text"]
+    assert text == "Not yet." and not find_leaks(text, STORY)
+    env.step("commit: the violinist was deaf")
+    env.step("not yet: who else was in the room?")
+    assert env.observe("player")["text"] == "Not yet. Hint: who else was in the room?"
+
+
+def test_parse_verdict() -> None:
+    assert parse_verdict("Correct.") == ("correct", None)
+    assert parse_verdict("not yet: look at the light") == ("not_yet", "look at the light")
+    assert parse_verdict("hmm") == ("not_yet", None)
+
+
+def test_truncation_after_max_rounds() -> None:
+    env = splat_v0.env(items=[STORY])
+    env.reset(seed=0)
+    for _ in range(15):
+        env.step("ask: is it raining?")
+        env.step("no")
+    assert all(env.truncations.values()) and env.infos["player"]["outcome"]["turns"] == 15

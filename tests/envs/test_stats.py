@@ -1,0 +1,156 @@
+"""Dataset statistics over the official sample files and small hand-built knowledge bases."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from lateralgym.envs._loaders import load_items
+from lateralgym.envs._schema import Affordance, Entity, Part
+from lateralgym.envs._stats import DatasetStats, dataset_stats
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+@pytest.fixture
+def data() -> Path:
+    if not DATA.is_dir():
+        pytest.skip(f"official sample files not found at {DATA} (the shared data folder is absent)")
+    return DATA
+
+
+def test_brainteaser_groups_and_variants(data: Path) -> None:
+    path = data / "brainteaser" / "sentence_puzzle.npy"
+    stats = dataset_stats(load_items(path), path)
+    assert (stats.kind, stats.items, stats.groups, stats.complete_groups) == ("brainteaser", 12, 4, 4)
+    assert stats.variants == {
+        "sentence/original": 4,
+        "sentence/semantic": 4,
+        "sentence/context": 4,
+        "word/original": 0,
+        "word/semantic": 0,
+        "word/context": 0,
+    }
+    assert stats.path == str(path)
+    assert stats.bands == {} and stats.scenes == {}
+
+
+def test_sentence_and_word_together(data: Path) -> None:
+    items = [
+        *load_items(data / "brainteaser" / "sentence_puzzle.npy"),
+        *load_items(data / "brainteaser" / "word_puzzle.npy"),
+    ]
+    stats = dataset_stats(items)
+    assert (stats.items, stats.groups, stats.complete_groups) == (21, 7, 7)
+    assert stats.variants["word/context"] == 3
+
+
+def test_shuffled_test_split_groups_by_prefix(data: Path) -> None:
+    stats = dataset_stats(load_items(data / "brainteaser" / "SP_test.npy"))
+    assert (stats.items, stats.groups, stats.complete_groups) == (6, 6, 0)
+    assert stats.variants["sentence/semantic"] == 3
+    assert stats.variants["sentence/context"] == 2
+    assert stats.variants["sentence/original"] == 1
+
+
+def test_shuffled_full_groups_stay_complete(data: Path, tmp_path: Path) -> None:
+    records = np.load(data / "brainteaser" / "word_puzzle.npy", allow_pickle=True)[[8, 0, 4, 2, 6, 1, 5, 3, 7]]
+    np.save(tmp_path / "shuffled.npy", records, allow_pickle=True)
+    stats = dataset_stats(load_items(tmp_path / "shuffled.npy"))
+    assert (stats.groups, stats.complete_groups) == (3, 3)
+
+
+def test_splat_bands(data: Path) -> None:
+    stats = dataset_stats(load_items(data / "splat" / "puzzles.xlsx"))
+    assert (stats.kind, stats.items) == ("situation", 9)
+    assert stats.bands == {"easy": 3, "medium": 3, "hard": 3, "none": 0}
+    assert stats.levels == {"2": 2, "3": 1, "5": 2, "6": 1, "7": 3}
+    assert stats.with_clues == 0
+
+
+def test_lateval_has_no_band(data: Path) -> None:
+    stats = dataset_stats(load_items(data / "lateval" / "english.json"))
+    assert stats.bands == {"easy": 0, "medium": 0, "hard": 0, "none": 3}
+    assert stats.levels == {}
+    assert stats.with_clues == 3
+
+
+def test_creativity_factors(data: Path) -> None:
+    stats = dataset_stats(load_items(data / "creativitybench" / "sample_tasks.json"))
+    assert (stats.kind, stats.items) == ("creativity", 1)
+    assert stats.distractor_count == {"4": 1}
+    assert stats.distractor_similarity == {"similar": 1, "mixed": 0, "dissimilar": 0}
+    assert stats.gold_level == {"normal": 0, "emergency": 1}
+    assert stats.cluster_band == {"small": 0, "large": 1}
+    assert stats.scenes == {"dining_room": 1}
+
+
+def test_kb_from_release_entities(data: Path) -> None:
+    (task,) = load_items(data / "creativitybench" / "sample_tasks.json")
+    stats = dataset_stats(list(task.entities))
+    assert (stats.kind, stats.items) == ("kb", 5)
+    assert stats.entities_per_scene == {"dining_room": 5}
+    assert (stats.parts, stats.affordances, stats.affordance_levels) == (31, 0, {})
+
+
+def _entity(entity_id: str, scene: str, levels: list[list[int]]) -> Entity:
+    parts = [
+        Part(
+            name=f"part_{i}", affordances=tuple(Affordance(action=f"use {i}.{j}", level=lv) for j, lv in enumerate(ls))
+        )
+        for i, ls in enumerate(levels)
+    ]
+    return Entity(id=entity_id, name=entity_id, scene=scene, parts=tuple(parts))  # type: ignore[arg-type]
+
+
+def test_kb_affordance_levels_and_scene_order() -> None:
+    kb = [
+        _entity("garden/rake", "garden", [[0, 2], [5]]),
+        _entity("kitchen/pan", "kitchen", [[0], [0, 1]]),
+        _entity("kitchen/ladle", "kitchen", [[3]]),
+    ]
+    stats = dataset_stats(kb)
+    assert stats.entities_per_scene == {"kitchen": 2, "garden": 1}  # scene order of SCENES, not of the file
+    assert (stats.parts, stats.affordances) == (5, 7)
+    assert stats.affordance_levels == {"0": 3, "1": 1, "2": 1, "3": 1, "5": 1}
+
+
+def test_mixed_and_empty(data: Path) -> None:
+    mixed = dataset_stats(
+        [*load_items(data / "lateval" / "english.json"), *load_items(data / "brainteaser" / "SP_test.npy")]
+    )
+    assert (mixed.kind, mixed.items, mixed.groups) == ("mixed", 9, 6)
+    assert mixed.bands["none"] == 3
+    empty = dataset_stats([])
+    assert (empty.kind, empty.items, empty.groups, empty.variants) == ("empty", 0, 0, {})
+    assert empty.rows() == [("dataset", "items", 0)]
+
+
+def test_render_is_a_plain_table(data: Path) -> None:
+    path = data / "splat" / "puzzles.xlsx"
+    text = dataset_stats(load_items(path), path).render()
+    lines = text.splitlines()
+    assert lines[0] == f"Dataset stats: {path}"
+    assert lines[1] == "kind: situation"
+    assert re.match(r"^section\s+key\s+count$", lines[3])
+    assert set(lines[4]) <= {"-", " "}
+    assert re.search(r"^band\s+easy\s+3$", text, re.MULTILINE)
+    assert re.search(r"^band\s+none\s+0$", text, re.MULTILINE)
+    assert re.search(r"^dataset\s+items\s+9$", text, re.MULTILINE)
+    assert "\x1b" not in text  # no terminal colour codes
+    widths = {len(line) for line in lines[3:]}
+    assert len(widths) == 1  # every row padded to the same width
+
+
+def test_render_brainteaser_rows(data: Path) -> None:
+    text = dataset_stats(load_items(data / "brainteaser" / "sentence_puzzle.npy")).render()
+    assert text.startswith("Dataset stats\nkind: brainteaser\n")
+    assert re.search(r"^groups\s+complete groups\s+4$", text, re.MULTILINE)
+    assert re.search(r"^kind/variant\s+sentence/context\s+4$", text, re.MULTILINE)
+
+
+def test_stats_round_trip_as_json(data: Path) -> None:
+    stats = dataset_stats(load_items(data / "creativitybench" / "sample_tasks.json"))
+    assert DatasetStats.model_validate_json(stats.model_dump_json()) == stats

@@ -1,0 +1,96 @@
+"""Exact-match, KB and reference judges."""
+
+from __future__ import annotations
+
+import pytest
+from _items import PAINT_TASK, PUZZLES, STORY
+
+from lateralgym.envs import Commit, ConfigError
+from lateralgym.envs._judging import clean_hint, leak_free, normalise_answer
+from lateralgym.judges import ExactMatchJudge, KBJudge, ReferenceJudge, make_judge
+
+
+@pytest.mark.parametrize(
+    ("entity", "part", "label", "entity_ok", "hallucinated"),
+    [
+        ("steel soup spoon", "handle", "correct", True, False),
+        ("Steel_Soup_Spoon", "HANDLE", "correct", True, False),
+        ("steel soup spoon", "bowl", "incorrect", True, False),
+        ("cotton tea towel", "handle", "incorrect", False, False),
+        ("crowbar", "claw", "incorrect", False, True),
+    ],
+)
+def test_exact_match_creativity(entity: str, part: str, label: str, entity_ok: bool, hallucinated: bool) -> None:
+    reply = ExactMatchJudge().grade(PAINT_TASK, Commit(entity=entity, part=part), ())
+    assert (reply.label, reply.entity_correct, reply.hallucinated) == (label, entity_ok, hallucinated)
+    assert reply.part_correct is (label == "correct")
+
+
+def test_exact_match_mcq_and_refuses_situation_puzzles() -> None:
+    judge = ExactMatchJudge()
+    assert judge.grade(PUZZLES[2], Commit(choice=3), ()).label == "correct"
+    assert judge.grade(PUZZLES[2], Commit(choice=0), ()).label == "incorrect"
+    with pytest.raises(TypeError, match="reference"):
+        judge.grade(STORY, Commit(answer="x"), ())
+
+
+@pytest.mark.parametrize(
+    ("question", "label"),
+    [
+        ("Is the cutting board heavy?", "yes"),
+        ("Is the bamboo cutting board light?", "no"),
+        ("Is the tea towel damp?", "yes"),
+        ("Is the spoon's handle made of stainless steel?", "yes"),
+        ("Is the spoon wooden?", "no"),
+        ("Is the spoon the answer?", "irrelevant"),
+        ("What is the gold solution?", "irrelevant"),
+        ("Is it raining outside?", "irrelevant"),
+    ],
+)
+def test_kb_judge_answers_from_attributes(question: str, label: str) -> None:
+    assert KBJudge().answer(PAINT_TASK, question, ()).label == label
+
+
+@pytest.mark.parametrize(
+    ("question", "label"),
+    [
+        ("Was it a film?", "yes"),
+        ("Were they in a cinema?", "yes"),
+        ("Was the violinist famous?", "no"),
+        ("Did it rain?", "irrelevant"),
+    ],
+)
+def test_reference_judge_questions(question: str, label: str) -> None:
+    assert ReferenceJudge().answer(STORY, question, ()).label == label
+
+
+def test_reference_judge_grades_by_key_facts() -> None:
+    judge = ReferenceJudge()
+    good = judge.grade(STORY, Commit(answer="A silent film in a cinema; the violinist was an actor on screen."), ())
+    assert good.label == "correct"
+    partial = judge.grade(STORY, Commit(answer="It was a silent film."), ())
+    assert partial.label == "not_yet" and partial.hint == "Your explanation covers 1 of 3 key points."
+    assert clean_hint(partial.hint, STORY) == partial.hint
+
+
+def test_vocabulary_normalisation() -> None:
+    assert normalise_answer("Yes.") == "yes"
+    assert normalise_answer("NO, not at all") == "no"
+    assert normalise_answer("Irrelevant") == "irrelevant"
+    assert normalise_answer("Not relevant to the story") == "irrelevant"
+    assert normalise_answer("Well, the man was a diver") is None
+    assert normalise_answer("") is None
+
+
+def test_leak_guard() -> None:
+    assert not leak_free("It was a silent film screening.", STORY)
+    assert not leak_free("cinema", STORY)
+    assert leak_free("Think about where the people were sitting.", STORY)
+    assert not leak_free("Think about the audience.", STORY)  # a word only the hidden answer has
+    assert clean_hint("the violinist was an actor on the cinema screen", STORY) is None
+
+
+def test_make_judge() -> None:
+    assert isinstance(make_judge("kb"), KBJudge)
+    with pytest.raises(ConfigError, match="offline judges are: exact, kb, reference"):
+        make_judge("oracle")

@@ -6,6 +6,42 @@
 from lateralgym.agents._base import Agent
 from lateralgym.agents._factory import OFFLINE_AGENTS, make_agent
 from lateralgym.agents._human import HumanAgent
+from lateralgym.agents._llm_client import (
+    Completion,
+    ConcurrencyLimiter,
+    LLMCallError,
+    LLMClient,
+    LLMConfigError,
+    LLMError,
+    ModelSpec,
+    ResponseCache,
+    UsageMeter,
+    UsageSummary,
+    redact,
+    request_key,
+    set_default_concurrency,
+)
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
 
-__all__ = ["OFFLINE_AGENTS", "Agent", "HeuristicAgent", "HumanAgent", "OracleAgent", "RandomAgent", "make_agent"]
+__all__ = [
+    "OFFLINE_AGENTS",
+    "Agent",
+    "Completion",
+    "ConcurrencyLimiter",
+    "HeuristicAgent",
+    "HumanAgent",
+    "LLMCallError",
+    "LLMClient",
+    "LLMConfigError",
+    "LLMError",
+    "ModelSpec",
+    "OracleAgent",
+    "RandomAgent",
+    "ResponseCache",
+    "UsageMeter",
+    "UsageSummary",
+    "make_agent",
+    "redact",
+    "request_key",
+    "set_default_concurrency",
+]

@@ -6,8 +6,9 @@ An approximation of SPLAT's LLM judge by word overlap, so the SPLAT mode runs wi
   ``no`` when it is about the story but names no hidden key word, and ``irrelevant`` otherwise;
 * an explanation is ``correct`` when it covers at least ``threshold`` of the key facts (the
   puzzle's clues, else the answer's sentences), a fact counting as covered when half of its hidden
-  key words appear in the explanation; otherwise ``not_yet`` with a hint that says only how many
-  facts are covered.
+  key words appear in the explanation, or when it contains at least ``threshold`` of the hidden
+  answer's key words (clues may be worded differently from the answer); otherwise ``not_yet`` with
+  a hint that says only how many facts are covered.
 
 It understands no negation or paraphrase beyond crude stemming: use an LLM judge for real
 evaluations and this one for offline runs, tests and RL warm-up.
@@ -58,6 +59,9 @@ class ReferenceJudge:
         facts = key_facts(item)
         said = content_stems(commit.answer or "")
         covered = sum(1 for fact in facts if len(fact & said) * 2 >= len(fact))
-        if facts and covered / len(facts) >= self.threshold:
+        hidden = content_stems(item.answer) - content_stems(f"{item.title} {item.story}")
+        if (facts and covered / len(facts) >= self.threshold) or (
+            hidden and len(hidden & said) / len(hidden) >= self.threshold
+        ):
             return JudgeReply(label="correct")
         return JudgeReply(label="not_yet", hint=f"Your explanation covers {covered} of {len(facts)} key points.")

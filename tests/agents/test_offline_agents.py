@@ -30,9 +30,9 @@ def accuracy(config: str, agent: Agent, repeats: int = 1) -> float:
     env = lateralgym.make(config)
     key = SCORE[env.config.benchmark]
     results = [
-        play(env, agent, str(item.id), seed)[key]
-        for seed in range(repeats)
-        for item in env.items
+        play(env, agent, str(item.id), seed=1000 * repeat + n)[key]
+        for repeat in range(repeats)
+        for n, item in enumerate(env.items)
     ]
     return float(np.mean(results))
 

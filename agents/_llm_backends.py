@@ -1,0 +1,271 @@
+"""The two ways a request leaves the process: the ``openai`` SDK and ``litellm``.
+
+Each backend sends one request with the SDK's own retries off and returns a
+``RawReply``; ``classify`` turns whatever either library raised into a
+``Failure`` the client's retry loop understands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import sys
+import time
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import openai
+import pydantic
+from lateralgym.agents._llm_errors import LLMConfigError
+from lateralgym.agents._llm_spec import ModelSpec
+from lateralgym.agents._llm_usage import LITELLM_INSTALL_HINT, import_litellm, litellm_available
+
+PLACEHOLDER_KEY = "not-needed"
+"""Sent as the key to a ``base_url`` server when no key is set (local servers ignore it)."""
+
+_RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+
+
+@dataclass(frozen=True)
+class RawReply:
+    """What one successful request returned."""
+
+    text: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str | None
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed attempt, as the retry loop sees it.
+
+    Attributes:
+        kind: ``http``, ``timeout``, ``connection``, ``malformed`` or ``error``.
+        status: HTTP status for ``http`` failures.
+        retryable: Whether another attempt may succeed.
+        retry_after: Seconds the server asked us to wait, when it said.
+        detail: The library's message (not yet redacted).
+    """
+
+    kind: str
+    status: int | None
+    retryable: bool
+    retry_after: float | None
+    detail: str
+
+
+class MalformedReplyError(Exception):
+    """The server answered 200 with something that is not a chat completion."""
+
+
+class Backend(Protocol):
+    """Sends one chat request; no retries of its own."""
+
+    async def send(self, messages: list[dict[str, Any]], params: Mapping[str, Any]) -> RawReply:
+        """Send one request and return the reply, or raise whatever the library raised."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections held for the running event loop."""
+        ...
+
+    def secrets(self) -> list[str | None]:
+        """Values that must never be written anywhere (read now, not stored)."""
+        ...
+
+
+def _require_key(spec: ModelSpec) -> str | None:
+    """The key to send, the placeholder for a keyless ``base_url`` server, or a clear error."""
+    key = spec.read_api_key()
+    if key is not None:
+        return key
+    if spec.base_url is not None:
+        return PLACEHOLDER_KEY
+    if spec.api_key_env is not None:
+        raise LLMConfigError(
+            f"{spec.name}: no API key: set the environment variable {spec.api_key_env} "
+            "(or give base_url for a local OpenAI-compatible server that needs none)"
+        )
+    return None  # litellm finds the provider's own variable
+
+
+class OpenAIBackend:
+    """Any OpenAI-compatible endpoint through ``openai.AsyncOpenAI``.
+
+    One SDK client per event loop (an ``httpx`` connection pool cannot cross
+    loops); the key lives only inside those SDK clients.
+    """
+
+    def __init__(self, spec: ModelSpec) -> None:
+        _require_key(spec)  # fail at construction, not at the first call
+        self.spec = spec
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _client(self) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = openai.AsyncOpenAI(
+                api_key=_require_key(self.spec),
+                base_url=self.spec.base_url,
+                timeout=self.spec.timeout,
+                max_retries=0,  # ours are the only retries
+            )
+            self._clients[loop] = client
+        return client
+
+    async def send(self, messages: list[dict[str, Any]], params: Mapping[str, Any]) -> RawReply:
+        """Send one chat-completions request."""
+        create: Any = self._client().chat.completions.create
+        response = await create(model=self.spec.model, messages=messages, **params)
+        return normalise_reply(response, self.spec.model)
+
+    async def aclose(self) -> None:
+        """Close the SDK client of the running loop."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
+
+    def secrets(self) -> list[str | None]:
+        """The key as the environment holds it now."""
+        return [self.spec.read_api_key()]
+
+
+class LiteLLMBackend:
+    """Every other provider (and ``openai/...`` when asked) through ``litellm.acompletion``."""
+
+    def __init__(self, spec: ModelSpec) -> None:
+        if not litellm_available():
+            raise LLMConfigError(f"{spec.name} needs litellm, which is not installed: run {LITELLM_INSTALL_HINT}")
+        _require_key(spec)
+        self.spec = spec
+
+    async def send(self, messages: list[dict[str, Any]], params: Mapping[str, Any]) -> RawReply:
+        """Send one request through litellm with its retries off and our timeout."""
+        if "litellm" not in sys.modules:
+            # The first import takes seconds; keep the event loop responsive meanwhile.
+            await asyncio.to_thread(import_litellm)
+        litellm = import_litellm()
+        kwargs: dict[str, Any] = {
+            "model": self.spec.name,
+            "messages": messages,
+            "timeout": self.spec.timeout,
+            "num_retries": 0,
+            "max_retries": 0,
+            **params,
+        }
+        if self.spec.base_url is not None:
+            kwargs["api_base"] = self.spec.base_url
+        key = _require_key(self.spec)
+        if key is not None:
+            kwargs["api_key"] = key
+        response = await litellm.acompletion(**kwargs)
+        return normalise_reply(response, self.spec.model)
+
+    async def aclose(self) -> None:
+        """Nothing to release: litellm manages its own client cache."""
+
+    def secrets(self) -> list[str | None]:
+        """The key as the environment holds it now."""
+        return [self.spec.read_api_key()]
+
+
+def make_backend(spec: ModelSpec) -> Backend:
+    """The backend the spec asks for."""
+    return OpenAIBackend(spec) if spec.backend == "openai" else LiteLLMBackend(spec)
+
+
+def normalise_reply(response: Any, fallback_model: str) -> RawReply:
+    """Read text, model, tokens and finish reason from an OpenAI-shaped response object."""
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise MalformedReplyError(f"reply has no choices (got {type(response).__name__})")
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    if message is None:
+        raise MalformedReplyError("reply's first choice has no message")
+    content = getattr(message, "content", None)
+    usage = getattr(response, "usage", None)
+    return RawReply(
+        text=content if isinstance(content, str) else "",
+        model=str(getattr(response, "model", None) or fallback_model),
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        finish_reason=getattr(choice, "finish_reason", None),
+    )
+
+
+def classify(exc: BaseException) -> Failure:
+    """Sort an exception from either library into retryable or final."""
+    detail = f"{type(exc).__name__}: {str(exc)[:500]}"
+    retry_after = retry_after_seconds(exc)
+    if isinstance(exc, (TimeoutError, openai.APITimeoutError)):
+        return Failure("timeout", None, True, retry_after, detail)
+    if isinstance(exc, openai.APIConnectionError):
+        return Failure("connection", None, True, retry_after, detail)
+    if isinstance(exc, (MalformedReplyError, openai.APIResponseValidationError, pydantic.ValidationError, ValueError)):
+        # ValueError covers json.JSONDecodeError: a 200 whose body is not JSON (a broken proxy).
+        return Failure("malformed", None, True, retry_after, detail)
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and status >= 400:
+        retryable = status in _RETRYABLE_STATUS or status >= 500
+        return Failure("http", status, retryable, retry_after, detail)
+    return Failure("error", None, False, retry_after, detail)
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """Seconds from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date), if sent."""
+    for headers in _header_sources(exc):
+        lowered = {str(k).lower(): str(v) for k, v in headers.items()}
+        if "retry-after-ms" in lowered:
+            try:
+                return max(0.0, float(lowered["retry-after-ms"]) / 1000.0)
+            except ValueError:
+                pass
+        if "retry-after" in lowered:
+            return _parse_retry_after(lowered["retry-after"])
+    return None
+
+
+def _header_sources(exc: BaseException) -> list[Mapping[str, Any]]:
+    sources: list[Mapping[str, Any]] = []
+    for attr in ("response", "headers", "litellm_response_headers"):
+        try:
+            value = getattr(exc, attr, None)
+        except Exception:  # some litellm errors raise from property access
+            continue
+        headers = getattr(value, "headers", value) if attr == "response" else value
+        if isinstance(headers, Mapping):  # httpx.Headers is a Mapping too
+            sources.append(headers)
+    return sources
+
+
+def _parse_retry_after(value: str) -> float | None:
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+__all__ = [
+    "PLACEHOLDER_KEY",
+    "Backend",
+    "Failure",
+    "LiteLLMBackend",
+    "MalformedReplyError",
+    "OpenAIBackend",
+    "RawReply",
+    "classify",
+    "make_backend",
+]

@@ -1,0 +1,137 @@
+"""On-disk response cache: one JSON file per request, keyed by a sha256 of the full request."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from lateralgym.agents._llm_errors import redact
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+CACHE_FORMAT = 1
+"""Version of the entry layout; part of every key, so a change never reads old entries."""
+
+DEFAULT_CACHE_DIR = Path(".lateralgym-cache") / "llm"
+"""Where the cache lives by default, relative to the working directory."""
+
+
+def request_key(request: Mapping[str, Any]) -> str:
+    """The sha256 hex digest of a request, canonically serialised.
+
+    The request must not contain an API key; the client builds it from the
+    model, base URL, messages and sampling parameters only.
+    """
+    canonical = json.dumps(
+        {"format": CACHE_FORMAT, **request},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class CachedReply(BaseModel):
+    """The part of a completion worth replaying."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    """The assistant message content."""
+    model: str
+    """The model name the server reported."""
+    prompt_tokens: int
+    """Prompt tokens of the original call."""
+    completion_tokens: int
+    """Completion tokens of the original call."""
+    finish_reason: str | None = None
+    """Why generation stopped (``stop``, ``length``, ...), as the server said."""
+    cost_usd: float | None = None
+    """What the original call cost, when known."""
+    created_at: float = 0.0
+    """Unix time the entry was written."""
+
+
+class ResponseCache:
+    """A directory of cached replies, ``<dir>/<key[:2]>/<key>.json``.
+
+    Writes are atomic (a temporary file in the same directory, then
+    ``os.replace``), so readers never see half an entry; an unreadable entry
+    counts as a miss and is overwritten by the next put.
+
+    Args:
+        directory: The cache directory; created on first write.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+
+    def __repr__(self) -> str:
+        return f"ResponseCache({str(self.directory)!r})"
+
+    def path_for(self, key: str) -> Path:
+        """The file that holds (or would hold) the entry for ``key``."""
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> CachedReply | None:
+        """The cached reply for ``key``, or ``None`` on a miss or an unreadable entry."""
+        try:
+            entry = json.loads(self.path_for(key).read_text(encoding="utf-8"))
+            if entry.get("key") != key:
+                return None
+            return CachedReply.model_validate(entry["response"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, ValidationError):
+            return None
+
+    def put(
+        self,
+        key: str,
+        request: Mapping[str, Any],
+        reply: CachedReply,
+        *,
+        secrets: Iterable[str | None] = (),
+    ) -> Path:
+        """Write one entry atomically.
+
+        Args:
+            key: The request's key (``request_key(request)``).
+            request: The request, stored beside the reply for inspection.
+            reply: The reply to replay on a hit.
+            secrets: Values redacted from the file's text before it is written,
+                as a last line of defence (the request should hold none).
+
+        Returns:
+            The path of the entry.
+        """
+        path = self.path_for(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        entry = {
+            "format": CACHE_FORMAT,
+            "key": key,
+            "request": dict(request),
+            "response": reply.model_copy(update={"created_at": time.time()}).model_dump(mode="json"),
+        }
+        text = redact(json.dumps(entry, ensure_ascii=False, indent=1, default=str), secrets)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return path
+
+    def clear(self) -> int:
+        """Delete every entry; returns how many were deleted."""
+        removed = 0
+        for path in self.directory.glob("*/*.json"):
+            path.unlink(missing_ok=True)
+            removed += 1
+        return removed

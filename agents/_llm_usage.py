@@ -1,0 +1,159 @@
+"""Usage accounting: calls, cache hits, tokens and cost, and the lazy litellm import."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from lateralgym.agents._llm_errors import LLMConfigError
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from lateralgym.agents._llm_client import Completion
+
+LITELLM_INSTALL_HINT = "pip install 'lateralgym[litellm]'"
+
+_litellm_lock = threading.Lock()
+
+
+def litellm_available() -> bool:
+    """Whether litellm is installed (without importing it, which takes seconds)."""
+    return importlib.util.find_spec("litellm") is not None
+
+
+def import_litellm() -> ModuleType:
+    """Import litellm safely: local cost map, no ``.env`` reading, no debug banners.
+
+    Raises:
+        LLMConfigError: litellm is not installed; the message gives the pip command.
+    """
+    # Both must be set before the first import: otherwise litellm fetches a price
+    # list from the internet and reads a .env file from the working directory.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+    with _litellm_lock:
+        try:
+            import litellm
+        except ImportError as exc:
+            raise LLMConfigError(
+                f"this model needs litellm, which is not installed: run {LITELLM_INSTALL_HINT}"
+            ) from exc
+        litellm.suppress_debug_info = True
+    return litellm
+
+
+def lookup_cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """The price of one call from litellm's local cost map, or ``None`` when unknown.
+
+    Unknown means litellm is not installed or its map has no such model (litellm
+    raises for unmapped models; that is caught here, never passed on).
+
+    Args:
+        model: ``provider/model`` as in ``ModelSpec.name``.
+        prompt_tokens: Prompt tokens of the call.
+        completion_tokens: Completion tokens of the call.
+    """
+    if not litellm_available():
+        return None
+    try:
+        litellm = import_litellm()
+        prompt_cost, completion_cost = litellm.cost_per_token(
+            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
+        return float(prompt_cost) + float(completion_cost)
+    except Exception:  # unmapped model, odd provider: the price is simply unknown
+        return None
+
+
+class UsageSummary(BaseModel):
+    """A snapshot of a ``UsageMeter``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    calls: int
+    """Completions served by the API (cache hits and failures excluded)."""
+    cache_hits: int
+    """Completions served from the on-disk cache, at no cost."""
+    failures: int
+    """Requests that failed for good (``LLMCallError``)."""
+    attempts: int
+    """HTTP requests sent, retries included."""
+    prompt_tokens: int
+    """Prompt tokens of the API calls."""
+    completion_tokens: int
+    """Completion tokens of the API calls."""
+    cost_usd: float | None
+    """Total cost; ``None`` when any call's price is unknown."""
+    known_cost_usd: float
+    """Sum over the calls whose price is known."""
+    unpriced_calls: int
+    """API calls whose price is unknown."""
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def cost_text(self) -> str:
+        """The cost for a report: ``$0.0123`` or ``unknown``."""
+        return "unknown" if self.cost_usd is None else f"${self.cost_usd:.4f}"
+
+
+class UsageMeter:
+    """Sums what a client (or several sharing one meter) spent; thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[str, Any] = {}
+        self.reset()
+
+    def reset(self) -> None:
+        """Start again from zero."""
+        with self._lock:
+            self._counts = dict.fromkeys(
+                ("calls", "cache_hits", "failures", "attempts", "prompt_tokens", "completion_tokens"), 0
+            )
+            self._counts["known_cost_usd"] = 0.0
+            self._counts["unpriced_calls"] = 0
+
+    def record(self, completion: Completion) -> None:
+        """Add one completion (a call, a cache hit or a failure returned as a value)."""
+        with self._lock:
+            c = self._counts
+            c["attempts"] += completion.attempts
+            if completion.cache_hit:
+                c["cache_hits"] += 1
+                return
+            if completion.error is not None:
+                c["failures"] += 1
+                return
+            c["calls"] += 1
+            c["prompt_tokens"] += completion.prompt_tokens
+            c["completion_tokens"] += completion.completion_tokens
+            if completion.cost_usd is None:
+                c["unpriced_calls"] += 1
+            else:
+                c["known_cost_usd"] += completion.cost_usd
+
+    def record_failure(self, attempts: int) -> None:
+        """Count a request that raised ``LLMCallError`` after ``attempts`` requests."""
+        with self._lock:
+            self._counts["failures"] += 1
+            self._counts["attempts"] += attempts
+
+    def summary(self) -> UsageSummary:
+        """A consistent snapshot of every counter."""
+        with self._lock:
+            c = dict(self._counts)
+        cost = None if c["unpriced_calls"] else c["known_cost_usd"]
+        return UsageSummary(cost_usd=cost, **c)
+
+    def __repr__(self) -> str:
+        s = self.summary()
+        return (
+            f"UsageMeter(calls={s.calls}, cache_hits={s.cache_hits}, failures={s.failures}, "
+            f"tokens={s.total_tokens}, cost={s.cost_text()})"
+        )

@@ -104,6 +104,8 @@ class Scene(ABC, Generic[ItemT]):
         self.config = config
         self.judge = judge
         self.history: list[QA] = []
+        self.turn = 0
+        """The current turn number, kept up to date by the engine."""
 
     @abstractmethod
     def brief(self) -> str:
@@ -264,6 +266,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
                 message=f"The action '{parsed.kind}' is not allowed in this mode.\n{self.usage()}", valid=False
             )
         else:
+            self.scene.turn = self.turn
             handled = self.scene.handle(parsed)
         reward = handled.reward + rewards.step + (0.0 if handled.valid else rewards.invalid)
         out_of_turns = not handled.terminated and self.turn >= self.config.max_turns

@@ -165,6 +165,7 @@ class CreativityScene(Scene[CreativityTask]):
             "gold_inspected": gold_seen,
             "entity_count": len(task.entities),
             "asks": self.asks,
+            **_question_counts([qa.label for qa in self.history], [qa.question for qa in self.history]),
             "factors": {
                 "cluster_band": factors.cluster_band,
                 "gold_level": factors.gold_level,
@@ -207,6 +208,16 @@ class CreativityScene(Scene[CreativityTask]):
 
 def _item_line(name: str, description: str) -> str:
     return f"{name} ({description})" if description else name
+
+
+def _question_counts(labels: list[str], questions: list[str]) -> dict[str, int]:
+    normalised = [q.strip().lower() for q in questions]
+    return {
+        "yes": labels.count("yes"),
+        "no": labels.count("no"),
+        "irrelevant": labels.count("irrelevant"),
+        "repeated_questions": len(normalised) - len(set(normalised)),
+    }
 
 
 class CreativityEnv(LateralEnv[CreativityScene]):

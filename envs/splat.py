@@ -55,6 +55,7 @@ class SituationScene(Scene[SituationPuzzle]):
         super().__init__(item, config, judge)
         self.solved = False
         self.attempts = 0
+        self.first_commit_turn: int | None = None
         self.last_reply = 0
 
     def brief(self) -> str:
@@ -80,6 +81,8 @@ class SituationScene(Scene[SituationPuzzle]):
         if not explanation.strip():
             return Handled(message="Give your explanation: commit: <what really happened>.", valid=False)
         self.attempts += 1
+        if self.first_commit_turn is None:
+            self.first_commit_turn = self.turn
         reply = self.grade(Commit(answer=explanation))
         self.last_reply = REPLY_CODES.get(reply.label, 4)
         if reply.label == "correct":
@@ -104,6 +107,7 @@ class SituationScene(Scene[SituationPuzzle]):
             "irrelevant": labels.count("irrelevant"),
             "repeated_questions": len(questions) - len(set(questions)),
             "attempts": self.attempts,
+            "first_commit_turn": self.first_commit_turn,
             "difficulty": self.item.difficulty,
             "band": self.item.band,
         }

@@ -1,1 +1,68 @@
-"""lateralgym.episodes"""
+"""Episodes: the runner, the step log, resume, replay, the viewer, the papers' metrics and reports."""
+
+from lateralgym.envs import EpisodeConfig
+from lateralgym.episodes._log import (
+    LOG_SCHEMA_VERSION,
+    EpisodeEnd,
+    EpisodeStart,
+    LLMBlock,
+    LogError,
+    Observation,
+    StepLine,
+    StepLogWriter,
+    read_log,
+)
+from lateralgym.episodes._metrics import (
+    MetricsAccumulator,
+    MetricsError,
+    RunMetrics,
+    compute_metrics,
+    metrics_from_log,
+)
+from lateralgym.episodes._plots import ReportError
+from lateralgym.episodes._replay import Divergence, EpisodeReplay, replay, transcript
+from lateralgym.episodes._report import (
+    compare_markdown,
+    compare_runs,
+    print_metrics,
+    render_metrics,
+    write_report,
+)
+from lateralgym.episodes._runner import EpisodeSpec, RunResult, plan_episodes, run, run_async
+from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
+
+__all__ = [
+    "LOG_SCHEMA_VERSION",
+    "Divergence",
+    "EpisodeConfig",
+    "EpisodeEnd",
+    "EpisodeReplay",
+    "EpisodeSpec",
+    "EpisodeStart",
+    "LLMBlock",
+    "LogError",
+    "MetricsAccumulator",
+    "MetricsError",
+    "Observation",
+    "ReportError",
+    "RunMetrics",
+    "RunResult",
+    "StepLine",
+    "StepLogWriter",
+    "compare_markdown",
+    "compare_runs",
+    "compute_metrics",
+    "metrics_from_log",
+    "plan_episodes",
+    "print_metrics",
+    "read_log",
+    "render_metrics",
+    "replay",
+    "run",
+    "run_async",
+    "transcript",
+    "write_report",
+    "VIEWER_FILE",
+    "ViewerError",
+    "write_viewer",
+]

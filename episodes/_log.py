@@ -24,6 +24,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from lateralgym.envs._errors import LateralGymError
+
 LOG_SCHEMA_VERSION = 1
 """Bumped on any incompatible change to the records below."""
 
@@ -149,7 +151,7 @@ Record = Annotated[EpisodeStart | StepLine | EpisodeEnd, Field(discriminator="ty
 _RECORD: TypeAdapter[EpisodeStart | StepLine | EpisodeEnd] = TypeAdapter(Record)
 
 
-class LogError(ValueError):
+class LogError(LateralGymError, ValueError):
     """A step log is unreadable beyond a torn last line."""
 
 

@@ -1,0 +1,107 @@
+"""RL wrappers for CreativityBench: a discrete action space and numeric observation features.
+
+``DiscreteCreativity`` turns ``lateralgym/Creativity-*-v0`` into an env an RL library can train on:
+
+* actions ``Discrete(E + E * P)`` (``E = max_entities``, ``P = max_parts``): ``a < E`` inspects
+  entity slot ``a``; otherwise ``(i, j) = divmod(a - E, P)`` commits part ``j`` of entity ``i``.
+  A part is only known by name once its entity is revealed (static mode: all; interactive: after
+  inspection); committing an unrevealed part commits a placeholder name, which is wrong. Empty
+  slots are invalid actions (answered by the env, counted as a turn);
+* observations ``Box(0, 1)`` of ``4E + 2EP + 1`` features: entity mask, inspected mask, the turn
+  fraction, each entity name's word overlap with the task, whether each entity is revealed, and
+  per (entity, part) slot a revealed mask and the part's attribute overlap with the task.
+
+``make_vector_env`` builds a ``gymnasium.vector.SyncVectorEnv`` of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from lateralgym.envs._actions import Commit, Inspect, Invalid
+from lateralgym.envs._matching import content_stems
+
+
+def _overlap(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any]):
+    """Discrete actions and numeric features over a CreativityBench env (see the module docstring)."""
+
+    def __init__(self, env: gym.Env[dict[str, Any], Any]) -> None:
+        super().__init__(env)
+        config = env.unwrapped.config  # type: ignore[attr-defined]
+        if config.benchmark != "creativity":
+            raise ValueError(f"DiscreteCreativity wraps CreativityBench envs, not {config.benchmark!r}")
+        self.E, self.P = config.max_entities, config.max_parts
+        self.max_turns = config.max_turns
+        self.action_space = spaces.Discrete(self.E + self.E * self.P)
+        size = 4 * self.E + 2 * self.E * self.P + 1
+        self.observation_space = spaces.Box(0.0, 1.0, shape=(size,), dtype=np.float32)
+        self._public: dict[str, Any] = {}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._public = info["public"]
+        return self._features(obs), info
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(self.decode(int(action)))
+        self._public = info["public"]
+        return self._features(obs), float(reward), terminated, truncated, info
+
+    def decode(self, action: int) -> Inspect | Commit | Invalid:
+        """The env action a discrete action index stands for."""
+        entities: list[str] = self._public.get("entities", [])
+        if not 0 <= action < self.action_space.n:
+            return Invalid(raw=str(action), reason=f"action index out of range 0..{self.action_space.n - 1}")
+        slot, part = (action, None) if action < self.E else divmod(action - self.E, self.P)
+        if slot >= len(entities):
+            return Invalid(raw=str(action), reason=f"entity slot {slot} is empty")
+        name = entities[slot]
+        if part is None:
+            return Inspect(entity=name)
+        parts = list(self._public.get("revealed", {}).get(name, {}))
+        part_name = parts[part] if part < len(parts) else f"part_{part}"
+        return Commit(entity=name, part=part_name, how_to_use="")
+
+    def _features(self, obs: dict[str, Any]) -> np.ndarray:
+        E, P = self.E, self.P
+        need = content_stems(self._public.get("task", "") + " " + " ".join(self._public.get("items", [])))
+        name_overlap = np.zeros(E, dtype=np.float32)
+        revealed_entity = np.zeros(E, dtype=np.float32)
+        part_mask = np.zeros((E, P), dtype=np.float32)
+        part_overlap = np.zeros((E, P), dtype=np.float32)
+        revealed = self._public.get("revealed", {})
+        for i, name in enumerate(self._public.get("entities", [])[:E]):
+            name_overlap[i] = _overlap(need, content_stems(name))
+            if name in revealed:
+                revealed_entity[i] = 1.0
+                for j, (part, attrs) in enumerate(list(revealed[name].items())[:P]):
+                    part_mask[i, j] = 1.0
+                    part_overlap[i, j] = _overlap(need, content_stems(f"{part.replace('_', ' ')} {attrs}"))
+        turn = np.array([min(1.0, float(obs["turn"]) / self.max_turns)], dtype=np.float32)
+        return np.concatenate(
+            [
+                obs["entity_mask"].astype(np.float32),
+                obs["inspected_mask"].astype(np.float32),
+                turn,
+                name_overlap,
+                revealed_entity,
+                part_mask.ravel(),
+                part_overlap.ravel(),
+            ]
+        )
+
+
+def make_vector_env(env_id: str = "lateralgym/Creativity-Interactive-v0", num_envs: int = 4, **kwargs: Any) -> Any:
+    """A ``SyncVectorEnv`` of ``num_envs`` ``DiscreteCreativity`` envs of ``env_id``."""
+    import lateralgym  # noqa: F401 - registers the env ids
+
+    return gym.vector.SyncVectorEnv([lambda: DiscreteCreativity(gym.make(env_id, **kwargs)) for _ in range(num_envs)])

@@ -1,0 +1,185 @@
+"""Run metrics, exactly as the three papers define them, computed by streaming episode ends.
+
+``MetricsAccumulator`` consumes ``episode_end`` records one at a time and keeps only what the
+definitions need: each item's grouping info and one compact summary per repeat (best-of-R looks
+across an item's repeats, BrainTeaser's group accuracy across a group's puzzles, and a re-run of
+the same ``(item, repeat)`` — a retried error after a resume — replaces the earlier record).
+``compute_metrics`` scores any stream of log records; ``metrics_from_log`` scores a step log,
+including a partial one from a killed run.
+
+Conventions shared by every benchmark:
+
+* rates and accuracies are percentages (0-100); SPLAT's O/A is ``mean(1[solved]/Rnd) x 100``;
+* an episode that ended with ``error`` set counts as unsolved / incorrect;
+* with R > 1 repeats per item, each accuracy-like metric appears twice, suffixed
+  ``_best_of_R`` (an item counts when any repeat succeeded) and ``_mean_of_R`` (the plain mean
+  over all episodes); behaviour means (turns, inspections, exploration) are always plain means.
+  BrainTeaser's group accuracy is best-of-R only.
+
+The per-benchmark definitions are in ``_metrics_creativity`` and ``_metrics_puzzles``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lateralgym.envs._errors import LateralGymError
+from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
+from lateralgym.episodes._metrics_base import Scorer
+from lateralgym.episodes._metrics_creativity import CreativityScorer
+from lateralgym.episodes._metrics_puzzles import BrainTeaserScorer, SplatScorer
+
+DEFAULT_MAX_ROUNDS = 15
+"""SPLAT's round limit; an unsolved episode that was not cut off by its config counts this many."""
+
+_SCORERS: dict[str, type[Scorer[Any, Any]]] = {
+    "creativity": CreativityScorer,
+    "brainteaser": BrainTeaserScorer,
+    "splat": SplatScorer,
+}
+
+
+class MetricsError(LateralGymError, ValueError):
+    """There is nothing to score, or the records do not belong together."""
+
+
+class RunMetrics(BaseModel):
+    """The metrics of one run (or of any set of episodes of one benchmark)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    benchmark: str
+    """``creativity``, ``brainteaser`` or ``splat``."""
+    mode: str | None = None
+    """The config's mode when the log says (``static``, ``interactive``, ...)."""
+    episodes: int = 0
+    """Episodes scored (one per item and repeat)."""
+    errored: int = 0
+    """Episodes that ended with an error; they count as unsolved / incorrect."""
+    items: int = 0
+    """Distinct items scored."""
+    repeats: int = 1
+    """R: the most repeats recorded for one item; metric names carry ``_best_of_R`` / ``_mean_of_R`` when > 1."""
+    headline: dict[str, float] = Field(default_factory=dict)
+    """The papers' headline metrics, by name."""
+    breakdowns: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    """Tables by name (``by_gold_level``, ``by_kind``, ``by_band``, ...): one dict per row."""
+    exploration: dict[str, float] = Field(default_factory=dict)
+    """Interactive modes: questions asked, answer-label shares, repeats, coverage, turns before commit."""
+
+
+class MetricsAccumulator:
+    """Scores one benchmark's episodes as they arrive.
+
+    Args:
+        benchmark: the benchmark every added episode must belong to.
+        mode: the config's mode, when known (decides whether CreativityBench's interactive
+            metrics apply; inferred from the episodes otherwise).
+        max_turns: SPLAT's round limit, counted for unsolved episodes that were not truncated
+            by their config (errored ones).
+
+    Raises:
+        MetricsError: ``benchmark`` is not one LateralGym scores.
+    """
+
+    def __init__(self, benchmark: str, *, mode: str | None = None, max_turns: int = DEFAULT_MAX_ROUNDS) -> None:
+        if benchmark not in _SCORERS:
+            raise MetricsError(f"unknown benchmark {benchmark!r}; expected one of {', '.join(_SCORERS)}")
+        self.benchmark = benchmark
+        self._scorer = _SCORERS[benchmark](mode=mode, max_turns=max_turns)
+        self._errored: set[tuple[str, int]] = set()
+
+    @property
+    def mode(self) -> str | None:
+        """The config's mode, if known."""
+        return self._scorer.mode
+
+    @mode.setter
+    def mode(self, mode: str | None) -> None:
+        self._scorer.mode = mode
+
+    def add(self, end: EpisodeEnd) -> None:
+        """Score one finished (or errored) episode.
+
+        Raises:
+            MetricsError: the episode belongs to another benchmark.
+        """
+        if end.benchmark != self.benchmark:
+            raise MetricsError(
+                f"episode {end.episode_id!r} is a {end.benchmark} episode; this accumulator scores {self.benchmark}"
+            )
+        self._scorer.add(end)
+        key = (end.item_id, end.repeat)
+        if end.error is None:
+            self._errored.discard(key)
+        else:
+            self._errored.add(key)
+
+    def result(self) -> RunMetrics:
+        """The metrics of every episode added so far."""
+        scored = self._scorer.score()
+        return RunMetrics(
+            benchmark=self.benchmark,
+            mode=self.mode,
+            episodes=sum(len(r) for r in self._scorer.items.values()),
+            errored=len(self._errored),
+            items=len(self._scorer.items),
+            repeats=max(self._scorer.repeats, 1),
+            headline=scored.headline,
+            breakdowns=scored.breakdowns,
+            exploration=scored.exploration,
+        )
+
+
+def compute_metrics(
+    records: Iterable[EpisodeStart | StepLine | EpisodeEnd], *, max_turns: int = DEFAULT_MAX_ROUNDS
+) -> RunMetrics:
+    """Score a stream of log records; only ``episode_end`` records count.
+
+    The benchmark comes from the end records (from the start records when no episode has
+    finished yet) and the mode from the start records.
+
+    Raises:
+        MetricsError: there are no episodes at all, or the records mix benchmarks.
+    """
+    accumulator: MetricsAccumulator | None = None
+    mode: str | None = None
+    started: str | None = None
+    for record in records:
+        if isinstance(record, EpisodeStart):
+            started = started or record.benchmark
+            if mode is None:
+                mode = record.mode
+                if accumulator is not None and accumulator.mode is None:
+                    accumulator.mode = mode
+        elif isinstance(record, EpisodeEnd):
+            if accumulator is None:
+                accumulator = MetricsAccumulator(record.benchmark, mode=mode, max_turns=max_turns)
+            accumulator.add(record)
+    if accumulator is None:
+        if started is None:
+            raise MetricsError("no episodes to score: the records hold no episode_start or episode_end")
+        accumulator = MetricsAccumulator(started, mode=mode, max_turns=max_turns)
+    return accumulator.result()
+
+
+def metrics_from_log(path: str | Path, *, max_turns: int = DEFAULT_MAX_ROUNDS) -> RunMetrics:
+    """Score a step log (or a run directory holding ``steps.jsonl``); a torn last line is skipped.
+
+    Raises:
+        MetricsError: the log does not exist or holds no episodes.
+        LogError: a line other than the last is not a valid record.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / STEP_LOG
+    if not path.is_file():
+        raise MetricsError(f"{path}: no such step log; pass a run directory or its {STEP_LOG}")
+    try:
+        return compute_metrics(read_log(path), max_turns=max_turns)
+    except MetricsError as exc:
+        raise MetricsError(f"{path}: {exc}") from exc

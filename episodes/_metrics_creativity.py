@@ -1,0 +1,179 @@
+"""CreativityBench metrics: gold / entity correct rates, hallucinations, gold-inspection rate, factors.
+
+Definitions (rates in percent):
+
+* gold correct rate: the committed entity *and* part are the gold ones;
+* entity correct rate: the committed entity is the gold one (whatever the part; a gold-correct
+  answer is entity-correct too);
+* hallucinated-entity rate: the answer named an entity that is not in the scene, over all
+  episodes, reported on its own (a hallucination is also simply wrong);
+* interactive mode: mean turns, mean inspections, and the gold-inspection rate (the gold entity
+  was inspected before the final answer), overall and split by outcome (gold correct / entity
+  correct only / both wrong), as in CreativityBench's Table 4; entity coverage is inspections
+  over the scene's entity count.
+
+Errored episodes count as wrong (and not hallucinated) in the rates; their outcome is partial or
+empty, so they are left out of the behaviour means (turns, inspections, gold inspection, exploration).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from lateralgym.episodes._log import EpisodeEnd
+from lateralgym.episodes._metrics_base import (
+    Exploration,
+    Scored,
+    Scorer,
+    count,
+    exploration_of,
+    lookup,
+    mean,
+    pct,
+    put,
+    put_plain,
+    success_rates,
+    summarise_exploration,
+)
+
+FACTORS = ("cluster_band", "gold_level", "level_kind", "distractor_count", "distractor_similarity")
+"""The sampling factors the accuracy is broken down by (plus the scene)."""
+
+OUTCOME_CLASSES = ("gold_correct", "entity_correct_only", "both_wrong")
+"""CreativityBench Table 4's split of episodes by how the answer scored."""
+
+_ORDER: dict[str, tuple[Any, ...]] = {
+    "cluster_band": ("small", "large"),
+    "level_kind": ("normal", "emergency"),
+    "distractor_similarity": ("similar", "mixed", "dissimilar"),
+}
+UNKNOWN = "unknown"
+"""The group of episodes whose item does not report a factor (an errored episode without metadata)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CreativityAnswer:
+    """The compact outcome of one CreativityBench episode."""
+
+    errored: bool
+    gold: bool
+    entity: bool
+    hallucinated: bool
+    turns: int
+    inspections: int
+    entity_count: int
+    gold_inspected: bool
+    explore: Exploration
+
+    @property
+    def outcome_class(self) -> str:
+        """``gold_correct``, ``entity_correct_only`` or ``both_wrong``."""
+        return "gold_correct" if self.gold else "entity_correct_only" if self.entity else "both_wrong"
+
+
+class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
+    """Scores CreativityBench (static, CoT and interactive)."""
+
+    def summarise(self, end: EpisodeEnd) -> CreativityAnswer:
+        ok = end.error is None
+        outcome = end.outcome
+        gold = ok and bool(outcome.get("gold_correct", False))
+        committed = ok and bool(outcome.get("committed", gold))
+        return CreativityAnswer(
+            errored=not ok,
+            gold=gold,
+            entity=gold or (ok and bool(outcome.get("entity_correct", False))),
+            hallucinated=ok and bool(outcome.get("hallucinated", False)),
+            turns=end.turns or count(end, "turns"),
+            inspections=count(end, "inspections"),
+            entity_count=count(end, "entity_count") or int(end.meta.get("entity_count", 0) or 0),
+            gold_inspected=ok and bool(outcome.get("gold_inspected", False)),
+            explore=exploration_of(end, committed),
+        )
+
+    def describe(self, end: EpisodeEnd) -> dict[str, Any]:
+        factors = lookup(end, "factors")
+        factors = factors if isinstance(factors, dict) else {}
+        info = {name: factors.get(name, end.meta.get(name)) for name in FACTORS}
+        if info["level_kind"] is None and isinstance(info["gold_level"], int):
+            info["level_kind"] = "normal" if info["gold_level"] == 0 else "emergency"
+        info["scene"] = lookup(end, "scene")
+        return {key: UNKNOWN if value is None else value for key, value in info.items()}
+
+    def interactive(self) -> bool:
+        """Whether the run explored (interactive mode), so turn and inspection metrics mean something."""
+        if self.mode is not None:
+            return self.mode == "interactive"
+        return any(a.inspections or a.explore.questions or a.turns > 1 for a in self.episodes())
+
+    def score(self) -> Scored:
+        scored = Scored()
+        repeats = self.repeats
+        answers = list(self.episodes())
+        put(scored.headline, "gold_correct_rate", *success_rates(self.per_item(lambda a: a.gold)), repeats)
+        put(scored.headline, "entity_correct_rate", *success_rates(self.per_item(lambda a: a.entity)), repeats)
+        put_plain(scored.headline, "hallucinated_rate", pct(sum(a.hallucinated for a in answers), len(answers)))
+        if self.interactive():
+            self._interactive(scored, [a for a in answers if not a.errored])
+        for factor in (*FACTORS, "scene"):
+            scored.breakdowns[f"by_{factor}"] = self._breakdown(factor)
+        return scored
+
+    def _interactive(self, scored: Scored, finished: list[CreativityAnswer]) -> None:
+        headline = scored.headline
+        put_plain(headline, "mean_turns", mean(a.turns for a in finished))
+        put_plain(headline, "mean_inspections", mean(a.inspections for a in finished))
+        put_plain(headline, "gold_inspection_rate", pct(sum(a.gold_inspected for a in finished), len(finished)))
+        rows: list[dict[str, Any]] = []
+        for outcome_class in OUTCOME_CLASSES:
+            group = [a for a in finished if a.outcome_class == outcome_class]
+            rate = pct(sum(a.gold_inspected for a in group), len(group))
+            short = "entity_only" if outcome_class == "entity_correct_only" else outcome_class
+            put_plain(headline, f"gold_inspection_rate_{short}", rate)
+            row: dict[str, Any] = {"outcome": outcome_class, "episodes": len(group)}
+            put_plain(row, "share", pct(len(group), len(finished)))
+            put_plain(row, "mean_turns", mean(a.turns for a in group))
+            put_plain(row, "mean_inspections", mean(a.inspections for a in group))
+            put_plain(row, "gold_inspection_rate", rate)
+            rows.append(row)
+        scored.breakdowns["by_outcome"] = rows
+        exploration = summarise_exploration([a.explore for a in finished])
+        put_plain(exploration, "mean_inspections", mean(a.inspections for a in finished))
+        put_plain(
+            exploration,
+            "entity_coverage",
+            mean(100.0 * a.inspections / a.entity_count for a in finished if a.entity_count > 0),
+        )
+        scored.exploration = exploration
+
+    def _breakdown(self, factor: str) -> list[dict[str, Any]]:
+        groups: dict[Any, list[str]] = defaultdict(list)
+        for item_id, info in self.info.items():
+            groups[info[factor]].append(item_id)
+        repeats = self.repeats
+        rows = []
+        for value in sorted(groups, key=lambda v: _sort_key(factor, v)):
+            items = groups[value]
+            row: dict[str, Any] = {
+                factor: value,
+                "items": len(items),
+                "episodes": sum(len(self.items[i]) for i in items),
+            }
+            put(row, "gold_correct_rate", *success_rates(self.per_item(lambda a: a.gold, items)), repeats)
+            put(row, "entity_correct_rate", *success_rates(self.per_item(lambda a: a.entity, items)), repeats)
+            rows.append(row)
+        return rows
+
+
+def _sort_key(factor: str, value: Any) -> tuple[int, float, str]:
+    """Known categories in their natural order, numbers ascending, ``unknown`` last."""
+    if value == UNKNOWN:
+        return (3, 0.0, "")
+    order = _ORDER.get(factor, ())
+    if value in order:
+        return (0, float(order.index(value)), "")
+    if isinstance(value, int | float):
+        return (1, float(value), "")
+    return (2, 0.0, str(value))

@@ -1,0 +1,197 @@
+"""Replay: re-step the env from a run's logged actions and check every observation and reward.
+
+The env is rebuilt from the run's ``config.yaml`` and dataset. Offline judges are deterministic
+and run live; for any other judge (an LLM) the judge's logged labels are replayed, so a replay
+costs no API call and still verifies the env's own logic step by step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from lateralgym.envs import QA, Commit, ConfigError, EpisodeConfig, Item, JudgeReply
+from lateralgym.envs._datasets import load_config_items
+from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, observation_text, read_log
+from lateralgym.judges import OFFLINE_JUDGES, make_judge
+from pydantic import BaseModel
+
+
+class Divergence(BaseModel):
+    """The first place a replay differs from the log."""
+
+    episode_id: str
+    step: int
+    """0 for the first observation."""
+    field: str
+    expected: str
+    got: str
+
+    def describe(self) -> str:
+        return (
+            f"episode {self.episode_id}, step {self.step}: {self.field} differs\n"
+            f"  logged:   {self.expected[:300]!r}\n  replayed: {self.got[:300]!r}"
+        )
+
+
+class EpisodeReplay(BaseModel):
+    """One replayed episode."""
+
+    episode_id: str
+    item_id: str
+    steps: int
+    complete: bool
+    """False when the log has no end record for it (a killed run)."""
+    divergence: Divergence | None = None
+
+
+class LoggedJudge:
+    """Replays a run's logged judge labels in order (for LLM judges)."""
+
+    def __init__(self, name: str, replies: list[tuple[str, str | None]]) -> None:
+        self.name = name
+        self._replies: Iterator[tuple[str, str | None]] = iter(replies)
+
+    def _next(self) -> JudgeReply:
+        label, hint = next(self._replies, ("irrelevant", None))
+        return JudgeReply(label=label, hint=hint)  # type: ignore[arg-type]
+
+    def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
+        return self._next()
+
+    def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
+        from lateralgym.envs import CreativityTask, MCQPuzzle
+        from lateralgym.judges import grade_choice, grade_creativity
+
+        reply = self._next()
+        if isinstance(item, CreativityTask):  # correctness is exact match, whatever the rubric said
+            return grade_creativity(item, commit)
+        if isinstance(item, MCQPuzzle):
+            return grade_choice(item, commit)
+        return reply
+
+
+def _logged_hint(line: StepLine, run_dir: Path) -> str | None:
+    """The hint the env forwarded in a logged reply (``Not yet. Hint: ...``), if any."""
+    text = observation_text(line.reply, run_dir).split("\n")[0]
+    return text.split("Hint: ", 1)[1] if text.startswith("Not yet. Hint: ") else None
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def load_episodes(run_dir: Path, episode: str | None = None) -> dict[str, list[EpisodeStart | StepLine | EpisodeEnd]]:
+    """The log's records grouped by episode id, in log order."""
+    log = run_dir / STEP_LOG
+    if not log.exists():
+        raise ConfigError(f"{run_dir} has no {STEP_LOG}: is it a run directory?")
+    grouped: dict[str, list[EpisodeStart | StepLine | EpisodeEnd]] = {}
+    for record in read_log(log):
+        if episode is None or record.episode_id == episode or record.item_id == episode:
+            grouped.setdefault(record.episode_id, []).append(record)
+    if episode is not None and not grouped:
+        raise ConfigError(f"no episode or item {episode!r} in {log}")
+    return grouped
+
+
+def _run_config(run_dir: Path) -> tuple[EpisodeConfig, dict[str, Any]]:
+    config = EpisodeConfig.from_file(run_dir / "config.yaml")
+    manifest_path = run_dir / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    return config, manifest
+
+
+def replay(run_dir: str | Path, episode: str | None = None) -> list[EpisodeReplay]:
+    """Re-step every (or one) episode of a run and compare with the log.
+
+    Returns:
+        One ``EpisodeReplay`` per episode, with the first divergence when there is one.
+    """
+    from lateralgym.episodes._runner import _env_class
+
+    run_dir = Path(run_dir)
+    config, manifest = _run_config(run_dir)
+    items = load_config_items(config)
+    judge_spec = manifest.get("judge", config.judge)
+    results = []
+    for episode_id, records in load_episodes(run_dir, episode).items():
+        start = next((r for r in records if isinstance(r, EpisodeStart)), None)
+        steps = [r for r in records if isinstance(r, StepLine) and r.agent == "player"]
+        complete = any(isinstance(r, EpisodeEnd) for r in records)
+        if start is None:
+            continue
+        judge = (
+            make_judge(judge_spec)
+            if judge_spec in OFFLINE_JUDGES
+            else LoggedJudge(judge_spec, [(s.judge_label, _logged_hint(s, run_dir)) for s in steps if s.judge_label])
+        )
+        env = _env_class(config)(config, items=items, judge=judge)
+        obs, _ = env.reset(seed=start.seed, options={"item_id": start.item_id})
+        divergence = None
+        if _sha(obs["text"]) != start.observation.sha256:
+            divergence = Divergence(
+                episode_id=episode_id,
+                step=0,
+                field="first observation",
+                expected=observation_text(start.observation, run_dir),
+                got=obs["text"],
+            )
+        for line in steps:
+            if divergence is not None or env.done:
+                break
+            obs, reward, terminated, truncated, _ = env.step(line.action)
+            checks = [
+                (
+                    "observation",
+                    _sha(obs["text"]) == line.reply.sha256,
+                    observation_text(line.reply, run_dir),
+                    obs["text"],
+                ),
+                ("reward", reward == line.reward, str(line.reward), str(reward)),
+                ("terminated", terminated == line.terminated, str(line.terminated), str(terminated)),
+                ("truncated", truncated == line.truncated, str(line.truncated), str(truncated)),
+            ]
+            for field, ok, expected, got in checks:
+                if not ok:
+                    divergence = Divergence(
+                        episode_id=episode_id, step=line.step, field=field, expected=expected, got=got
+                    )
+                    break
+        results.append(
+            EpisodeReplay(
+                episode_id=episode_id, item_id=start.item_id, steps=len(steps), complete=complete, divergence=divergence
+            )
+        )
+    return results
+
+
+def transcript(run_dir: str | Path, episode: str | None = None) -> str:
+    """A readable transcript of the run's (or one) episodes: player, env/judge replies, rewards."""
+    run_dir = Path(run_dir)
+    out = []
+    for episode_id, records in load_episodes(run_dir, episode).items():
+        for record in records:
+            if isinstance(record, EpisodeStart):
+                out.append(
+                    f"=== {episode_id} (item {record.item_id}, seed {record.seed}, player {record.player}, "
+                    f"judge {record.judge}) ==="
+                )
+                out.append(observation_text(record.observation, run_dir))
+            elif isinstance(record, StepLine):
+                fields = {k: v for k, v in record.action.items() if k != "kind"}
+                action = f"{record.action['kind']} {json.dumps(fields, ensure_ascii=False)}"
+                out.append(f"--- step {record.step}")
+                out.append(f"{record.agent}: {action}" + ("" if record.valid else "  [invalid]"))
+                if record.llm and record.llm.raw_text:
+                    out.append(f"  (raw) {record.llm.raw_text[:500]}")
+                judge = f" [judge: {record.judge_label}]" if record.judge_label else ""
+                out.append(f"env: {observation_text(record.reply, run_dir)}{judge}  (reward {record.reward:g})")
+            else:
+                status = f"ERROR {record.error}" if record.error else json.dumps(record.outcome, default=str)
+                out.append(f"=== end {episode_id}: reward {record.reward:g}, turns {record.turns}: {status}")
+        out.append("")
+    return "\n".join(out)

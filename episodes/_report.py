@@ -1,0 +1,217 @@
+"""Metrics for people: terminal tables, a Markdown report with plots, and runs side by side.
+
+``render_metrics`` / ``print_metrics`` draw a run's headline, breakdowns and exploration as rich
+tables. ``write_report`` writes ``report.md`` into a run directory, with PNG figures under
+``plots/`` linked by relative paths. ``compare_runs`` / ``compare_markdown`` put several runs'
+headline metrics side by side, one column per run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from lateralgym.episodes._log import STEP_LOG
+from lateralgym.episodes._metrics import RunMetrics, metrics_from_log
+from lateralgym.episodes._plots import Plot, write_plots
+
+REPORT = "report.md"
+MANIFEST = "manifest.json"
+
+_NOTE = (
+    "Rates and accuracies are percentages; SPLAT's O/A is mean(1[solved] / Rnd) x 100. Errored episodes "
+    "count as incorrect. With R > 1 repeats, `_best_of_R` counts an item when any repeat succeeded and "
+    "`_mean_of_R` is the plain mean over episodes."
+)
+
+
+def format_value(value: Any) -> str:
+    """A cell's text: floats with two decimals, blanks for missing values."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
+def _columns(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Every key of the rows, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for row in rows:
+        seen.update(dict.fromkeys(row))
+    return list(seen)
+
+
+def _summary(metrics: RunMetrics) -> str:
+    mode = f" ({metrics.mode})" if metrics.mode else ""
+    return (
+        f"{metrics.benchmark}{mode}: {metrics.episodes} episodes ({metrics.errored} errored), "
+        f"{metrics.items} items, R = {metrics.repeats}"
+    )
+
+
+def render_metrics(metrics: RunMetrics) -> list[Table]:
+    """The headline table, one table per breakdown, and the exploration table when there is one."""
+    title = f"Headline — {_summary(metrics)}"
+    headline = Table(title=title, title_justify="left", min_width=len(title))
+    headline.add_column("metric")
+    headline.add_column("value", justify="right")
+    for name, value in metrics.headline.items():
+        headline.add_row(name, format_value(value))
+    tables = [headline]
+    for name, rows in metrics.breakdowns.items():
+        table = Table(title=name, title_justify="left")
+        columns = _columns(rows)
+        for n, column in enumerate(columns):
+            table.add_column(column, justify="left" if n == 0 else "right")
+        for row in rows:
+            table.add_row(*(format_value(row.get(c)) for c in columns))
+        tables.append(table)
+    if metrics.exploration:
+        exploration = Table(title="exploration", title_justify="left")
+        exploration.add_column("measure")
+        exploration.add_column("value", justify="right")
+        for name, value in metrics.exploration.items():
+            exploration.add_row(name, format_value(value))
+        tables.append(exploration)
+    return tables
+
+
+def print_metrics(metrics: RunMetrics, console: Console | None = None) -> None:
+    """Print ``render_metrics`` to the console (a new one on stdout by default)."""
+    console = console or Console()
+    for table in render_metrics(metrics):
+        console.print(table)
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    """The run's ``manifest.json``, or an empty dict when there is none (or it is unreadable)."""
+    try:
+        data = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _cell(value: Any) -> str:
+    return format_value(value).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A GitHub-flavoured Markdown table, numbers right-aligned after the first column."""
+    lines = [
+        "| " + " | ".join(_cell(h) for h in header) + " |",
+        "|" + "|".join(":---" if n == 0 else "---:" for n in range(len(header))) + "|",
+    ]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _spec(value: Any) -> str:
+    """A manifest entry as text: a spec string, or a config's name."""
+    if isinstance(value, dict):
+        return str(value.get("name") or value.get("spec") or json.dumps(value, sort_keys=True))
+    return "" if value is None else str(value)
+
+
+def write_report(run_dir: Path, metrics: RunMetrics | None = None) -> Path:
+    """Write ``run_dir/report.md`` and its figures under ``run_dir/plots``.
+
+    Args:
+        run_dir: the run directory (holding ``steps.jsonl`` and, optionally, ``manifest.json``).
+        metrics: the run's metrics; computed from ``run_dir/steps.jsonl`` when not given.
+
+    Returns:
+        The path of ``report.md``.
+
+    Raises:
+        ReportError: matplotlib is not installed (``pip install 'lateralgym[plots]'``).
+        MetricsError: the step log holds no episodes.
+    """
+    run_dir = Path(run_dir)
+    if metrics is None:
+        metrics = metrics_from_log(run_dir / STEP_LOG)
+    plots = write_plots(metrics, run_dir)
+    manifest = read_manifest(run_dir)
+    about = [
+        ("run", _spec(manifest.get("run_id")) or run_dir.name),
+        ("player", _spec(manifest.get("player"))),
+        ("config", _spec(manifest.get("config"))),
+        ("benchmark", metrics.benchmark),
+        ("mode", metrics.mode or ""),
+        ("episodes", f"{metrics.episodes} ({metrics.errored} errored)"),
+        ("items", metrics.items),
+        ("repeats (R)", metrics.repeats),
+    ]
+    parts = [
+        f"# LateralGym report: {run_dir.name}",
+        markdown_table(["", ""], [(k, v) for k, v in about if v != ""]),
+        _NOTE,
+        "## Headline",
+        markdown_table(["metric", "value"], metrics.headline.items()),
+    ]
+    if metrics.breakdowns:
+        parts.append("## Breakdowns")
+    for name, rows in metrics.breakdowns.items():
+        columns = _columns(rows)
+        parts += [f"### {name}", markdown_table(columns, ([row.get(c) for c in columns] for row in rows))]
+        parts += [_image(plot) for plot in plots.get(name, [])]
+    if metrics.exploration:
+        parts += ["## Exploration", markdown_table(["measure", "value"], metrics.exploration.items())]
+    path = run_dir / REPORT
+    path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    return path
+
+
+def _image(plot: Plot) -> str:
+    title, relative = plot
+    return f"![{title}]({relative})"
+
+
+def _run_label(run_dir: Path, markdown: bool) -> str:
+    player = _spec(read_manifest(run_dir).get("player"))
+    if not player:
+        return run_dir.name
+    return f"{run_dir.name} ({player})" if markdown else f"{run_dir.name}\n{player}"
+
+
+def _comparison(run_dirs: Sequence[Path]) -> tuple[list[str], list[list[Any]]]:
+    """Row names and, per row, each run's value (None when the run lacks the metric)."""
+    runs = [metrics_from_log(Path(d) / STEP_LOG) for d in run_dirs]
+    names = _columns([m.headline for m in runs])
+    rows: list[list[Any]] = [
+        ["benchmark", *(m.benchmark for m in runs)],
+        ["episodes", *(m.episodes for m in runs)],
+        ["errored", *(m.errored for m in runs)],
+    ]
+    rows += [[name, *(m.headline.get(name) for m in runs)] for name in names]
+    return [_run_label(Path(d), True) for d in run_dirs], rows
+
+
+def compare_runs(run_dirs: Sequence[Path]) -> Table:
+    """Several runs' headline metrics side by side: one column per run (dir name and player).
+
+    Raises:
+        MetricsError: a run's step log holds no episodes.
+    """
+    _, rows = _comparison(run_dirs)
+    table = Table(title="Runs compared", title_justify="left")
+    table.add_column("metric")
+    for run_dir in run_dirs:
+        table.add_column(_run_label(Path(run_dir), False), justify="right")
+    for row in rows:
+        table.add_row(*(format_value(v) for v in row))
+    return table
+
+
+def compare_markdown(run_dirs: Sequence[Path]) -> str:
+    """``compare_runs`` as a Markdown table."""
+    labels, rows = _comparison(run_dirs)
+    return markdown_table(["metric", *labels], rows)

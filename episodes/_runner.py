@@ -1,0 +1,334 @@
+"""Roll out a player against a config's env for many episodes, concurrently, into a run directory.
+
+A run directory holds ``config.yaml`` (the resolved config), ``manifest.json`` (package version,
+specs, seeds, the episode plan; no secrets, no git), ``steps.jsonl`` (the step log) and
+``summary.json`` (the metrics). ``run(..., resume=RUN_DIR)`` finishes a killed run: episodes with
+an end record are kept, partial ones are dropped from the log and run again, so every episode is
+counted exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import os
+import platform
+import secrets
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from lateralgym.agents import Agent, make_agent
+from lateralgym.envs import ConfigError, EpisodeConfig, Item, Judge, LateralEnv
+from lateralgym.envs._datasets import load_config_items
+from lateralgym.episodes._log import (
+    STEP_LOG,
+    EpisodeEnd,
+    EpisodeStart,
+    LLMBlock,
+    StepLine,
+    StepLogWriter,
+    observation,
+    read_log,
+)
+from lateralgym.judges import make_judge
+from pydantic import BaseModel, ConfigDict
+
+import lateralgym
+
+AgentFactory = Callable[[int], Agent]
+"""Builds a fresh player for an episode from the episode's seed."""
+
+
+class EpisodeSpec(BaseModel):
+    """One planned episode."""
+
+    model_config = ConfigDict(frozen=True)
+
+    episode_id: str
+    item_id: str
+    repeat: int
+    seed: int
+
+
+class RunResult(BaseModel):
+    """Where a run is and what it measured."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    run_dir: Path
+    run_id: str
+    planned: int
+    ran: int
+    """Episodes run in this call (the rest were done before a resume)."""
+    metrics: Any
+    """``RunMetrics`` of all finished episodes."""
+
+
+def plan_episodes(items: Sequence[Item], seed: int, limit: int | None = None, repeats: int = 1) -> list[EpisodeSpec]:
+    """The first ``limit`` items (all when None) in dataset order, each ``repeats`` times.
+
+    Episode k gets seed ``seed + k``, so the same config, seed and agents give the same episodes.
+    """
+    chosen = list(items)[: limit if limit is not None else None]
+    plan = []
+    for item in chosen:
+        for r in range(repeats):
+            k = len(plan)
+            item_id = str(item.id)
+            plan.append(EpisodeSpec(episode_id=f"{item_id}#{r}", item_id=item_id, repeat=r, seed=seed + k))
+    return plan
+
+
+def item_meta(item: Item) -> dict[str, Any]:
+    """Public metadata of an item for filtering and breakdowns (nothing hidden)."""
+    from lateralgym.envs import CreativityTask, MCQPuzzle, SituationPuzzle
+
+    if isinstance(item, CreativityTask):
+        f = item.factors
+        return {
+            "scene": item.scene,
+            "cluster_band": f.cluster_band,
+            "gold_level": f.gold_level,
+            "distractor_count": f.distractor_count,
+            "distractor_similarity": f.distractor_similarity,
+        }
+    if isinstance(item, MCQPuzzle):
+        return {"group_id": item.group_id, "kind": item.kind, "variant": item.variant}
+    if isinstance(item, SituationPuzzle):
+        return {"title": item.title, "difficulty": item.difficulty, "band": item.band}
+    return {}
+
+
+def _env_class(config: EpisodeConfig) -> type[LateralEnv[Any]]:
+    from lateralgym.envs import BrainTeaserEnv, CreativityEnv, SplatEnv
+
+    return {"creativity": CreativityEnv, "brainteaser": BrainTeaserEnv, "splat": SplatEnv}[config.benchmark]
+
+
+async def run_episode(
+    spec: EpisodeSpec,
+    env: LateralEnv[Any],
+    agent: Agent,
+    writer: StepLogWriter,
+    run_id: str,
+    run_dir: Path,
+    player: str,
+) -> EpisodeEnd:
+    """Play one episode, logging every step; an agent failure ends the episode with ``error`` set."""
+    config = env.config
+    obs, info = env.reset(seed=spec.seed, options={"item_id": spec.item_id})
+    meta = item_meta(env.item)
+    ids = {"run_id": run_id, "episode_id": spec.episode_id, "item_id": spec.item_id}
+    writer.write(
+        EpisodeStart(
+            **ids,
+            repeat=spec.repeat,
+            seed=spec.seed,
+            config=config.name,
+            benchmark=config.benchmark,
+            mode=config.mode,
+            player=player,
+            judge=getattr(env.judge, "name", "?"),
+            observation=observation(obs["text"], run_dir),
+            meta=meta,
+        )
+    )
+    agent.reset(obs, info, seed=spec.seed)
+    total, error = 0.0, None
+    terminated = truncated = False
+    usage: dict[str, Any] = {}
+    while not (terminated or truncated):
+        try:
+            action = await agent.act_async(obs, info)
+        except Exception as exc:  # noqa: BLE001 - any agent failure must end the episode, not the run
+            error = f"{type(exc).__name__}: {exc}"
+            break
+        before = obs["text"]
+        obs, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        record = env.records[-1]
+        llm: LLMBlock | None = getattr(agent, "last_llm", None)
+        if llm is not None:
+            usage["prompt_tokens"] = usage.get("prompt_tokens", 0) + llm.prompt_tokens
+            usage["completion_tokens"] = usage.get("completion_tokens", 0) + llm.completion_tokens
+            usage["calls"] = usage.get("calls", 0) + (0 if llm.cache_hit else 1)
+        writer.write(
+            StepLine(
+                **ids,
+                step=record.turn,
+                action=record.action,
+                valid=record.valid,
+                observation=observation(before, run_dir),
+                reply=observation(obs["text"], run_dir),
+                reward=reward,
+                judge_label=record.judge_label,
+                judge_raw=record.judge_raw,
+                terminated=terminated,
+                truncated=truncated,
+                llm=llm,
+            )
+        )
+    outcome = info.get("outcome", {}) if error is None else env.outcome()
+    end = EpisodeEnd(
+        **ids,
+        repeat=spec.repeat,
+        benchmark=config.benchmark,
+        outcome=outcome,
+        meta=meta,
+        reward=total,
+        turns=env.turn,
+        terminated=terminated,
+        truncated=truncated,
+        error=error,
+        usage=usage,
+    )
+    writer.write(end)
+    writer.sync()
+    return end
+
+
+def finished_episodes(log_path: Path) -> set[str]:
+    """Episode ids that have an end record."""
+    if not log_path.exists():
+        return set()
+    return {r.episode_id for r in read_log(log_path) if isinstance(r, EpisodeEnd)}
+
+
+def drop_partial_episodes(log_path: Path) -> int:
+    """Rewrite the log without the lines of episodes that never ended (atomically). Returns lines dropped."""
+    if not log_path.exists():
+        return 0
+    done = finished_episodes(log_path)
+    kept = [r.model_dump_json(exclude_none=True) for r in read_log(log_path) if r.episode_id in done]
+    raw_lines = sum(1 for line in log_path.read_text(encoding="utf-8").splitlines() if line.strip())
+    dropped = raw_lines - len(kept)
+    if dropped:
+        tmp = log_path.with_suffix(".jsonl.tmp")
+        tmp.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+        os.replace(tmp, log_path)
+    return dropped
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def new_run_dir(root: Path, config_name: str) -> tuple[Path, str]:
+    """A fresh ``root/<config>-<timestamp>-<random>`` directory and its run id."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    run_id = f"{config_name}-{stamp}-{secrets.token_hex(3)}"
+    path = root / run_id
+    path.mkdir(parents=True, exist_ok=False)
+    return path, run_id
+
+
+async def run_async(
+    config: EpisodeConfig,
+    *,
+    player: str | None = None,
+    judge: Judge | str | None = None,
+    items: Sequence[Item] | None = None,
+    agent_factory: AgentFactory | None = None,
+    limit: int | None = None,
+    repeats: int = 1,
+    concurrency: int = 4,
+    out: str | Path = "runs",
+    resume: str | Path | None = None,
+    progress: bool = True,
+) -> RunResult:
+    """Run ``limit`` items x ``repeats`` episodes of ``config``; see ``run``."""
+    from lateralgym.episodes._metrics import compute_metrics
+    from lateralgym.episodes._progress import RunProgress
+
+    if resume is not None:
+        run_dir = Path(resume)
+        manifest_path = run_dir / "manifest.json"
+        if not manifest_path.exists():
+            raise ConfigError(f"{run_dir} is not a run directory (no manifest.json); pass the directory a run created")
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        config = EpisodeConfig.from_file(run_dir / "config.yaml")
+        player, run_id = manifest["player"], manifest["run_id"]
+        judge = judge or manifest["judge"]
+        limit, repeats = manifest["limit"], manifest["repeats"]
+    else:
+        run_dir, run_id = new_run_dir(Path(out), config.name)
+        manifest = {}
+    player = player or config.player
+    if items is None:
+        items = load_config_items(config)
+    judge_obj = make_judge(judge or config.judge) if judge is None or isinstance(judge, str) else judge
+    plan = plan_episodes(items, config.seed, limit, repeats)
+    if not plan:
+        raise ConfigError("nothing to run: the dataset is empty or --limit is 0")
+    if resume is None:
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
+        manifest = {
+            "run_id": run_id,
+            "lateralgym_version": lateralgym.__version__,
+            "log_schema_version": 1,
+            "created": dt.datetime.now(dt.UTC).isoformat(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "config": config.name,
+            "benchmark": config.benchmark,
+            "player": player,
+            "judge": getattr(judge_obj, "name", str(judge)),
+            "dataset": config.dataset or "sample",
+            "seed": config.seed,
+            "limit": limit,
+            "repeats": repeats,
+            "concurrency": concurrency,
+            "episodes": [s.model_dump() for s in plan],
+        }
+        _write_json(run_dir / "manifest.json", manifest)
+    log_path = run_dir / STEP_LOG
+    drop_partial_episodes(log_path)
+    done = finished_episodes(log_path)
+    todo = [s for s in plan if s.episode_id not in done]
+    factory = agent_factory or (lambda seed: make_agent(player, items=items, seed=seed))
+    env_class = _env_class(config)
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+    writer = StepLogWriter(log_path)
+    bar = RunProgress(total=len(plan), done=len(done), label=config.name, enabled=progress)
+
+    async def one(spec: EpisodeSpec) -> None:
+        async with semaphore:
+            env = env_class(config, items=items, judge=judge_obj)
+            end = await run_episode(spec, env, factory(spec.seed), writer, run_id, run_dir, player)
+            bar.advance(end)
+
+    try:
+        with bar:
+            await asyncio.gather(*(one(spec) for spec in todo))
+    finally:
+        writer.close()
+    metrics = compute_metrics(read_log(log_path))
+    _write_json(run_dir / "summary.json", metrics.model_dump(mode="json"))
+    return RunResult(run_dir=run_dir, run_id=run_id, planned=len(plan), ran=len(todo), metrics=metrics)
+
+
+def run(config: EpisodeConfig | str, **kwargs: Any) -> RunResult:
+    """Run episodes of ``config`` (an ``EpisodeConfig``, a shipped config name or a YAML path).
+
+    Keyword Args:
+        player: player spec (default ``config.player``): ``random``, ``heuristic``, ``oracle``, ``human``.
+        judge: a judge or judge spec (default ``config.judge``).
+        items: items to run on (default ``config.dataset`` or the sample data).
+        agent_factory: builds a player from a seed (overrides ``player``'s construction).
+        limit: run only the first ``limit`` items.
+        repeats: run each item this many times (SPLAT reports best-of-R).
+        concurrency: episodes in flight at once.
+        out: directory under which the run directory is created (default ``runs``).
+        resume: a run directory to finish instead of starting a new run.
+        progress: show a progress bar.
+
+    Returns:
+        The run directory, counts and metrics.
+    """
+    cfg = config if isinstance(config, EpisodeConfig) else EpisodeConfig.named(config)
+    return asyncio.run(run_async(cfg, **kwargs))

@@ -1,0 +1,231 @@
+"""The ``lateralgym`` command: parses arguments and calls ``lateralgym.episodes`` (nothing else here)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from lateralgym.envs import SHIPPED_CONFIGS, LateralGymError
+
+DESCRIPTION = """\
+LateralGym: roll out players against CreativityBench, BrainTeaser and SPLAT scenes.
+
+Everything runs offline by default (scripted players, rule judges, the sample data shipped in
+the package). Examples:
+
+  lateralgym run creativity-interactive              # heuristic player, KB judge, sample tasks
+  lateralgym run splat --player oracle --limit 5     # 5 puzzles, upper bound
+  lateralgym run brainteaser --data SP-train.npy     # the official BrainTeaser file
+  lateralgym run splat --resume runs/splat-...       # finish a killed run
+  lateralgym report runs/splat-...                   # tables + Markdown report with plots
+  lateralgym data stats puzzles.xlsx                 # what a dataset file holds
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lateralgym", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser(
+        "run",
+        help="run episodes of a config and print the results table",
+        description="Run episodes of a config into a run directory (config, manifest, step log, summary) "
+        "and print the metrics.",
+    )
+    run.add_argument(
+        "config",
+        nargs="?",
+        help=f"a shipped config ({', '.join(SHIPPED_CONFIGS)}) or a YAML file; omit with --resume",
+    )
+    run.add_argument("--data", metavar="PATH", help="dataset file (official release format or LateralGym JSONL)")
+    run.add_argument("--player", help="player: random, heuristic, oracle, human (default: the config's)")
+    run.add_argument("--judge", help="judge: exact, kb, reference (default: the config's)")
+    run.add_argument("--limit", type=int, metavar="N", help="run only the first N items")
+    run.add_argument("--repeats", type=int, default=1, metavar="R", help="episodes per item (best-of-R and mean)")
+    run.add_argument("--concurrency", type=int, default=4, metavar="C", help="episodes in flight (default 4)")
+    run.add_argument("--seed", type=int, help="base seed (default: the config's); episode k uses seed+k")
+    run.add_argument("--max-turns", type=int, metavar="T", help="override the config's turn limit")
+    run.add_argument("--out", default="runs", metavar="DIR", help="where run directories go (default ./runs)")
+    run.add_argument("--resume", metavar="RUN_DIR", help="finish a killed run instead of starting one")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    data = sub.add_parser("data", help="inspect dataset files")
+    data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
+    stats = data_sub.add_parser(
+        "stats",
+        help="detect a dataset file's format, load it and print its counts",
+        description="Detect the "
+        "format (brainteaser .npy, SPLAT .xlsx, CreativityBench / LatEval .json, LateralGym .jsonl), load the "
+        "file and print its counts, or an error naming the file, record and field.",
+    )
+    stats.add_argument("path", help="the dataset file")
+    stats.add_argument("--format", help="skip detection: brainteaser, splat, lateval, creativitybench, jsonl")
+
+    replay = sub.add_parser(
+        "replay",
+        help="re-step a run's episodes from the log, verify them and print the transcript",
+        description="Rebuild the env from the run's config, re-apply every logged action and check each "
+        "observation, reward and ending against the log; report the first divergence precisely. Offline "
+        "judges run live; an LLM judge's logged replies are replayed (no API calls).",
+    )
+    replay.add_argument("run_dir", help="a run directory")
+    replay.add_argument("--episode", metavar="ID", help="only this episode id (ITEM#REPEAT) or item id")
+    replay.add_argument("--quiet", action="store_true", help="verify only; no transcript")
+
+    view = sub.add_parser("view", help="write a self-contained HTML viewer of a run's episodes")
+    view.add_argument("run_dir", help="a run directory")
+    view.add_argument("--out", metavar="FILE", help="where to write the HTML (default RUN_DIR/viewer.html)")
+
+    report = sub.add_parser(
+        "report",
+        help="print a run's metrics and write RUN_DIR/report.md with plots",
+        description="Compute the papers' metrics by streaming the step log (works on partial runs), print "
+        "them, and write a Markdown report with matplotlib plots of every breakdown.",
+    )
+    report.add_argument("run_dir", help="a run directory")
+
+    compare = sub.add_parser("compare", help="put several runs' headline metrics side by side")
+    compare.add_argument("run_dirs", nargs="+", help="run directories")
+    compare.add_argument("--markdown", action="store_true", help="print a Markdown table instead")
+
+    sub.add_parser("configs", help="list the shipped configs")
+    return parser
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from lateralgym.episodes import replay, transcript
+
+    if not args.quiet:
+        print(transcript(args.run_dir, args.episode))
+    results = replay(args.run_dir, args.episode)
+    diverged = [r for r in results if r.divergence is not None]
+    partial = sum(not r.complete for r in results)
+    for r in diverged:
+        assert r.divergence is not None
+        print(r.divergence.describe(), file=sys.stderr)
+    print(
+        f"replayed {len(results)} episodes, {sum(r.steps for r in results)} steps: "
+        + (f"{len(diverged)} diverged" if diverged else "all observations and rewards match the log")
+        + (f" ({partial} unfinished)" if partial else "")
+    )
+    return 1 if diverged else 0
+
+
+def _cmd_view(args: argparse.Namespace) -> int:
+    from lateralgym.episodes import write_viewer
+
+    path = write_viewer(Path(args.run_dir), Path(args.out) if args.out else None)
+    print(f"wrote {path} (open it in a browser; it works offline)")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from lateralgym.episodes import metrics_from_log, print_metrics, write_report
+
+    run_dir = Path(args.run_dir)
+    if not (run_dir / "steps.jsonl").exists():
+        raise LateralGymError(f"{run_dir} has no steps.jsonl: pass a directory made by 'lateralgym run'")
+    metrics = metrics_from_log(run_dir / "steps.jsonl")
+    print_metrics(metrics)
+    print(f"\nwrote {write_report(run_dir, metrics)}")
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from lateralgym.episodes import compare_markdown, compare_runs
+
+    dirs = [Path(d) for d in args.run_dirs]
+    if args.markdown:
+        print(compare_markdown(dirs))
+    else:
+        Console().print(compare_runs(dirs))
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from lateralgym.envs import EpisodeConfig
+    from lateralgym.episodes import print_metrics, run
+
+    if args.resume is None and args.config is None:
+        raise LateralGymError("give a config to run (e.g. 'lateralgym run splat') or --resume RUN_DIR")
+    kwargs: dict[str, object] = {
+        "player": args.player,
+        "judge": args.judge,
+        "repeats": args.repeats,
+        "concurrency": args.concurrency,
+        "limit": args.limit,
+        "out": args.out,
+        "progress": not args.no_progress,
+    }
+    if args.resume is not None:
+        config = EpisodeConfig.from_file(Path(args.resume) / "config.yaml")
+        kept = {k: v for k, v in kwargs.items() if k in {"judge", "concurrency", "progress"}}
+        result = run(config, resume=args.resume, **kept)
+    else:
+        config = EpisodeConfig.named(args.config)
+        updates: dict[str, object] = {}
+        if args.data:
+            updates["dataset"] = args.data
+        if args.seed is not None:
+            updates["seed"] = args.seed
+        if args.max_turns is not None:
+            updates["max_turns"] = args.max_turns
+        if updates:
+            config = EpisodeConfig.from_dict({**config.model_dump(), **updates}, source="command line")
+        result = run(config, **kwargs)
+    print_metrics(result.metrics)
+    print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
+    return 0
+
+
+def _cmd_data_stats(args: argparse.Namespace) -> int:
+    from lateralgym.envs import dataset_stats, load_items
+
+    items = load_items(args.path, format=args.format)
+    print(dataset_stats(items, path=args.path).render())
+    return 0
+
+
+def _cmd_configs() -> int:
+    from lateralgym.envs import EpisodeConfig
+
+    for name in SHIPPED_CONFIGS:
+        cfg = EpisodeConfig.named(name)
+        print(
+            f"{name:24} {cfg.benchmark:12} mode={cfg.mode:12} actions={','.join(cfg.allowed_actions):18} "
+            f"max_turns={cfg.max_turns:<3} judge={cfg.judge} player={cfg.player}"
+        )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``lateralgym`` command; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return _cmd_run(args)
+        if args.command == "data":
+            return _cmd_data_stats(args)
+        commands = {"replay": _cmd_replay, "view": _cmd_view, "report": _cmd_report, "compare": _cmd_compare}
+        if args.command in commands:
+            return commands[args.command](args)
+        return _cmd_configs()
+    except LateralGymError as exc:
+        print(f"lateralgym: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("lateralgym: interrupted; finish the run with: lateralgym run --resume RUN_DIR", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Reports: report.md with the right numbers, valid PNG plots, and runs compared side by side."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, StepLogWriter, observation
+from lateralgym.episodes._metrics import metrics_from_log
+from lateralgym.episodes._plots import ReportError
+from lateralgym.episodes._report import (
+    compare_markdown,
+    compare_runs,
+    print_metrics,
+    render_metrics,
+    write_report,
+)
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def write_run(run_dir: Path, benchmark: str, mode: str, ends: list[EpisodeEnd], player: str) -> Path:
+    """A run directory: steps.jsonl (a start and an end per episode) and manifest.json."""
+    run_dir.mkdir(parents=True)
+    with StepLogWriter(run_dir / "steps.jsonl") as writer:
+        for record in ends:
+            writer.write(
+                EpisodeStart(
+                    run_id=run_dir.name,
+                    episode_id=record.episode_id,
+                    item_id=record.item_id,
+                    seed=0,
+                    config=benchmark,
+                    benchmark=benchmark,
+                    mode=mode,
+                    player=player,
+                    judge="exact",
+                    observation=observation("start"),
+                )  # fmt: skip
+            )
+            writer.write(record.model_copy(update={"run_id": run_dir.name}))
+    manifest = {"run_id": run_dir.name, "player": player, "config": benchmark}
+    (run_dir / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return run_dir
+
+
+def end(benchmark: str, item: str, outcome: dict[str, Any], turns: int = 1, **kw: Any) -> EpisodeEnd:
+    return EpisodeEnd(
+        run_id="run", episode_id=f"{item}#0", item_id=item, benchmark=benchmark,
+        outcome={**outcome, "turns": turns}, turns=turns, **kw,
+    )  # fmt: skip
+
+
+def creativity(item: str, gold: bool, entity: bool, band: str, level: int, count: int, sim: str) -> EpisodeEnd:
+    factors = {
+        "cluster_band": band, "gold_level": level, "level_kind": "normal" if level == 0 else "emergency",
+        "distractor_count": count, "distractor_similarity": sim,
+    }  # fmt: skip
+    outcome = {"committed": True, "gold_correct": gold, "entity_correct": entity, "hallucinated": False,
+               "factors": factors, "scene": "kitchen", "inspections": 0, "entity_count": 4}  # fmt: skip
+    return end("creativity", item, outcome)
+
+
+def creativity_run(path: Path, player: str = "heuristic", golds: tuple[bool, ...] = (True, False, False)) -> Path:
+    ends = [
+        creativity("t1", golds[0], True, "small", 0, 3, "similar"),
+        creativity("t2", golds[1], True, "large", 2, 6, "mixed"),
+        creativity("t3", golds[2], False, "large", 0, 3, "dissimilar"),
+    ]
+    return write_run(path, "creativity", "static", ends, player)
+
+
+def brainteaser_run(path: Path) -> Path:
+    def puzzle(item: str, correct: bool) -> EpisodeEnd:
+        group, _, suffix = item.partition("_")
+        variant = {"": "original", "SR": "semantic", "CR": "context"}[suffix]
+        kind = "sentence" if item.startswith("SP") else "word"
+        return end("brainteaser", item, {"correct": correct, "group_id": group, "kind": kind, "variant": variant})
+
+    ends = [puzzle("SP-1", True), puzzle("SP-1_SR", False), puzzle("SP-1_CR", True), puzzle("WP-1", True)]
+    return write_run(path, "brainteaser", "mcq", ends, "random")
+
+
+def splat_run(path: Path) -> Path:
+    def story(item: str, band: str, solved: bool, turns: int) -> EpisodeEnd:
+        outcome = {"solved": solved, "band": band, "questions": turns - 1, "yes": turns - 1, "no": 0,
+                   "irrelevant": 0, "repeated_questions": 0, "attempts": 1}  # fmt: skip
+        return end("splat", item, outcome, turns=turns, truncated=not solved, terminated=solved)
+
+    ends = [story("e1", "easy", True, 4), story("h1", "hard", False, 15), story("h2", "hard", True, 5)]
+    return write_run(path, "splat", "multiturn", ends, "openai/gpt-4o-mini")
+
+
+def assert_png(path: Path) -> None:
+    data = path.read_bytes()
+    assert data[:8] == PNG_MAGIC, path
+    assert len(data) > 5000, (path, len(data))
+
+
+def test_creativity_report(tmp_path: Path) -> None:
+    run = creativity_run(tmp_path / "run-c")
+    report = write_report(run)
+    assert report == run / "report.md"
+    text = report.read_text(encoding="utf-8")
+    assert "| gold_correct_rate | 33.33 |" in text  # t1 of 3
+    assert "| entity_correct_rate | 66.67 |" in text  # t1, t2 of 3
+    assert "| heuristic |" in text and "| static |" in text
+    assert "| large | 2 | 2 | 0.00 | 50.00 |" in text  # by cluster band: t2 entity-correct of t2, t3
+    for factor in ("cluster_band", "gold_level", "distractor_count", "distractor_similarity"):
+        assert f"](plots/creativity_{factor}.png)" in text
+        assert_png(run / "plots" / f"creativity_{factor}.png")
+
+
+def test_brainteaser_report(tmp_path: Path) -> None:
+    run = brainteaser_run(tmp_path / "run-b")
+    text = write_report(run).read_text(encoding="utf-8")
+    # original: SP-1, WP-1 right (100); semantic: 0/1; context: 1/1; overall (100 + 0 + 100) / 3
+    assert "| original_acc | 100.00 |" in text
+    assert "| semantic_acc | 0.00 |" in text
+    assert "| overall_acc | 66.67 |" in text
+    assert "| group_ori_sem_acc | 0.00 |" in text
+    assert "](plots/brainteaser_variants.png)" in text
+    assert_png(run / "plots" / "brainteaser_variants.png")
+
+
+def test_splat_report(tmp_path: Path) -> None:
+    run = splat_run(tmp_path / "run-s")
+    metrics = metrics_from_log(run)
+    text = write_report(run, metrics).read_text(encoding="utf-8")
+    assert "| acc | 66.67 |" in text  # e1, h2 of 3
+    assert "| rnd | 8.00 |" in text  # (4 + 15 + 5) / 3
+    assert "| oa | 15.00 |" in text  # 100 * (1/4 + 0 + 1/5) / 3
+    assert "| hard | 2 | 2 | 50.00 | 10.00 | 10.00 |" in text  # 1/2; (15 + 5) / 2; 100 * (1/5) / 2
+    assert "| band_avg_oa | 17.50 |" in text  # (25 + 10) / 2
+    assert "## Exploration" in text and "| yes_ratio | 100.00 |" in text
+    assert "](plots/splat_bands.png)" in text
+    assert_png(run / "plots" / "splat_bands.png")
+
+
+def test_report_without_matplotlib_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = splat_run(tmp_path / "run-s")
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(ReportError, match=r"pip install 'lateralgym\[plots\]'"):
+        write_report(run)
+
+
+def test_render_and_print_metrics(tmp_path: Path) -> None:
+    metrics = metrics_from_log(splat_run(tmp_path / "run-s"))
+    titles = [str(t.title) for t in render_metrics(metrics)]
+    assert titles[0].startswith("Headline — splat (multiturn): 3 episodes (0 errored)")
+    assert titles[1:] == ["by_band", "exploration"]
+    console = Console(record=True, width=150)
+    print_metrics(metrics, console)
+    out = console.export_text()
+    assert "band_avg_oa" in out and "17.50" in out and "medium" not in out
+
+
+def test_compare_runs(tmp_path: Path) -> None:
+    first = creativity_run(tmp_path / "run-a", "heuristic", (True, False, False))
+    second = creativity_run(tmp_path / "run-b", "oracle", (True, True, True))
+    third = splat_run(tmp_path / "run-s")
+    console = Console(record=True, width=200)
+    console.print(compare_runs([first, second, third]))
+    lines = console.export_text().splitlines()
+    header = "\n".join(lines[:5])
+    for label in ("run-a", "heuristic", "run-b", "oracle", "run-s", "openai/gpt-4o-mini"):
+        assert label in header
+    gold = next(line for line in lines if "gold_correct_rate" in line)
+    cells = [c.strip() for c in gold.split("│")[1:-1]]
+    assert cells == ["gold_correct_rate", "33.33", "100.00", ""]  # 1/3 vs 3/3; blank for SPLAT
+    markdown = compare_markdown([first, second, third])
+    assert "| metric | run-a (heuristic) | run-b (oracle) | run-s (openai/gpt-4o-mini) |" in markdown
+    assert "| gold_correct_rate | 33.33 | 100.00 |  |" in markdown
+    assert "| acc |  |  | 66.67 |" in markdown
+    assert "| episodes | 3 | 3 | 3 |" in markdown
+
+
+def test_report_under_repeats_shows_both_variants(tmp_path: Path) -> None:
+    def story(repeat: int, solved: bool, turns: int) -> EpisodeEnd:
+        record = end("splat", "e1", {"solved": solved, "band": "easy"}, turns=turns, truncated=not solved)
+        return record.model_copy(update={"repeat": repeat, "episode_id": f"e1#{repeat}"})
+
+    run = write_run(tmp_path / "run-r", "splat", "multiturn", [story(0, False, 15), story(1, True, 4)], "random")
+    text = write_report(run).read_text(encoding="utf-8")
+    assert "| repeats (R) | 2 |" in text
+    assert "| acc_best_of_2 | 100.00 |" in text  # solved in one of the two repeats
+    assert "| acc_mean_of_2 | 50.00 |" in text  # 1 of 2 episodes
+    assert "| oa_best_of_2 | 25.00 |" in text  # 100 / 4
+    assert "![Acc and O/A by difficulty band (best of 2)](plots/splat_bands.png)" in text
+    assert_png(run / "plots" / "splat_bands.png")

@@ -29,11 +29,12 @@ def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
-class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any]):
+class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any], gym.utils.RecordConstructorArgs):
     """Discrete actions and numeric features over a CreativityBench env (see the module docstring)."""
 
     def __init__(self, env: gym.Env[dict[str, Any], Any]) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.Wrapper.__init__(self, env)
         config = env.unwrapped.config  # type: ignore[attr-defined]
         if config.benchmark != "creativity":
             raise ValueError(f"DiscreteCreativity wraps CreativityBench envs, not {config.benchmark!r}")

@@ -147,7 +147,8 @@ async def run_episode(
             error = f"{type(exc).__name__}: {exc}"
             break
         before = obs["text"]
-        obs, reward, terminated, truncated, info = env.step(action)
+        # in a worker thread: an LLM judge inside the env makes blocking calls
+        obs, reward, terminated, truncated, info = await asyncio.to_thread(env.step, action)
         total += reward
         record = env.records[-1]
         llm: LLMBlock | None = getattr(agent, "last_llm", None)

@@ -31,7 +31,7 @@ def test_oracle_run_scores_100(tmp_path: Path) -> None:
     from lateralgym.episodes import run
 
     result = run("creativity-interactive", player="oracle", out=tmp_path, progress=False)
-    assert result.metrics.headline["gold_correct"] == 1.0
+    assert result.metrics.headline["gold_correct_rate"] == 100.0
 
 
 def test_run_on_official_data_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,7 +72,7 @@ def test_help_explains_commands() -> None:
     run_help = subprocess.run(
         [sys.executable, "-m", "lateralgym.cli", "run", "--help"], capture_output=True, text=True, timeout=60, check=True
     ).stdout
-    assert "--resume" in run_help and "--concurrency" in run_help and "creativity-interactive" in run_help
+    assert "--resume" in run_help and "--concurrency" in run_help and "brainteaser" in run_help
 
 
 def test_console_script_runs_offline_without_keys(tmp_path: Path) -> None:

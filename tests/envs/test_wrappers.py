@@ -1,0 +1,65 @@
+"""RL wrappers: discrete actions, numeric features, vector envs."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from _items import PAINT_TASK
+from gymnasium.utils.env_checker import check_env
+
+import lateralgym  # noqa: F401 - registers the env ids
+from lateralgym.envs import Commit, CreativityEnv, EpisodeConfig, Inspect, Invalid
+from lateralgym.envs.wrappers import DiscreteCreativity, make_vector_env
+
+
+def tiny(mode: str = "creativity-interactive") -> DiscreteCreativity:
+    return DiscreteCreativity(CreativityEnv(EpisodeConfig.named(mode), items=[PAINT_TASK]))
+
+
+def test_check_env_passes_on_the_wrapped_env() -> None:
+    check_env(tiny(), skip_render_check=True)
+    check_env(DiscreteCreativity(gymnasium.make("lateralgym/Creativity-Static-v0").unwrapped), skip_render_check=True)
+
+
+def test_decode_inspect_commit_and_empty_slots() -> None:
+    env = tiny()
+    env.reset(seed=0)
+    E, P = env.E, env.P
+    assert env.decode(1) == Inspect(entity="steel soup spoon")
+    assert isinstance(env.decode(5), Invalid)  # only 3 entities
+    # before inspection the part is unknown: a placeholder that cannot be right
+    assert env.decode(E + 1 * P + 1) == Commit(entity="steel soup spoon", part="part_1", how_to_use="")
+    env.step(1)
+    assert env.decode(E + 1 * P + 1) == Commit(entity="steel soup spoon", part="handle", how_to_use="")
+
+
+def test_features_reflect_inspection_and_reward_the_gold() -> None:
+    env = tiny()
+    obs, _ = env.reset(seed=0)
+    E, P = env.E, env.P
+    assert obs.shape == env.observation_space.shape and env.observation_space.contains(obs)
+    assert obs[:E].sum() == 3 and obs[E : 2 * E].sum() == 0
+    obs, *_ = env.step(1)
+    part_mask = obs[4 * E + 1 : 4 * E + 1 + E * P].reshape(E, P)
+    assert obs[E + 1] == 1.0 and part_mask[1].tolist()[:3] == [1.0, 1.0, 0.0]
+    _, reward, terminated, _, info = env.step(E + 1 * P + 1)
+    assert terminated and reward == 1.0 and info["outcome"]["gold_correct"]
+
+
+def test_vector_env_rollout() -> None:
+    envs = make_vector_env("lateralgym/Creativity-Interactive-v0", num_envs=3)
+    obs, _ = envs.reset(seed=7)
+    assert obs.shape == (3, envs.single_observation_space.shape[0])
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(60):
+        obs, reward, terminated, truncated, _ = envs.step(rng.integers(envs.single_action_space.n, size=3))
+        finished += int(np.sum(terminated | truncated))
+    assert finished > 0 and np.all(np.isfinite(obs))
+    envs.close()
+
+
+def test_rejects_other_benchmarks() -> None:
+    with pytest.raises(ValueError, match="CreativityBench"):
+        DiscreteCreativity(gymnasium.make("lateralgym/BrainTeaser-v0").unwrapped)

@@ -65,6 +65,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from lateralgym.envs import (
     AffordanceKB,
     CreativityTask,
@@ -81,7 +83,6 @@ from lateralgym.envs import (
 )
 from lateralgym.envs._samples import validation_message
 from lateralgym.envs._schema import CLUSTER_LARGE_FROM, Scene
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SRC = ROOT / "scripts" / "sample_data"

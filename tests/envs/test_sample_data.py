@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
+
 from lateralgym.envs import (
     SCENES,
     AffordanceKB,

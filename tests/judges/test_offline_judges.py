@@ -92,5 +92,5 @@ def test_leak_guard() -> None:
 
 def test_make_judge() -> None:
     assert isinstance(make_judge("kb"), KBJudge)
-    with pytest.raises(ConfigError, match="offline judges are: exact, kb, reference"):
+    with pytest.raises(ConfigError, match="offline judges are: exact, kb, reference; or name a model"):
         make_judge("oracle")

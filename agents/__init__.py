@@ -4,7 +4,7 @@
 """
 
 from lateralgym.agents._base import Agent
-from lateralgym.agents._factory import OFFLINE_AGENTS, make_agent
+from lateralgym.agents._factory import OFFLINE_AGENTS, make_agent, player_factory
 from lateralgym.agents._human import HumanAgent
 from lateralgym.agents._llm_client import (
     Completion,
@@ -21,7 +21,15 @@ from lateralgym.agents._llm_client import (
     request_key,
     set_default_concurrency,
 )
+from lateralgym.agents._llm_player import (
+    PLAYER_SPEC_OPTIONS,
+    LLMCallRecord,
+    LLMPlayer,
+    is_model_spec,
+    parse_player_spec,
+)
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
+from lateralgym.agents._parsing import parse_reply
 
 __all__ = [
     "OFFLINE_AGENTS",
@@ -41,6 +49,13 @@ __all__ = [
     "UsageMeter",
     "UsageSummary",
     "make_agent",
+    "player_factory",
+    "PLAYER_SPEC_OPTIONS",
+    "LLMCallRecord",
+    "LLMPlayer",
+    "is_model_spec",
+    "parse_player_spec",
+    "parse_reply",
     "redact",
     "request_key",
     "set_default_concurrency",

@@ -7,6 +7,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
+
 from lateralgym.envs import Action
 
 

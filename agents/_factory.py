@@ -1,8 +1,9 @@
-"""Build a player from a spec string."""
+"""Build players from spec strings: offline names or LLM model specs."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from lateralgym.agents._base import Agent
 from lateralgym.agents._human import HumanAgent
@@ -14,10 +15,11 @@ OFFLINE_AGENTS: tuple[str, ...] = ("random", "heuristic", "oracle", "human")
 
 
 def make_agent(spec: str, items: Sequence[Item] = (), seed: int | None = None) -> Agent:
-    """The player ``spec`` names: ``random``, ``heuristic``, ``oracle`` (needs ``items``) or ``human``.
+    """The player ``spec`` names: ``random``, ``heuristic``, ``oracle`` (needs ``items``), ``human``,
+    or a model ``provider/model[?option=value&...]`` (see ``parse_player_spec``).
 
     Raises:
-        ConfigError: unknown spec.
+        ConfigError: unknown spec (``LLMConfigError`` for a bad model setup).
     """
     if spec == "random":
         return RandomAgent(seed=seed)
@@ -27,4 +29,47 @@ def make_agent(spec: str, items: Sequence[Item] = (), seed: int | None = None) -
         return OracleAgent(items, seed=seed)
     if spec == "human":
         return HumanAgent()
-    raise ConfigError(f"unknown player {spec!r}; offline players are: {', '.join(OFFLINE_AGENTS)}")
+    from lateralgym.agents._llm_player import LLMPlayer, is_model_spec
+
+    if is_model_spec(spec):
+        return LLMPlayer.from_spec(spec, seed=seed)
+    raise ConfigError(
+        f"unknown player {spec!r}; offline players are: {', '.join(OFFLINE_AGENTS)}; "
+        "or name a model as provider/model (e.g. openai/gpt-4o-mini)"
+    )
+
+
+def player_factory(
+    spec: str,
+    items: Sequence[Item] = (),
+    *,
+    base_url: str | None = None,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
+) -> Callable[[int], Agent]:
+    """A function building a fresh player per episode from the episode's seed.
+
+    LLM players of one run share one ``LLMClient`` (one concurrency limit, one usage meter,
+    reachable as ``factory.client``). With an OpenAI-compatible backend the episode seed is sent as
+    the request seed unless the spec sets one, so repeats of an item are distinct requests (and
+    distinct cache entries).
+    """
+    from lateralgym.agents._llm_client import LLMClient
+    from lateralgym.agents._llm_player import _CLIENT_OPTIONS, LLMPlayer, is_model_spec, parse_player_spec
+
+    if not is_model_spec(spec):
+        make_agent(spec, items)  # fail now, not in the first episode, on an unknown spec
+        return lambda seed: make_agent(spec, items, seed)
+    name, options = parse_player_spec(spec)
+    client_fields = {k: options.pop(k) for k in list(options) if k in _CLIENT_OPTIONS}
+    if base_url and "base_url" not in client_fields:
+        client_fields["base_url"] = base_url
+    client = LLMClient(name, cache_dir=cache_dir, use_cache=use_cache, **client_fields)
+    fixed_seed = options.pop("seed", None)
+
+    def build(seed: int) -> Agent:
+        request_seed = fixed_seed if fixed_seed is not None else seed if client.spec.backend == "openai" else None
+        return LLMPlayer(client, seed=request_seed, **options)
+
+    build.client = client  # type: ignore[attr-defined]
+    return build

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import openai
 import pydantic
+
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_spec import ModelSpec
 from lateralgym.agents._llm_usage import LITELLM_INSTALL_HINT, import_litellm, litellm_available

@@ -11,8 +11,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lateralgym.agents._llm_errors import redact
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from lateralgym.agents._llm_errors import redact
 
 CACHE_FORMAT = 1
 """Version of the entry layout; part of every key, so a change never reads old entries."""

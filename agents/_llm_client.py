@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from lateralgym.agents._llm_backends import Backend, Failure, RawReply, classify, make_backend
 from lateralgym.agents._llm_cache import DEFAULT_CACHE_DIR, CachedReply, ResponseCache, request_key
 from lateralgym.agents._llm_concurrency import (
@@ -36,7 +38,6 @@ from lateralgym.agents._llm_concurrency import (
 from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError, redact
 from lateralgym.agents._llm_spec import ModelSpec
 from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
-from pydantic import BaseModel, ConfigDict
 
 __all__ = [
     "DEFAULT_CACHE_DIR",

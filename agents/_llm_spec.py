@@ -6,8 +6,9 @@ import os
 import re
 from typing import Any, Literal
 
-from lateralgym.agents._llm_errors import LLMConfigError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from lateralgym.agents._llm_errors import LLMConfigError
 
 Backend = Literal["openai", "litellm"]
 

@@ -8,8 +8,9 @@ import threading
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from lateralgym.agents._llm_errors import LLMConfigError
 from pydantic import BaseModel, ConfigDict
+
+from lateralgym.agents._llm_errors import LLMConfigError
 
 if TYPE_CHECKING:
     from lateralgym.agents._llm_client import Completion

@@ -17,10 +17,22 @@ def write_log(path: Path) -> None:
         for n in range(EPISODES):
             writer.write(
                 EpisodeEnd(
-                    run_id="bench", episode_id=f"sp-{n}#0", item_id=f"sp-{n}", benchmark="splat",
-                    outcome={"solved": n % 3 == 0, "turns": 1 + n % 15, "questions": n % 15, "yes": 1, "no": 2,
-                             "irrelevant": 3, "band": ["easy", "medium", "hard"][n % 3], "difficulty": 1 + n % 9},
-                    meta={"band": ["easy", "medium", "hard"][n % 3]}, turns=1 + n % 15,
+                    run_id="bench",
+                    episode_id=f"sp-{n}#0",
+                    item_id=f"sp-{n}",
+                    benchmark="splat",
+                    outcome={
+                        "solved": n % 3 == 0,
+                        "turns": 1 + n % 15,
+                        "questions": n % 15,
+                        "yes": 1,
+                        "no": 2,
+                        "irrelevant": 3,
+                        "band": ["easy", "medium", "hard"][n % 3],
+                        "difficulty": 1 + n % 9,
+                    },
+                    meta={"band": ["easy", "medium", "hard"][n % 3]},
+                    turns=1 + n % 15,
                 )
             )
 

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from lateralgym.envs._errors import ConfigError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from lateralgym.envs._errors import ConfigError
 
 Benchmark = Literal["creativity", "brainteaser", "splat"]
 ActionKind = Literal["inspect", "ask", "commit"]

@@ -16,12 +16,13 @@ from typing import Any, ClassVar, Generic, TypeVar
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from pydantic import BaseModel, ConfigDict
+
 from lateralgym.envs._actions import Ask, Commit, Inspect, Invalid, parse_action
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._errors import ConfigError, LateralGymError
 from lateralgym.envs._judging import QA, Judge, JudgeReply
 from lateralgym.envs._schema import Item
-from pydantic import BaseModel, ConfigDict
 
 MAX_TEXT = 32_768
 """Longest observation text, in characters; longer text is cut with a marker."""

@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from typing import Literal, Protocol, runtime_checkable
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from lateralgym.envs._actions import Commit
 from lateralgym.envs._matching import content_words, words
 from lateralgym.envs._schema import CreativityTask, Item, MCQPuzzle, SituationPuzzle
-from pydantic import BaseModel, ConfigDict, Field
 
 AnswerLabel = Literal["yes", "no", "irrelevant"]
 VerdictLabel = Literal["correct", "not_yet", "incorrect"]

@@ -23,6 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs._loaders_official import (
     as_list,
@@ -53,7 +55,6 @@ from lateralgym.envs._schema import (
     StateAttributes,
     snake,
 )
-from pydantic import BaseModel
 
 Records = list[CreativityTask] | list[MCQPuzzle] | list[SituationPuzzle] | list[Entity]
 """What a loader returns: records of one kind, in file order."""

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
+from pydantic import BaseModel, ValidationError
+
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs._samples import validation_message
 from lateralgym.envs._schema import MCQPuzzle, PuzzleVariant, SituationPuzzle
-from pydantic import BaseModel, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -12,9 +12,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from pydantic import BaseModel, ValidationError
+
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs._schema import AffordanceKB, CreativityTask, Entity, MCQPuzzle, SituationPuzzle
-from pydantic import BaseModel, ValidationError
 
 SampleName = Literal["kb", "creativity", "brainteaser", "splat"]
 

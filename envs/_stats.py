@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from lateralgym.envs._schema import (
     SCENES,
     CreativityTask,
@@ -19,7 +21,6 @@ from lateralgym.envs._schema import (
     MCQPuzzle,
     SituationPuzzle,
 )
-from pydantic import BaseModel, ConfigDict, Field
 
 DatasetKind = Literal["brainteaser", "situation", "creativity", "kb", "mixed", "empty"]
 

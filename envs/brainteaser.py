@@ -20,7 +20,8 @@ The question and its choices; the label is hidden.
 ``rewards.correct`` for the right choice, else 0 (plus ``rewards.invalid`` for an invalid action).
 
 ## Episode End
-Terminated on a valid commit, or when the single turn (``max_turns`` 1, the default) is spent on an invalid one; truncated after ``max_turns`` turns when more are allowed.
+Terminated on a valid commit, or when the single turn (``max_turns`` 1, the default) is spent
+on an invalid one; truncated after ``max_turns`` turns when more are allowed.
 
 ## Arguments
 ``config``, ``items`` (``MCQPuzzle`` list; default the sample data), ``judge`` (default ``exact``),

@@ -28,7 +28,8 @@ the entity is; plus ``rewards.step`` per turn, ``rewards.invalid`` per invalid a
 ``rewards.gold_inspection`` the first time the gold entity is inspected.
 
 ## Episode End
-Terminated on a valid commit, or (static, one turn) when the turn is spent on an invalid action; truncated after ``max_turns`` turns (interactive: 20).
+Terminated on a valid commit, or (static, one turn) when the turn is spent on an invalid action;
+truncated after ``max_turns`` turns (interactive: 20).
 
 ## Arguments
 ``config`` (an ``EpisodeConfig``), ``items`` (tasks; default the sample data or
@@ -44,6 +45,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+
 from lateralgym.envs._actions import Ask, Commit, Inspect
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, LateralEnv, Scene, usage_text

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+
 from lateralgym.envs._actions import Ask, Commit, Inspect
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, LateralEnv, Scene, usage_text

@@ -42,6 +42,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
 from lateralgym.envs._actions import Ask, Commit, Invalid, parse_action
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import sanitise, text_space, usage_text
@@ -50,8 +53,6 @@ from lateralgym.envs._judging import QA, AnswerLabel, clean_hint, normalise_answ
 from lateralgym.envs._matching import words
 from lateralgym.envs._schema import SituationPuzzle
 from lateralgym.envs.splat import REPLY_CODES
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 PLAYER, JUDGE = "player", "judge"
 
@@ -184,7 +185,8 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # noqa: N801 - PettingZoo's na
             assert isinstance(parsed, Commit)
             self._text[JUDGE] = (
                 self._judge_brief()
-                + f"PROPOSED EXPLANATION: {parsed.answer}\nReply 'correct' or 'not yet: <a hint that does not give the answer away>'."
+                + f"PROPOSED EXPLANATION: {parsed.answer}\n"
+                + "Reply 'correct' or 'not yet: <a hint that does not give the answer away>'."
             )
         self.transcript.append(f"player: {self._text[JUDGE].splitlines()[-2]}")
         self.agent_selection = JUDGE

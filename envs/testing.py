@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from gymnasium.utils.env_checker import check_env
+
 from lateralgym.envs._actions import Ask, Commit, Inspect
 from lateralgym.envs._engine import LateralEnv
 from lateralgym.envs._loaders import GOLD_MARKER

@@ -21,6 +21,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+
 from lateralgym.envs._actions import Commit, Inspect, Invalid
 from lateralgym.envs._matching import content_stems
 

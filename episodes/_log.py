@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from lateralgym.agents._llm_player import LLMCallRecord as LLMBlock
 from lateralgym.envs._errors import LateralGymError
 
 LOG_SCHEMA_VERSION = 1
@@ -46,28 +47,6 @@ class _Record(BaseModel):
     """``<item id>#<repeat>``: unique within a run."""
     item_id: str
     """Id of the dataset item."""
-
-
-class LLMBlock(BaseModel):
-    """What an LLM agent's call produced; absent for offline agents."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    model: str | None = None
-    """Model spec (no key)."""
-    raw_text: str | None = None
-    """The model's reply as received."""
-    parsed_action: dict[str, Any] | None = None
-    """The action parsed from it."""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
-    cache_hit: bool = False
-    cost_usd: float | None = None
-    """None when the price is unknown."""
-    attempts: int = 1
-    error: str | None = None
-    """Set when the call failed or the reply could not be parsed."""
 
 
 class Observation(BaseModel):

@@ -13,11 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from lateralgym.envs import QA, Commit, ConfigError, EpisodeConfig, Item, JudgeReply
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, observation_text, read_log
 from lateralgym.judges import OFFLINE_JUDGES, make_judge
-from pydantic import BaseModel
 
 
 class Divergence(BaseModel):

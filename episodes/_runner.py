@@ -20,7 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from lateralgym.agents import Agent, make_agent
+from pydantic import BaseModel, ConfigDict
+
+import lateralgym
+from lateralgym.agents import Agent, player_factory
 from lateralgym.envs import ConfigError, EpisodeConfig, Item, Judge, LateralEnv
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.episodes._log import (
@@ -34,9 +37,6 @@ from lateralgym.episodes._log import (
     read_log,
 )
 from lateralgym.judges import make_judge
-from pydantic import BaseModel, ConfigDict
-
-import lateralgym
 
 AgentFactory = Callable[[int], Agent]
 """Builds a fresh player for an episode from the episode's seed."""
@@ -65,6 +65,8 @@ class RunResult(BaseModel):
     """Episodes run in this call (the rest were done before a resume)."""
     metrics: Any
     """``RunMetrics`` of all finished episodes."""
+    usage: dict[str, Any] = {}
+    """LLM usage of this call (player and judge clients): calls, cache hits, tokens, cost."""
 
 
 def plan_episodes(items: Sequence[Item], seed: int, limit: int | None = None, repeats: int = 1) -> list[EpisodeSpec]:
@@ -143,12 +145,16 @@ async def run_episode(
     while not (terminated or truncated):
         try:
             action = await agent.act_async(obs, info)
-        except Exception as exc:  # noqa: BLE001 - any agent failure must end the episode, not the run
+            before = obs["text"]
+            # in a worker thread: an LLM judge inside the env makes blocking calls
+            obs, reward, terminated, truncated, info = await asyncio.to_thread(env.step, action)
+        except Exception as exc:  # noqa: BLE001 - a failing agent or judge ends its episode, not the run
             error = f"{type(exc).__name__}: {exc}"
+            failed: LLMBlock | None = getattr(agent, "last_llm", None)
+            if failed is not None and failed.error:
+                usage["failed_calls"] = usage.get("failed_calls", 0) + 1
+                usage["attempts"] = usage.get("attempts", 0) + failed.attempts
             break
-        before = obs["text"]
-        # in a worker thread: an LLM judge inside the env makes blocking calls
-        obs, reward, terminated, truncated, info = await asyncio.to_thread(env.step, action)
         total += reward
         record = env.records[-1]
         llm: LLMBlock | None = getattr(agent, "last_llm", None)
@@ -156,6 +162,10 @@ async def run_episode(
             usage["prompt_tokens"] = usage.get("prompt_tokens", 0) + llm.prompt_tokens
             usage["completion_tokens"] = usage.get("completion_tokens", 0) + llm.completion_tokens
             usage["calls"] = usage.get("calls", 0) + (0 if llm.cache_hit else 1)
+            usage["cache_hits"] = usage.get("cache_hits", 0) + int(llm.cache_hit)
+            usage["attempts"] = usage.get("attempts", 0) + llm.attempts
+            if llm.cost_usd is not None:
+                usage["cost_usd"] = usage.get("cost_usd", 0.0) + llm.cost_usd
         writer.write(
             StepLine(
                 **ids,
@@ -180,7 +190,7 @@ async def run_episode(
         outcome=outcome,
         meta=meta,
         reward=total,
-        turns=env.turn,
+        turns=len(env.records),
         terminated=terminated,
         truncated=truncated,
         error=error,
@@ -241,6 +251,11 @@ async def run_async(
     out: str | Path = "runs",
     resume: str | Path | None = None,
     progress: bool = True,
+    base_url: str | None = None,
+    judge_base_url: str | None = None,
+    judge_samples: int = 1,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
 ) -> RunResult:
     """Run ``limit`` items x ``repeats`` episodes of ``config``; see ``run``."""
     from lateralgym.episodes._metrics import compute_metrics
@@ -256,13 +271,28 @@ async def run_async(
         player, run_id = manifest["player"], manifest["run_id"]
         judge = judge or manifest["judge"]
         limit, repeats = manifest["limit"], manifest["repeats"]
+        base_url = base_url or manifest.get("player_base_url")
+        judge_base_url = judge_base_url or manifest.get("judge_base_url")
+        judge_samples = manifest.get("judge_samples", judge_samples)
     else:
         run_dir, run_id = new_run_dir(Path(out), config.name)
         manifest = {}
     player = player or config.player
     if items is None:
         items = load_config_items(config)
-    judge_obj = make_judge(judge or config.judge) if judge is None or isinstance(judge, str) else judge
+    if judge is None or isinstance(judge, str):
+        judge_obj = make_judge(
+            judge or config.judge,
+            base_url=judge_base_url or base_url,
+            cache_dir=cache_dir,
+            use_cache=use_cache,
+            samples=judge_samples,
+        )
+    else:
+        judge_obj = judge
+    factory = agent_factory or player_factory(
+        player, items, base_url=base_url, cache_dir=cache_dir, use_cache=use_cache
+    )
     plan = plan_episodes(items, config.seed, limit, repeats)
     if not plan:
         raise ConfigError("nothing to run: the dataset is empty or --limit is 0")
@@ -284,6 +314,10 @@ async def run_async(
             "limit": limit,
             "repeats": repeats,
             "concurrency": concurrency,
+            "player_base_url": base_url,
+            "judge_base_url": judge_base_url or base_url,
+            "judge_samples": judge_samples,
+            "use_cache": use_cache,
             "episodes": [s.model_dump() for s in plan],
         }
         _write_json(run_dir / "manifest.json", manifest)
@@ -291,7 +325,6 @@ async def run_async(
     drop_partial_episodes(log_path)
     done = finished_episodes(log_path)
     todo = [s for s in plan if s.episode_id not in done]
-    factory = agent_factory or (lambda seed: make_agent(player, items=items, seed=seed))
     env_class = _env_class(config)
     semaphore = asyncio.Semaphore(max(1, concurrency))
     writer = StepLogWriter(log_path)
@@ -309,8 +342,20 @@ async def run_async(
     finally:
         writer.close()
     metrics = compute_metrics(read_log(log_path))
-    _write_json(run_dir / "summary.json", metrics.model_dump(mode="json"))
-    return RunResult(run_dir=run_dir, run_id=run_id, planned=len(plan), ran=len(todo), metrics=metrics)
+    usage = {
+        "player": _usage_of(getattr(factory, "client", None)),
+        "judge": _usage_of(getattr(judge_obj, "client", None)),
+    }
+    summary = {**metrics.model_dump(mode="json"), "llm_usage_this_call": usage}
+    _write_json(run_dir / "summary.json", summary)
+    return RunResult(run_dir=run_dir, run_id=run_id, planned=len(plan), ran=len(todo), metrics=metrics, usage=usage)
+
+
+def _usage_of(client: Any) -> dict[str, Any] | None:
+    """Token, call and cost totals of an LLM client (None for offline agents and judges)."""
+    if client is None:
+        return None
+    return client.usage.summary().model_dump(mode="json")  # type: ignore[no-any-return]
 
 
 def run(config: EpisodeConfig | str, **kwargs: Any) -> RunResult:
@@ -327,6 +372,11 @@ def run(config: EpisodeConfig | str, **kwargs: Any) -> RunResult:
         out: directory under which the run directory is created (default ``runs``).
         resume: a run directory to finish instead of starting a new run.
         progress: show a progress bar.
+        base_url: OpenAI-compatible server for an LLM player (and judge, unless ``judge_base_url``).
+        judge_base_url: OpenAI-compatible server for an LLM judge.
+        judge_samples: LLM judge: majority vote over this many samples.
+        cache_dir: LLM response cache (default ``.lateralgym-cache/llm``).
+        use_cache: read and write the LLM response cache (reruns and replays then cost nothing).
 
     Returns:
         The run directory, counts and metrics.

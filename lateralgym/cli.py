@@ -21,6 +21,9 @@ the package). Examples:
   lateralgym run splat --resume runs/splat-...       # finish a killed run
   lateralgym report runs/splat-...                   # tables + Markdown report with plots
   lateralgym data stats puzzles.xlsx                 # what a dataset file holds
+  lateralgym run splat --player openai/qwen --judge openai/qwen --base-url http://127.0.0.1:8000/v1
+
+LLM keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) and are never written.
 """
 
 
@@ -42,8 +45,18 @@ def _parser() -> argparse.ArgumentParser:
         help=f"a shipped config ({', '.join(SHIPPED_CONFIGS)}) or a YAML file; omit with --resume",
     )
     run.add_argument("--data", metavar="PATH", help="dataset file (official release format or LateralGym JSONL)")
-    run.add_argument("--player", help="player: random, heuristic, oracle, human (default: the config's)")
-    run.add_argument("--judge", help="judge: exact, kb, reference (default: the config's)")
+    run.add_argument(
+        "--player",
+        help="player: random, heuristic, oracle, human, or a model: openai/gpt-4o-mini, openai/NAME with "
+        "--base-url, anthropic/... via litellm; options as openai/NAME?temperature=0&reasoning=cot (default: "
+        "the config's)",
+    )
+    run.add_argument("--judge", help="judge: exact, kb, reference, or a model string (default: the config's)")
+    run.add_argument("--base-url", metavar="URL", help="OpenAI-compatible server (vLLM, Ollama, llama.cpp) for LLMs")
+    run.add_argument("--judge-base-url", metavar="URL", help="server for the LLM judge if it differs from --base-url")
+    run.add_argument("--judge-samples", type=int, default=1, metavar="K", help="LLM judge: majority vote of K")
+    run.add_argument("--no-cache", action="store_true", help="bypass the LLM response cache")
+    run.add_argument("--cache-dir", metavar="DIR", help="LLM response cache (default ./.lateralgym-cache/llm)")
     run.add_argument("--limit", type=int, metavar="N", help="run only the first N items")
     run.add_argument("--repeats", type=int, default=1, metavar="R", help="episodes per item (best-of-R and mean)")
     run.add_argument("--concurrency", type=int, default=4, metavar="C", help="episodes in flight (default 4)")
@@ -162,10 +175,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "limit": args.limit,
         "out": args.out,
         "progress": not args.no_progress,
+        "base_url": args.base_url,
+        "judge_base_url": args.judge_base_url,
+        "judge_samples": args.judge_samples,
+        "cache_dir": args.cache_dir,
+        "use_cache": not args.no_cache,
     }
     if args.resume is not None:
         config = EpisodeConfig.from_file(Path(args.resume) / "config.yaml")
-        kept = {k: v for k, v in kwargs.items() if k in {"judge", "concurrency", "progress"}}
+        kept = {k: v for k, v in kwargs.items() if k not in {"player", "repeats", "limit", "out"}}
         result = run(config, resume=args.resume, **kept)
     else:
         config = EpisodeConfig.named(args.config)
@@ -180,6 +198,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
             config = EpisodeConfig.from_dict({**config.model_dump(), **updates}, source="command line")
         result = run(config, **kwargs)
     print_metrics(result.metrics)
+    for role, usage in result.usage.items():
+        if usage:
+            cost = "unknown" if usage.get("cost_usd") is None else f"${usage['cost_usd']:.4f}"
+            print(
+                f"{role} LLM: {usage['calls']} calls, {usage['cache_hits']} cache hits, "
+                f"{usage['prompt_tokens']}+{usage['completion_tokens']} tokens, cost {cost}"
+            )
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
     return 0
 

@@ -237,8 +237,11 @@ def check_entities(located: list[Located]) -> list[Entity]:
                 raise fail(item, f"part {part.name!r} has no affordance", f"parts.{i}.affordances")
             for j, affordance in enumerate(part.affordances):
                 if not affordance.category or snake(affordance.category) != affordance.category:
-                    raise fail(item, f"category must be non-empty snake_case, got {affordance.category!r}",
-                               f"parts.{i}.affordances.{j}.category")
+                    raise fail(
+                        item,
+                        f"category must be non-empty snake_case, got {affordance.category!r}",
+                        f"parts.{i}.affordances.{j}.category",
+                    )
         if entity.id in seen:
             first = seen[entity.id]
             raise fail(item, f"duplicate id {entity.id!r} (also {first.path.name} line {first.line})", "id")
@@ -267,8 +270,7 @@ def check_seeds(located: list[Located], kb: AffordanceKB) -> None:
             parts = [p.name for p in entity.parts]
             raise fail(item, f"{entity.id!r} has no part {seed.gold_part!r}; its parts: {parts}", "gold_part")
         if seed.gold_affordance_index >= len(part.affordances):
-            raise fail(item, f"part {part.name!r} has {len(part.affordances)} affordances",
-                       "gold_affordance_index")
+            raise fail(item, f"part {part.name!r} has {len(part.affordances)} affordances", "gold_affordance_index")
         if not seed.recipient.interactable:
             raise fail(item, "the recipient must be interactable", "recipient.interactable")
         for phrase in (entity.name, spaced(part.name)):
@@ -276,11 +278,22 @@ def check_seeds(located: list[Located], kb: AffordanceKB) -> None:
                 raise fail(item, f"the task text names the gold ({phrase!r})", "task")
 
 
-def pick_distractors(seed: TaskSeed, gold: Entity, gold_part: Part, category: str, kb: AffordanceKB,
-                     count: int, similarity_tier: str, rng: np.random.Generator) -> list[Entity]:
+def pick_distractors(
+    seed: TaskSeed,
+    gold: Entity,
+    gold_part: Part,
+    category: str,
+    kb: AffordanceKB,
+    count: int,
+    similarity_tier: str,
+    rng: np.random.Generator,
+) -> list[Entity]:
     """Distractors for one task (see the module docstring for the rules)."""
-    candidates = [e for e in kb.entities
-                  if e.id != gold.id and snake(e.name) != snake(gold.name) and not has_category(e, category)]
+    candidates = [
+        e
+        for e in kb.entities
+        if e.id != gold.id and snake(e.name) != snake(gold.name) and not has_category(e, category)
+    ]
     ranked = sorted(candidates, key=lambda e: (-similarity(e, gold_part, seed.scene), e.id))
     unique: list[Entity] = []
     names: set[str] = set()
@@ -289,8 +302,10 @@ def pick_distractors(seed: TaskSeed, gold: Entity, gold_part: Part, category: st
             names.add(snake(entity.name))
             unique.append(entity)
     if len(unique) < count:
-        raise ValueError(f"only {len(unique)} distractor candidates for {count} distractors "
-                         f"(entities with a {category!r} affordance are excluded)")
+        raise ValueError(
+            f"only {len(unique)} distractor candidates for {count} distractors "
+            f"(entities with a {category!r} affordance are excluded)"
+        )
     if similarity_tier == "similar":
         return unique[:count]
     if similarity_tier == "dissimilar":
@@ -299,8 +314,8 @@ def pick_distractors(seed: TaskSeed, gold: Entity, gold_part: Part, category: st
     bottom_n = count - top_n
     n = len(unique)
     cut = min(max(n // 2, top_n), n - bottom_n)  # the top pool lies before the cut, the bottom after it
-    top_pool = unique[:min(2 * top_n, cut)]
-    bottom_pool = unique[max(cut, n - 2 * bottom_n):]
+    top_pool = unique[: min(2 * top_n, cut)]
+    bottom_pool = unique[max(cut, n - 2 * bottom_n) :]
     top = [top_pool[i] for i in sorted(rng.choice(len(top_pool), size=top_n, replace=False))]
     bottom = [bottom_pool[i] for i in sorted(rng.choice(len(bottom_pool), size=bottom_n, replace=False))]
     return top + bottom
@@ -330,8 +345,10 @@ def assign_factors(seeds: list[tuple[TaskSeed, str, str]], seeds_origin: str) ->
     for kind, band in itertools.product(("normal", "emergency"), ("small", "large")):
         ids = sorted(cells.get((kind, band), []))
         if len(ids) != SEEDS_PER_CELL:
-            raise DatasetError(seeds_origin, f"cell (level {kind}, cluster {band}) has {len(ids)} seeds, "
-                               f"needs exactly {SEEDS_PER_CELL}: {ids}")
+            raise DatasetError(
+                seeds_origin,
+                f"cell (level {kind}, cluster {band}) has {len(ids)} seeds, needs exactly {SEEDS_PER_CELL}: {ids}",
+            )
         order = np.random.default_rng(stable_seed(f"cell/{kind}/{band}")).permutation(len(combos))
         for seed_id, index in zip(ids, order, strict=True):
             assignment[seed_id] = combos[int(index)]
@@ -380,22 +397,24 @@ def build(src: Path) -> Build:
             scene_entities = [distractors[int(i)] for i in rng.permutation(len(distractors))]
             scene_entities.insert(int(rng.integers(0, len(scene_entities) + 1)), entity)
             items = (seed.recipient, *seed.other_items)
-            tasks.append(CreativityTask(
-                id=seed.id,
-                scene=seed.scene,
-                task=seed.task,
-                environment=environment_text(seed.scene, scene_entities, items),
-                entities=tuple(scene_entities),
-                items=items,
-                gold=GoldAnswer(entity=entity.name, part=part.name, affordance=affordance),
-                solution=seed.solution,
-                factors=SamplingFactors(
-                    cluster_size_range=cluster_range(sizes[affordance.category]),
-                    gold_level=affordance.level,
-                    distractor_count=count,
-                    distractor_similarity=tier,  # type: ignore[arg-type]
-                ),
-            ))
+            tasks.append(
+                CreativityTask(
+                    id=seed.id,
+                    scene=seed.scene,
+                    task=seed.task,
+                    environment=environment_text(seed.scene, scene_entities, items),
+                    entities=tuple(scene_entities),
+                    items=items,
+                    gold=GoldAnswer(entity=entity.name, part=part.name, affordance=affordance),
+                    solution=seed.solution,
+                    factors=SamplingFactors(
+                        cluster_size_range=cluster_range(sizes[affordance.category]),
+                        gold_level=affordance.level,
+                        distractor_count=count,
+                        distractor_similarity=tier,  # type: ignore[arg-type]
+                    ),
+                )
+            )
         except ValidationError as exc:
             field, message = validation_message(exc)
             raise fail(origin, message, field) from exc
@@ -410,28 +429,36 @@ def build(src: Path) -> Build:
 def summarise(kb: AffordanceKB, tasks: Sequence[CreativityTask], sizes: dict[str, int]) -> str:
     """A human-readable coverage summary."""
     lines = [f"KB: {len(kb.entities)} entities, {sum(len(e.parts) for e in kb.entities)} parts"]
-    lines.append("  per scene: " + ", ".join(f"{s} {n}" for s, n in sorted(Counter(
-        e.scene for e in kb.entities).items())))
+    lines.append(
+        "  per scene: " + ", ".join(f"{s} {n}" for s, n in sorted(Counter(e.scene for e in kb.entities).items()))
+    )
     levels = Counter(a.level for e in kb.entities for p in e.parts for a in p.affordances)
     lines.append("  affordances per level: " + ", ".join(f"{k}: {v}" for k, v in sorted(levels.items())))
     variants = Counter(snake(e.name) for e in kb.entities)
     lines.append("  variant names: " + (", ".join(sorted(n for n, c in variants.items() if c > 1)) or "none"))
     by_size = sorted(sizes.items(), key=lambda item: (-item[1], item[0]))
-    lines.append("  clusters (pairs, * = large): " + ", ".join(
-        f"{c} {n}{'*' if n >= CLUSTER_LARGE_FROM else ''}" for c, n in by_size))
+    lines.append(
+        "  clusters (pairs, * = large): "
+        + ", ".join(f"{c} {n}{'*' if n >= CLUSTER_LARGE_FROM else ''}" for c, n in by_size)
+    )
     lines.append(f"Tasks: {len(tasks)}")
     scenes = Counter(t.scene for t in tasks)
     lines.append("  per scene: " + ", ".join(f"{s} {n}" for s, n in sorted(scenes.items())))
-    lines.append("  per gold level: " + ", ".join(
-        f"{k}: {v}" for k, v in sorted(Counter(t.factors.gold_level for t in tasks).items())))
-    lines.append("  per gold category: " + ", ".join(
-        f"{k} {v}" for k, v in sorted(Counter(t.gold.affordance.category for t in tasks).items())))
-    combos = Counter((t.factors.level_kind, t.factors.cluster_band, t.factors.distractor_count,
-                      t.factors.distractor_similarity) for t in tasks)
+    lines.append(
+        "  per gold level: "
+        + ", ".join(f"{k}: {v}" for k, v in sorted(Counter(t.factors.gold_level for t in tasks).items()))
+    )
+    lines.append(
+        "  per gold category: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(Counter(t.gold.affordance.category for t in tasks).items()))
+    )
+    combos = Counter(
+        (t.factors.level_kind, t.factors.cluster_band, t.factors.distractor_count, t.factors.distractor_similarity)
+        for t in tasks
+    )
     lines.append(f"  combinations level kind x band x count x similarity: {len(combos)} of 48 covered")
     for kind, band in itertools.product(("normal", "emergency"), ("small", "large")):
-        row = " ".join(f"{n}/{s[:3]}:{combos[(kind, band, n, s)]}"
-                       for n in DISTRACTOR_COUNTS for s in SIMILARITIES)
+        row = " ".join(f"{n}/{s[:3]}:{combos[(kind, band, n, s)]}" for n in DISTRACTOR_COUNTS for s in SIMILARITIES)
         lines.append(f"    {kind:9} {band:5} {row}")
     return "\n".join(lines)
 
@@ -444,10 +471,15 @@ def write(result: Build, out: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--src", type=Path, default=DEFAULT_SRC,
-                        help="folder with kb_*.jsonl and seeds_*.jsonl (default: scripts/sample_data)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                        help="folder to write the two JSONL files to (default: envs/data)")
+    parser.add_argument(
+        "--src",
+        type=Path,
+        default=DEFAULT_SRC,
+        help="folder with kb_*.jsonl and seeds_*.jsonl (default: scripts/sample_data)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help="folder to write the two JSONL files to (default: envs/data)"
+    )
     args = parser.parse_args(argv)
     try:
         result = build(args.src)

@@ -56,7 +56,8 @@ PAINT_TASK = CreativityTask(
     id="t-paint-lid",
     scene="kitchen",
     task="The lid of a paint tin is stuck shut and my fingernails cannot lift it. What can I use?",
-    environment="I am in the kitchen. Around me there is the steel soup spoon, the cotton tea towel and the bamboo cutting board.",
+    environment="I am in the kitchen. Around me there is the steel soup spoon, the cotton tea towel "
+    "and the bamboo cutting board.",
     entities=(TOWEL, SPOON, BOARD),
     items=(SceneItem(name="paint tin", description="a small tin with a tight metal lid", interactable=True),),
     gold=GoldAnswer(entity="steel soup spoon", part="handle", affordance=PRY),
@@ -64,7 +65,8 @@ PAINT_TASK = CreativityTask(
         prepare_recipient="Set the tin on a steady counter so it cannot slide around while working.",
         prepare_use_condition="Hold the spoon by its bowl so the flat end of the handle points down.",
         prepare_environment_condition="Lay newspaper down to catch drips of wet paint.",
-        apply_affordance="Wedge the flat handle tip under the lid rim and lever it upward a little at a time all round.",
+        apply_affordance="Wedge the flat handle tip under the lid rim and lever it upward a little at a time "
+        "all round.",
     ),
     factors=SamplingFactors(cluster_size_range=(1, 9), gold_level=2, distractor_count=2, distractor_similarity="mixed"),
 )
@@ -103,7 +105,8 @@ STORY = SituationPuzzle(
     id="sp-test-1",
     title="The Quiet Concert",
     story="Hundreds of people watched the violinist play all evening, yet nobody heard a single note.",
-    answer="The concert was a silent film screening. The violinist was an actor on the cinema screen, so no sound came from the instrument.",
+    answer="The concert was a silent film screening. The violinist was an actor on the cinema screen, so no "
+    "sound came from the instrument.",
     difficulty=2,
     clues=("It was a silent film.", "The violinist was an actor on screen.", "The audience sat in a cinema."),
 )

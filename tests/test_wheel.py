@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def _index_reachable() -> bool:
     probe = subprocess.run(
         [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", "/tmp/lateralgym-probe", "six"],
-        capture_output=True, timeout=120,
+        capture_output=True,
+        timeout=120,
     )
     return probe.returncode == 0
 
@@ -27,13 +28,17 @@ def test_wheel_installs_and_runs_in_a_fresh_venv(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(dist), str(ROOT)],
-        check=True, capture_output=True, timeout=300,
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     (wheel,) = dist.glob("lateralgym-*.whl")
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     py = env_dir / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "--quiet", str(wheel)], check=True, capture_output=True, timeout=600)
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "--quiet", str(wheel)], check=True, capture_output=True, timeout=600
+    )
     # nothing installed as a bare top-level module, and the package data is in the wheel
     check = (
         "import importlib.util, lateralgym, lateralgym.envs as e;"
@@ -43,8 +48,20 @@ def test_wheel_installs_and_runs_in_a_fresh_venv(tmp_path: Path) -> None:
     out = subprocess.run([str(py), "-c", check], check=True, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert str(env_dir) in out.stdout
     run = subprocess.run(
-        [str(env_dir / "bin" / "lateralgym"), "run", "brainteaser", "--limit", "3", "--no-progress", "--out", str(tmp_path)],
-        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+        [
+            str(env_dir / "bin" / "lateralgym"),
+            "run",
+            "brainteaser",
+            "--limit",
+            "3",
+            "--no-progress",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
     )
     assert run.returncode == 0, run.stderr
     assert "3 episodes run" in run.stdout

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from llm_server import Fault, ScriptedLLMServer
+
 from lateralgym.agents import _llm_backends
 from lateralgym.agents._llm_client import (
     Completion,
@@ -23,7 +25,6 @@ from lateralgym.agents._llm_client import (
     redact,
     set_default_concurrency,
 )
-from llm_server import Fault, ScriptedLLMServer
 
 SECRET = "sk-test-SECRET123"
 MODEL = "openai/scripted-model"

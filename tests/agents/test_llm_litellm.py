@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from llm_server import Fault, ScriptedLLMServer
+
 from lateralgym.agents._llm_client import Completion, LLMCallError, LLMClient, UsageMeter
 from lateralgym.agents._llm_usage import lookup_cost_usd
-from llm_server import Fault, ScriptedLLMServer
 
 pytest.importorskip("litellm")
 

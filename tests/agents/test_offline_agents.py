@@ -78,7 +78,9 @@ def test_agents_are_reproducible_by_seed() -> None:
 def test_human_agent_reads_the_terminal() -> None:
     env = CreativityEnv(EpisodeConfig.named("creativity-interactive"), items=[PAINT_TASK])
     out = io.StringIO()
-    agent = HumanAgent(stdin=io.StringIO("inspect: steel soup spoon\ncommit: steel soup spoon | handle | pry\n"), stdout=out)
+    agent = HumanAgent(
+        stdin=io.StringIO("inspect: steel soup spoon\ncommit: steel soup spoon | handle | pry\n"), stdout=out
+    )
     outcome = play(env, agent, PAINT_TASK.id, seed=0)
     assert outcome["gold_correct"] and "ENTITIES AROUND YOU" in out.getvalue()
     with pytest.raises(EOFError, match="no more input"):

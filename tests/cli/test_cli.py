@@ -38,8 +38,10 @@ def test_run_on_official_data_file(tmp_path: Path, capsys: pytest.CaptureFixture
     if not SHARED.exists():
         pytest.skip(f"shared data samples not found at {SHARED}")
     path = SHARED / "brainteaser" / "sentence_puzzle.npy"
-    assert main(["run", "brainteaser", "--data", str(path), "--player", "oracle", "--out", str(tmp_path),
-                 "--no-progress"]) == 0
+    assert (
+        main(["run", "brainteaser", "--data", str(path), "--player", "oracle", "--out", str(tmp_path), "--no-progress"])
+        == 0
+    )
     assert "12 episodes run" in capsys.readouterr().out
 
 
@@ -70,7 +72,11 @@ def test_help_explains_commands() -> None:
     for word in ("run", "replay", "view", "report", "compare", "data", "offline"):
         assert word in out
     run_help = subprocess.run(
-        [sys.executable, "-m", "lateralgym.cli", "run", "--help"], capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, "-m", "lateralgym.cli", "run", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     ).stdout
     assert "--resume" in run_help and "--concurrency" in run_help and "brainteaser" in run_help
 
@@ -80,7 +86,11 @@ def test_console_script_runs_offline_without_keys(tmp_path: Path) -> None:
     exe = Path(sys.executable).with_name("lateralgym")
     proc = subprocess.run(
         [str(exe), "run", "splat", "--limit", "3", "--out", str(tmp_path), "--no-progress"],
-        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
     assert "Acc" in proc.stdout or "acc" in proc.stdout

@@ -26,7 +26,10 @@ from lateralgym.envs import (
         ("inspect: the kettle", Inspect(entity="the kettle")),
         ("INSPECT kettle", Inspect(entity="kettle")),
         ("ask: is it wet?", Ask(question="is it wet?")),
-        ("commit: kettle | spout | pour through it", Commit(entity="kettle", part="spout", how_to_use="pour through it")),
+        (
+            "commit: kettle | spout | pour through it",
+            Commit(entity="kettle", part="spout", how_to_use="pour through it"),
+        ),
         ("commit: kettle | spout", Commit(entity="kettle", part="spout")),
         ("commit: (B)", Commit(choice=1)),
         ("commit: 3", Commit(choice=3)),
@@ -46,7 +49,12 @@ def test_garbage_is_invalid_not_an_exception(garbage: object) -> None:
 
 
 def test_action_text_round_trip() -> None:
-    for action in (Inspect(entity="x"), Ask(question="q?"), Commit(entity="a", part="b", how_to_use="c"), Commit(choice=1)):
+    for action in (
+        Inspect(entity="x"),
+        Ask(question="q?"),
+        Commit(entity="a", part="b", how_to_use="c"),
+        Commit(choice=1),
+    ):
         assert parse_action(action_to_text(action)) == action
 
 

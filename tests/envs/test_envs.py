@@ -76,8 +76,13 @@ def test_static_mode_rejects_inspect_and_ends_the_single_turn() -> None:
 
 def test_brainteaser_choice_forms_and_out_of_range() -> None:
     env = BrainTeaserEnv(EpisodeConfig.named("brainteaser"), items=list(PUZZLES))
-    for action, correct in [("commit: A", True), ("commit: (a)", True), ("commit: 0", True), ("commit: B", False),
-                            ("commit: He flew a simulator.", True)]:
+    for action, correct in [
+        ("commit: A", True),
+        ("commit: (a)", True),
+        ("commit: 0", True),
+        ("commit: B", False),
+        ("commit: He flew a simulator.", True),
+    ]:
         env.reset(options={"item_id": "SP-1"})
         _, reward, terminated, _, info = env.step(action)
         assert terminated and info["outcome"]["correct"] is correct, action

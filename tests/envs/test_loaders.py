@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import openpyxl
 import pytest
+
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs._loaders import (
     GOLD_MARKER,

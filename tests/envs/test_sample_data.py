@@ -43,8 +43,7 @@ LARGE_CATEGORIES = ("weigh_down", "pry", "wipe", "scoop", "prop_open")
 
 
 def run_build(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120)
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
 def cluster_sizes(kb: AffordanceKB) -> dict[str, int]:
@@ -97,8 +96,10 @@ def check_task_rules(tasks: list[CreativityTask], kb: AffordanceKB) -> None:
 
 
 def combinations(tasks: list[CreativityTask]) -> Counter[tuple[int, str, str, str]]:
-    return Counter((t.factors.distractor_count, t.factors.distractor_similarity, t.factors.level_kind,
-                    t.factors.cluster_band) for t in tasks)
+    return Counter(
+        (t.factors.distractor_count, t.factors.distractor_similarity, t.factors.level_kind, t.factors.cluster_band)
+        for t in tasks
+    )
 
 
 ALL_COMBOS = set(itertools.product(COUNTS, SIMILARITIES, LEVEL_KINDS, BANDS))
@@ -116,25 +117,42 @@ def synthetic_entity(i: int) -> dict[str, object]:
     state = {"visibility": "visible", "condition": "intact"}
 
     def use(category: str, level: int) -> dict[str, object]:
-        return {"action": f"do {category}", "category": category, "level": level,
-                "enabling_attributes": [["rigid", "flat", "heavy", "soft"][(i + level) % 4]]}
+        return {
+            "action": f"do {category}",
+            "category": category,
+            "level": level,
+            "enabling_attributes": [["rigid", "flat", "heavy", "soft"][(i + level) % 4]],
+        }
 
     grip = [use(LARGE_CATEGORIES[i % 5], 0), use(LARGE_CATEGORIES[(i + 1) % 5], 2)]
     shell = [use(f"small_{i % 8}", 0 if i % 2 == 0 else (i // 2) % 5 + 1)]
-    return {"id": f"{scene}/gadget_{i}/{i}", "name": name, "scene": scene, "parts": [
-        {"name": "grip", "physical": physical, "state": state, "affordances": grip},
-        {"name": "shell", "physical": physical, "state": state, "affordances": shell},
-    ]}
+    return {
+        "id": f"{scene}/gadget_{i}/{i}",
+        "name": name,
+        "scene": scene,
+        "parts": [
+            {"name": "grip", "physical": physical, "state": state, "affordances": grip},
+            {"name": "shell", "physical": physical, "state": state, "affordances": shell},
+        ],
+    }
 
 
 def synthetic_seed(n: int, entity: dict[str, object], part: str, index: int) -> dict[str, object]:
     return {
-        "id": f"seed-{n:02d}", "scene": entity["scene"], "gold_entity_id": entity["id"], "gold_part": part,
-        "gold_affordance_index": index, "task": "I need to fix the wobbly thing before guests arrive.",
+        "id": f"seed-{n:02d}",
+        "scene": entity["scene"],
+        "gold_entity_id": entity["id"],
+        "gold_part": part,
+        "gold_affordance_index": index,
+        "task": "I need to fix the wobbly thing before guests arrive.",
         "recipient": {"name": "wobbly thing", "description": "it wobbles", "interactable": True},
         "other_items": [{"name": "paper napkin", "description": "", "interactable": False}],
-        "solution": {"prepare_recipient": "a", "prepare_use_condition": "b",
-                     "prepare_environment_condition": "NA", "apply_affordance": "c"},
+        "solution": {
+            "prepare_recipient": "a",
+            "prepare_use_condition": "b",
+            "prepare_environment_condition": "NA",
+            "apply_affordance": "c",
+        },
     }
 
 
@@ -204,8 +222,7 @@ def test_similar_distractors_score_higher_than_dissimilar(tmp_path: Path) -> Non
     ("which", "index", "change", "expected"),
     [
         ("seeds", 5, {"gold_part": "handle"}, "seeds_a.jsonl, record line 6, field 'gold_part'"),
-        ("seeds", 30, {"gold_affordance_index": 7},
-         "seeds_b.jsonl, record line 7, field 'gold_affordance_index'"),
+        ("seeds", 30, {"gold_affordance_index": 7}, "seeds_b.jsonl, record line 7, field 'gold_affordance_index'"),
         ("seeds", 2, {"task": "My Gadget 4 is useless here."}, "seeds_a.jsonl, record line 3, field 'task'"),
         ("seeds", 3, {"colour": "red"}, "seeds_a.jsonl, record line 4, field 'colour'"),
         ("kb", 1, {"scene": "attic"}, "kb_a.jsonl, record line 2, field 'scene'"),
@@ -297,9 +314,7 @@ def test_tasks_cover_every_sampling_combination(tasks: list[CreativityTask]) -> 
     assert {t.scene for t in tasks} == set(SCENES)
 
 
-def test_tasks_gold_is_the_best_choice_and_is_never_named(
-    tasks: list[CreativityTask], kb: AffordanceKB
-) -> None:
+def test_tasks_gold_is_the_best_choice_and_is_never_named(tasks: list[CreativityTask], kb: AffordanceKB) -> None:
     check_task_rules(tasks, kb)
 
 

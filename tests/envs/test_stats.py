@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from lateralgym.envs._loaders import load_items
 from lateralgym.envs._schema import Affordance, Entity, Part
 from lateralgym.envs._stats import DatasetStats, dataset_stats

@@ -1,0 +1,476 @@
+"""``LLMPlayer`` plays real env episodes against the real OpenAI-compatible test server (no mocks)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _items import PAINT_TASK, PUZZLES, STORY
+from llm_server import Fault, ScriptedLLMServer, count_words
+
+import lateralgym
+from lateralgym.agents._llm_client import LLMCallError, LLMClient, LLMConfigError
+from lateralgym.agents._llm_player import LLMCallRecord, LLMPlayer, is_model_spec, parse_player_spec
+from lateralgym.agents._prompts import BRAINTEASER_EXAMPLES, PromptPlan, system_prompt
+from lateralgym.envs import Action, EpisodeConfig, Invalid, LateralEnv
+from lateralgym.episodes._log import LLMBlock
+
+MODEL = "openai/test-model"
+_clients: list[LLMClient] = []
+
+
+@pytest.fixture(autouse=True)
+def fake_key(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-player-key")
+    yield
+    while _clients:  # release the connections complete_sync opened
+        _clients.pop().close()
+
+
+def make_player(server: ScriptedLLMServer, tmp_path: Path, max_retries: int = 1, **kwargs: Any) -> LLMPlayer:
+    client = LLMClient(
+        MODEL,
+        base_url=server.base_url,
+        cache_dir=tmp_path / "cache",
+        backoff_base_s=0.01,
+        timeout=5.0,
+        max_retries=max_retries,
+    )
+    _clients.append(client)
+    return LLMPlayer(client, **kwargs)
+
+
+class Episode:
+    """What an episode left behind: the final info, each step's action and LLM record."""
+
+    def __init__(self) -> None:
+        self.info: dict[str, Any] = {}
+        self.actions: list[Action] = []
+        self.records: list[LLMCallRecord] = []
+        self.observations: list[str] = []
+
+    @property
+    def outcome(self) -> dict[str, Any]:
+        return dict(self.info["outcome"])
+
+
+def play(env: LateralEnv[Any], player: LLMPlayer, item_id: str, *, sync: bool = False) -> Episode:
+    """Run one episode to its end with ``act_async`` (on a fresh loop) or ``act``."""
+    episode = Episode()
+    obs, info = env.reset(seed=0, options={"item_id": item_id})
+    player.reset(obs, info, seed=0)
+
+    def record(action: Action) -> bool:
+        nonlocal obs, info
+        assert player.last_llm is not None
+        episode.actions.append(action)
+        episode.records.append(player.last_llm)
+        obs, _, terminated, truncated, info = env.step(action)
+        episode.observations.append(obs["text"])
+        return terminated or truncated
+
+    if sync:
+        while not record(player.act(obs, info)):
+            pass
+    else:
+
+        async def loop() -> None:
+            try:
+                while not record(await player.act_async(obs, info)):
+                    pass
+            finally:
+                await player.client.aclose()
+
+        asyncio.run(loop())
+    episode.info = info
+    return episode
+
+
+def chat_bodies(server: ScriptedLLMServer) -> list[dict[str, Any]]:
+    return [r.body for r in server.requests if r.path.endswith("/chat/completions")]
+
+
+def roles(body: dict[str, Any]) -> list[str]:
+    return [m["role"] for m in body["messages"]]
+
+
+# -- CreativityBench -----------------------------------------------------------------------------
+
+STATIC_REPLY = (
+    "The tin needs something thin and stiff to get under the rim. The spoon handle is flat steel.\n"
+    "```json\n"
+    '{"gold_entity": "Steel Soup Spon", "gold_part": "Handle", '
+    '"how_to_use": "Slide the handle tip under the rim and lever the lid up."}\n'
+    "```"
+)
+
+
+@pytest.mark.parametrize("sync", [False, True])
+def test_static_episode_parses_fenced_json_and_resolves_a_near_miss(
+    llm_server: ScriptedLLMServer, tmp_path: Path, sync: bool
+) -> None:
+    llm_server.enqueue(STATIC_REPLY)
+    env = lateralgym.make("creativity-static", items=[PAINT_TASK])
+    player = make_player(llm_server, tmp_path)
+    episode = play(env, player, "t-paint-lid", sync=sync)
+
+    assert episode.outcome["gold_correct"] is True
+    assert episode.outcome["invalid_actions"] == 0
+    record = episode.records[0]
+    assert record.model == MODEL == player.name
+    assert record.raw_text == STATIC_REPLY
+    assert record.parsed_action == {
+        "kind": "commit",
+        "entity": "steel soup spoon",
+        "part": "handle",
+        "how_to_use": "Slide the handle tip under the rim and lever the lid up.",
+    }
+    assert record.completion_tokens == count_words(STATIC_REPLY)
+    assert record.prompt_tokens > 100
+    assert record.latency_s > 0
+    assert (record.cache_hit, record.attempts, record.error) == (False, 1, None)
+
+    (body,) = chat_bodies(llm_server)
+    assert roles(body) == ["system", "user"]
+    plan = PromptPlan(benchmark="creativity", mode="static", reasoning="direct", few_shot=False)
+    assert body["messages"][0]["content"] == system_prompt(plan)
+    assert '"gold_entity"' in body["messages"][0]["content"]
+    assert body["messages"][1]["content"].startswith("TASK: The lid of a paint tin")
+    assert "steel soup spoon:" in body["messages"][1]["content"]  # the full attribute listing
+
+
+def test_cot_config_prompts_for_reasoning(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue(STATIC_REPLY, STATIC_REPLY)
+    static_player = make_player(llm_server, tmp_path / "a")
+    play(lateralgym.make("creativity-static", items=[PAINT_TASK]), static_player, "t-paint-lid")
+    cot_player = make_player(llm_server, tmp_path / "b")
+    episode = play(lateralgym.make("creativity-cot", items=[PAINT_TASK]), cot_player, "t-paint-lid")
+
+    assert episode.outcome["gold_correct"] is True
+    assert cot_player.plan is not None and cot_player.plan.reasoning == "cot"
+    static_system, cot_system = (body["messages"][0]["content"] for body in chat_bodies(llm_server))
+    assert static_system != cot_system
+    assert "step by step" in cot_system and "step by step" not in static_system
+    # The brief (user message) is the same: only the protocol differs.
+    assert chat_bodies(llm_server)[0]["messages"][1] == chat_bodies(llm_server)[1]["messages"][1]
+
+
+def test_reasoning_argument_overrides_the_config(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue(STATIC_REPLY)
+    player = make_player(llm_server, tmp_path, reasoning="cot")
+    play(lateralgym.make("creativity-static", items=[PAINT_TASK]), player, "t-paint-lid")
+    assert "step by step" in chat_bodies(llm_server)[0]["messages"][0]["content"]
+
+
+def test_interactive_episode_keeps_the_history(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    replies = [
+        'I should look at the spoon first. {"action": "inspect", "entity": "steel soup spon"}',
+        '{"action": "ask", "question": "Is the spoon handle made of metal?"}',
+        'Confident now.\n```json\n{"action": "commit", "gold_entity": "steel soup spoon", "gold_part": "handle", '
+        '"how_to_use": "Lever the lid up with the handle tip."}\n```',
+    ]
+    llm_server.enqueue(*replies)
+    env = lateralgym.make("creativity-interactive", items=[PAINT_TASK])
+    player = make_player(llm_server, tmp_path)
+    episode = play(env, player, "t-paint-lid")
+
+    outcome = episode.outcome
+    assert outcome["gold_correct"] is True
+    assert (outcome["turns"], outcome["inspections"], outcome["asks"]) == (3, 1, 1)
+    assert outcome["gold_inspected"] is True
+    assert [r.parsed_action["kind"] for r in episode.records if r.parsed_action] == ["inspect", "ask", "commit"]
+    assert episode.records[0].parsed_action == {"kind": "inspect", "entity": "steel soup spoon"}
+
+    first, second, third = chat_bodies(llm_server)
+    assert roles(first) == ["system", "user"]
+    assert '"action": "inspect"' in first["messages"][0]["content"]
+    assert "ENTITIES AROUND YOU" in first["messages"][1]["content"]
+    # Each request repeats the chat so far: my reply, then the env's answer as a user message.
+    assert roles(second) == ["system", "user", "assistant", "user"]
+    assert second["messages"][2]["content"] == replies[0]
+    assert second["messages"][3]["content"] == episode.observations[0]
+    assert second["messages"][3]["content"].startswith("steel soup spoon:\n  - bowl")
+    assert roles(third) == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert third["messages"][:4] == second["messages"]
+    assert third["messages"][5]["content"] == episode.observations[1]
+    assert player.messages[-1] == {"role": "assistant", "content": replies[2]}
+
+
+# -- BrainTeaser ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("item_id", "reply", "correct"),
+    [
+        ("SP-1_SR", "(B)", True),
+        ("SP-1", "Tricky. I think the answer is c) because planes break.", False),
+        ("SP-1", "He flew a simulator.", True),
+        ("SP-1_CR", "Answer: D", True),
+    ],
+)
+def test_brainteaser_zero_shot(
+    llm_server: ScriptedLLMServer, tmp_path: Path, item_id: str, reply: str, correct: bool
+) -> None:
+    llm_server.enqueue(reply)
+    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    episode = play(env, make_player(llm_server, tmp_path), item_id)
+    assert episode.outcome["correct"] is correct
+    assert episode.outcome["committed"] is True
+    (body,) = chat_bodies(llm_server)
+    assert roles(body) == ["system", "user"]
+    assert "Answer: <letter>" in body["messages"][0]["content"]
+    assert not any(example.question in str(body) for example in BRAINTEASER_EXAMPLES)
+
+
+@pytest.mark.parametrize("reasoning", ["direct", "cot"])
+def test_brainteaser_few_shot_shows_worked_examples(
+    llm_server: ScriptedLLMServer, tmp_path: Path, reasoning: str
+) -> None:
+    llm_server.enqueue("Answer: B")
+    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    episode = play(env, make_player(llm_server, tmp_path, few_shot=True, reasoning=reasoning), "SP-1_SR")
+    assert episode.outcome["correct"] is True
+
+    (body,) = chat_bodies(llm_server)
+    n = len(BRAINTEASER_EXAMPLES)
+    assert n >= 2
+    assert roles(body) == ["system", *(["user", "assistant"] * n), "user"]
+    for k, example in enumerate(BRAINTEASER_EXAMPLES):
+        shown, answered = body["messages"][1 + 2 * k], body["messages"][2 + 2 * k]
+        assert example.question in shown["content"] and "CHOICES:\nA. " in shown["content"]
+        assert answered["content"].endswith(f"Answer: {'ABCD'[example.answer]}")
+        assert (example.reasoning in answered["content"]) is (reasoning == "cot")
+    assert body["messages"][-1]["content"].startswith("QUESTION: Without ever leaving the ground")
+
+
+def test_few_shot_does_not_change_other_benchmarks(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue(STATIC_REPLY)
+    player = make_player(llm_server, tmp_path, few_shot=True)
+    play(lateralgym.make("creativity-static", items=[PAINT_TASK]), player, "t-paint-lid")
+    assert roles(chat_bodies(llm_server)[0]) == ["system", "user"]
+
+
+def test_garbage_reply_becomes_an_invalid_action(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue("I like turtles.")
+    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    episode = play(env, make_player(llm_server, tmp_path), "SP-1")
+
+    action = episode.actions[0]
+    assert isinstance(action, Invalid) and action.raw == "I like turtles."
+    assert episode.outcome["invalid_actions"] == 1
+    assert episode.outcome["committed"] is False
+    record = episode.records[0]
+    assert record.raw_text == "I like turtles."
+    assert record.parsed_action is not None and record.parsed_action["kind"] == "invalid"
+    assert record.error is not None and record.error.startswith("unparsable reply")
+    assert record.completion_tokens == 3
+
+
+# -- SPLAT ---------------------------------------------------------------------------------------
+
+
+def test_splat_questions_then_answer(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    replies = [
+        "Question: Was the audience watching a film?",
+        "Hmm, no idea what is going on.",  # unparsable: the env answers it and counts the round
+        "Answer: It was a silent film screening.\nThe violinist was an actor on the cinema screen.",
+    ]
+    llm_server.enqueue(*replies)
+    env = lateralgym.make("splat", items=[STORY])
+    player = make_player(llm_server, tmp_path)
+    episode = play(env, player, "sp-test-1")
+
+    outcome = episode.outcome
+    assert outcome["solved"] is True
+    assert (outcome["turns"], outcome["questions"], outcome["invalid_actions"]) == (3, 1, 1)
+    assert [type(a).__name__ for a in episode.actions] == ["Ask", "Invalid", "Commit"]
+    assert episode.records[2].parsed_action == {
+        "kind": "commit",
+        "answer": "It was a silent film screening. The violinist was an actor on the cinema screen.",
+    }
+
+    first, second, third = chat_bodies(llm_server)
+    system = first["messages"][0]["content"]
+    assert "Question: <your yes/no question>" in system and "Answer: <your full explanation>" in system
+    assert first["messages"][1]["content"].startswith("TITLE: The Quiet Concert")
+    assert second["messages"][2:] == [
+        {"role": "assistant", "content": replies[0]},
+        {"role": "user", "content": "Yes."},
+    ]
+    assert third["messages"][4]["content"] == replies[1]
+    assert third["messages"][5]["content"].startswith("Invalid action: no move found")
+
+
+# -- request parameters, system prompt, cache ----------------------------------------------------
+
+
+def test_sampling_parameters_reach_the_server(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue("(B)", "(B)")
+    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    play(env, make_player(llm_server, tmp_path / "a", temperature=0.3, max_tokens=64, seed=7), "SP-1_SR")
+    play(env, make_player(llm_server, tmp_path / "b"), "SP-1_SR")
+    tuned, plain = chat_bodies(llm_server)
+    assert (tuned["temperature"], tuned["max_tokens"], tuned["seed"]) == (0.3, 64, 7)
+    assert tuned["model"] == "test-model"
+    assert not {"temperature", "max_tokens", "seed"} & set(plain)
+
+
+def test_custom_system_prompt_replaces_the_protocol(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue("Question: Is it a film?", "Answer: A silent film; the violinist was an actor on screen.")
+    player = make_player(llm_server, tmp_path, system_prompt="You are a terse detective.")
+    play(lateralgym.make("splat", items=[STORY]), player, "sp-test-1")
+    for body in chat_bodies(llm_server):
+        assert body["messages"][0] == {"role": "system", "content": "You are a terse detective."}
+
+
+def test_reset_clears_the_history_and_repeats_hit_the_cache(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue("Question: Is it a film?", "Answer: wrong guess")
+    config = EpisodeConfig.named("splat").model_copy(update={"max_turns": 2})
+    env = lateralgym.make(config, items=[STORY])
+    player = make_player(llm_server, tmp_path)
+    first = play(env, player, "sp-test-1")
+    assert first.info["outcome"]["solved"] is False
+    assert roles({"messages": player.messages}) == ["system", "user", "assistant", "user", "assistant"]
+    assert llm_server.chat_calls == 2
+
+    again = play(env, player, "sp-test-1")
+    assert llm_server.chat_calls == 2  # the same chat, answered from the cache
+    assert [(r.cache_hit, r.attempts) for r in again.records] == [(True, 0), (True, 0)]
+    assert again.records[0].raw_text == "Question: Is it a film?"
+    assert again.records[0].prompt_tokens > 0
+    assert player.messages[1]["content"].startswith("TITLE: The Quiet Concert")
+
+
+# -- failures ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sync", [False, True])
+def test_api_error_after_retries_raises_and_is_recorded(
+    llm_server: ScriptedLLMServer, tmp_path: Path, sync: bool
+) -> None:
+    llm_server.enqueue(Fault.status(500), Fault.status(500), Fault.status(500))
+    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    player = make_player(llm_server, tmp_path, max_retries=1)
+    obs, info = env.reset(options={"item_id": "SP-1"})
+    player.reset(obs, info)
+
+    with pytest.raises(LLMCallError) as caught:
+        if sync:
+            player.act(obs, info)
+        else:
+            asyncio.run(player.act_async(obs, info))
+    assert caught.value.attempts == 2 and caught.value.status == 500
+    assert llm_server.chat_calls == 2
+    record = player.last_llm
+    assert record is not None
+    assert record.error is not None and "HTTP 500" in record.error
+    assert (record.attempts, record.raw_text, record.parsed_action) == (2, None, None)
+    assert record.model == MODEL
+    assert "sk-test-player-key" not in record.error
+
+    # The failed turn left no trace in the chat: trying again sends the same opening messages
+    # (the third 500 is retried once more, then the reply comes).
+    llm_server.enqueue("(A)")
+    action = player.act(obs, info)
+    assert action.kind == "commit" and player.last_llm.error is None
+    bodies = chat_bodies(llm_server)
+    assert len(bodies) == 4
+    assert all(body["messages"] == bodies[0]["messages"] for body in bodies)
+    assert roles(bodies[0]) == ["system", "user"]
+
+
+def test_client_returning_errors_as_values_still_raises(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue(Fault.status(400))
+    client = LLMClient(MODEL, base_url=llm_server.base_url, cache_dir=tmp_path, raise_on_error=False, max_retries=0)
+    _clients.append(client)
+    player = LLMPlayer(client)
+    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    obs, info = env.reset(options={"item_id": "SP-1"})
+    player.reset(obs, info)
+    with pytest.raises(LLMCallError):
+        player.act(obs, info)
+    assert player.last_llm is not None and player.last_llm.error is not None and "400" in player.last_llm.error
+
+
+# -- the log contract and spec strings -----------------------------------------------------------
+
+
+def test_call_record_matches_the_step_log_llm_block(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    assert list(LLMCallRecord.model_fields) == list(LLMBlock.model_fields)
+    for name, field in LLMCallRecord.model_fields.items():
+        assert field.annotation == LLMBlock.model_fields[name].annotation, name
+        assert field.default == LLMBlock.model_fields[name].default, name
+    llm_server.enqueue("(B)")
+    episode = play(lateralgym.make("brainteaser", items=list(PUZZLES)), make_player(llm_server, tmp_path), "SP-1_SR")
+    dumped = episode.records[0].model_dump()
+    assert LLMBlock.model_validate(dumped).model_dump() == dumped
+
+
+def test_player_from_spec_string(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    spec = f"openai/test-model?base_url={llm_server.base_url}&reasoning=cot&few_shot=true&temperature=0&seed=3"
+    player = LLMPlayer.from_spec(spec, cache_dir=tmp_path, max_tokens=32)
+    _clients.append(player.client)
+    assert player.name == "openai/test-model"
+    assert (player.reasoning, player.few_shot, player.temperature, player.seed, player.max_tokens) == (
+        "cot",
+        True,
+        0.0,
+        3,
+        32,
+    )
+    llm_server.enqueue("The pilot never leaves the ground in a simulator.\nAnswer: B")
+    episode = play(lateralgym.make("brainteaser", items=list(PUZZLES)), player, "SP-1_SR")
+    assert episode.outcome["correct"] is True
+    (body,) = chat_bodies(llm_server)
+    assert (body["temperature"], body["seed"], body["max_tokens"]) == (0, 3, 32)
+    assert len(body["messages"]) == 2 + 2 * len(BRAINTEASER_EXAMPLES)
+
+
+def test_parse_player_spec() -> None:
+    assert parse_player_spec("anthropic/claude-3-5-haiku-latest") == ("anthropic/claude-3-5-haiku-latest", {})
+    name, options = parse_player_spec(
+        "openai/qwen?base_url=http://127.0.0.1:8000/v1&max_tokens=256&few_shot=0&timeout=30&max_retries=2"
+    )
+    assert name == "openai/qwen"
+    assert options == {
+        "base_url": "http://127.0.0.1:8000/v1",
+        "max_tokens": 256,
+        "few_shot": False,
+        "timeout": 30.0,
+        "max_retries": 2,
+    }
+    assert is_model_spec("openai/gpt-4o-mini?temperature=0")
+    assert not any(is_model_spec(s) for s in ("heuristic", "random", "oracle", "human", "/x", "openai/"))
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("heuristic", "not a model name"),
+        ("openai/x?colour=blue", "unknown option 'colour'"),
+        ("openai/x?reasoning=deep", "expected 'direct' or 'cot'"),
+        ("openai/x?few_shot=maybe", "expected true/false"),
+        ("openai/x?temperature=hot", "option 'temperature'"),
+        ("openai/x?seed=1&seed=2", "given twice"),
+        ("openai/x?api_key=sk-secret-value", "api_key_env"),
+        ("openai/x?novalue", "name=value"),
+    ],
+)
+def test_bad_player_specs_are_config_errors(spec: str, message: str) -> None:
+    with pytest.raises(LLMConfigError) as caught:
+        parse_player_spec(spec)
+    assert message in str(caught.value)
+    assert "sk-secret-value" not in str(caught.value)
+
+
+def test_unknown_override_is_a_config_error() -> None:
+    with pytest.raises(LLMConfigError, match="unknown player option"):
+        LLMPlayer.from_spec("openai/x?base_url=http://127.0.0.1:1/v1", colour="blue")
+
+
+def test_bad_reasoning_value_is_rejected(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    with pytest.raises(LLMConfigError, match="reasoning"):
+        make_player(llm_server, tmp_path, reasoning="deep")

@@ -1,0 +1,291 @@
+"""Reading actions out of free-form model replies: JSON, labels, letters, questions, garbage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lateralgym.agents._parsing import (
+    json_objects,
+    parse_creativity_reply,
+    parse_mcq_reply,
+    parse_reply,
+    parse_situation_reply,
+)
+from lateralgym.envs import Ask, Commit, Inspect, Invalid
+
+# -- JSON extraction -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": 1}', [{"a": 1}]),
+        ('Sure! Here it is: {"a": 1} -- hope that helps.', [{"a": 1}]),
+        ('```json\n{"a": 1}\n```', [{"a": 1}]),
+        ('first {"a": 1} then ```json\n{"b": {"c": 2}}\n```', [{"a": 1}, {"b": {"c": 2}}]),
+        ("{'a': 'x', 'b': true}", [{"a": "x", "b": True}]),
+        ('{"a": 1, "b": [1, 2,],}', [{"a": 1, "b": [1, 2]}]),
+        ("{\u201ca\u201d: \u201cx\u201d}", [{"a": "x"}]),
+        ('{"a": "a } brace in a string"}', [{"a": "a } brace in a string"}]),
+        ('{"a": "it\'s fine"}', [{"a": "it's fine"}]),
+        ("no json at all", []),
+        ("{not json} and {also: not}", []),
+        ('[1, 2] {"a": [1]}', [{"a": [1]}]),
+        ('{"broken": "outer", {"inner": 1}', [{"inner": 1}]),
+        ('{"a": 1', []),
+    ],
+)
+def test_json_objects(text: str, expected: list[dict[str, Any]]) -> None:
+    assert json_objects(text) == expected
+
+
+# -- CreativityBench -----------------------------------------------------------------------------
+
+PUBLIC: dict[str, Any] = {
+    "task": "The lid of a paint tin is stuck shut.",
+    "entities": ["cotton tea towel", "steel soup spoon", "bamboo cutting board"],
+    "revealed": {"steel soup spoon": {"bowl": "bowl: ...", "handle": "handle: ..."}},
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '{"gold_entity": "steel soup spoon", "gold_part": "handle", "how_to_use": "pry the lid"}',
+            Commit(entity="steel soup spoon", part="handle", how_to_use="pry the lid"),
+        ),
+        (
+            'The spoon is rigid steel.\n```json\n{"gold_entity": "Steel Soup Spon", "gold_part": "Handle", '
+            '"how_to_use": "wedge it"}\n```\nThat should work.',
+            Commit(entity="steel soup spoon", part="handle", how_to_use="wedge it"),
+        ),
+        (
+            '{"entity": "the steel soup spoon", "part": "handle", "how": "lever"}',
+            Commit(entity="steel soup spoon", part="handle", how_to_use="lever"),
+        ),
+        (
+            '{"Gold Entity": "steel_soup_spoon", "Gold-Part": "bowl", "usage": "scoop"}',
+            Commit(entity="steel soup spoon", part="bowl", how_to_use="scoop"),
+        ),
+        (
+            'Draft: {"gold_entity": "cotton tea towel", "gold_part": "cloth_body"}\nOn reflection the spoon is '
+            'better:\n{"gold_entity": "steel soup spoon", "gold_part": "handle"}',
+            Commit(entity="steel soup spoon", part="handle"),
+        ),
+        (
+            'Final: {"gold_entity": "steel soup spoon", "gold_part": "handle"} {"note": "nothing here"}',
+            Commit(entity="steel soup spoon", part="handle"),
+        ),
+        (
+            "**Entity:** steel soup spoon\n**Part:** handle\n**How to use:** slide it under the rim",
+            Commit(entity="steel soup spoon", part="handle", how_to_use="slide it under the rim"),
+        ),
+        (
+            "commit: steel soup spoon | handle | lever the lid up",
+            Commit(entity="steel soup spoon", part="handle", how_to_use="lever the lid up"),
+        ),
+        # A name that matches nothing is kept as written: the env counts it as a hallucination.
+        ('{"gold_entity": "plastic ruler", "gold_part": "edge"}', Commit(entity="plastic ruler", part="edge")),
+        # A part of an entity not yet revealed is kept as written.
+        (
+            '{"gold_entity": "bamboo cutting board", "gold_part": "Board Face"}',
+            Commit(entity="bamboo cutting board", part="Board Face"),
+        ),
+    ],
+)
+def test_creativity_commit_forms(text: str, expected: Commit) -> None:
+    assert parse_creativity_reply(text, PUBLIC, ("commit",)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"action": "inspect", "entity": "steel soup spon"}', Inspect(entity="steel soup spoon")),
+        ('{"action": "Explore", "entity": "Cotton Tea Towel"}', Inspect(entity="cotton tea towel")),
+        ('{"kind": "inspect", "entity": "bamboo cutting board"}', Inspect(entity="bamboo cutting board")),
+        ('{"entity": "cotton tea towel"}', Inspect(entity="cotton tea towel")),
+        ('{"action": "inspect", "entity": "garden hose"}', Inspect(entity="garden hose")),
+        ('{"action": "ask", "question": "Is the spoon made of metal?"}', Ask(question="Is the spoon made of metal?")),
+        ('{"question": "Is the towel wet?"}', Ask(question="Is the towel wet?")),
+        ("Let me look first.\ninspect: steel soup spoon", Inspect(entity="steel soup spoon")),
+        ("ask: Is the board heavy?", Ask(question="Is the board heavy?")),
+        (
+            '{"action": "commit", "gold_entity": "steel soup spoon", "gold_part": "handle", "how_to_use": "pry"}',
+            Commit(entity="steel soup spoon", part="handle", how_to_use="pry"),
+        ),
+    ],
+)
+def test_creativity_interactive_moves(text: str, expected: Inspect | Ask | Commit) -> None:
+    assert parse_creativity_reply(text, PUBLIC) == expected
+
+
+def test_entity_only_json_is_a_commit_when_inspect_is_not_allowed() -> None:
+    assert parse_creativity_reply('{"entity": "steel soup spoon"}', PUBLIC, ("commit",)) == Commit(
+        entity="steel soup spoon"
+    )
+
+
+@pytest.mark.parametrize("text", ["I would use the spoon, obviously.", "{}", '{"confidence": 0.9}', "```json\n```"])
+def test_creativity_garbage_is_invalid(text: str) -> None:
+    action = parse_creativity_reply(text, PUBLIC)
+    assert isinstance(action, Invalid)
+    assert action.raw == text
+    assert "gold_entity" in action.reason
+
+
+# -- BrainTeaser ---------------------------------------------------------------------------------
+
+CHOICES = (
+    "He plays so softly that the sound never reaches her room.",
+    "He plays a digital piano with headphones on, so no sound fills the flat.",
+    "His daughter is an unusually deep sleeper.",
+    "None of above.",
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "index"),
+    [
+        ("A", 0),
+        ("b", 1),
+        ("(B)", 1),
+        ("(c)", 2),
+        ("C.", 2),
+        ("D)", 3),
+        ("option 3", 2),
+        ("Option 1", 0),
+        ("choice: 4", 3),
+        ("2", 1),
+        ("Answer: C", 2),
+        ("**Answer:** D", 3),
+        ("answer - b", 1),
+        ("commit: B", 1),  # the env's own command form
+        ("Some thoughts.\ncommit: (c)", 2),
+        ("the answer is b)", 1),
+        ("The answer is (A).", 0),
+        ("The correct answer is option 2", 1),
+        ("Final answer: B", 1),
+        ("I choose (c)", 2),
+        ("I'd go with B", 1),
+        ("The correct option is C) his daughter sleeps deeply", 2),
+        ("Option A is tempting. Option C is silly.\nSo the answer is B.", 1),
+        ("Answer: C. Option A is tempting but wrong.", 2),
+        ("A is wrong, B is right.\nB", 1),
+        ("He plays a digital piano with headphones on, so no sound fills the flat.", 1),
+        ("he plays a digital piano with headphones on so no sound fills the flat", 1),
+        ("I think he plays a digital piano with headphones on, so no sound fills the flat.", 1),
+        ("None of the above", 3),
+        ("none of above", 3),
+        ('```json\n{"answer": "B"}\n```', 1),
+        ('{"choice": 2}', 2),
+        ('{"answer": "(d)"}', 3),
+        ('{"answer": "His daughter is an unusually deep sleeper."}', 2),
+        ('Reasoning... {"answer": "A"} ... wait, no: {"answer": "C"}', 2),
+    ],
+)
+def test_mcq_forms(text: str, index: int) -> None:
+    assert parse_mcq_reply(text, CHOICES) == Commit(choice=index)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I like turtles",
+        "the answer is a digital piano",  # the article "a" is not option A
+        "E",  # out of range for four options
+        "option 7",
+        "",
+        '{"answer": "maybe"}',
+        "Both A and B could work.",
+    ],
+)
+def test_mcq_garbage_is_invalid(text: str) -> None:
+    action = parse_mcq_reply(text, CHOICES)
+    assert isinstance(action, Invalid)
+    assert action.raw == text
+    assert "A-D" in action.reason
+
+
+def test_mcq_numeric_options_read_by_text_not_ordinal() -> None:
+    choices = ("7", "3", "12", "None of above.")
+    assert parse_mcq_reply("Answer: 3", choices) == Commit(choice=1)
+    assert parse_mcq_reply("3", choices) == Commit(choice=1)
+    assert parse_mcq_reply("option 3", choices) == Commit(choice=2)
+
+
+# -- SPLAT ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Question: Was the audience deaf?", Ask(question="Was the audience deaf?")),
+        ("**Question:** Is it a film?", Ask(question="Is it a film?")),
+        ("- question: Is it night?", Ask(question="Is it night?")),
+        ("1. Question: Is it night?", Ask(question="Is it night?")),
+        ("Q: Is it a film?\nA: Yes", Ask(question="Is it a film?")),
+        ("ask: Is the man alive?", Ask(question="Is the man alive?")),
+        ("Were they deaf?", Ask(question="Were they deaf?")),
+        ("Hmm, why so quiet?\nThinking aloud.\nIs it a cinema?", Ask(question="Is it a cinema?")),
+        ('{"action": "ask", "question": "Is it night?"}', Ask(question="Is it night?")),
+        ('{"question": "Is it raining?"}', Ask(question="Is it raining?")),
+        ("Answer: The audience was deaf.", Commit(answer="The audience was deaf.")),
+        (
+            "Answer: The audience was deaf.\nThey applauded in sign language.",
+            Commit(answer="The audience was deaf. They applauded in sign language."),
+        ),
+        (
+            "I am fairly sure now.\nExplanation: They were deaf and applauded by waving.",
+            Commit(answer="They were deaf and applauded by waving."),
+        ),
+        ("Final answer: it was a silent film", Commit(answer="it was a silent film")),
+        ("commit: it was a silent film", Commit(answer="it was a silent film")),
+        ('```json\n{"action": "commit", "answer": "A silent film."}\n```', Commit(answer="A silent film.")),
+        ('{"explanation": "They were deaf."}', Commit(answer="They were deaf.")),
+        # A labelled line beats a bare question.
+        ("Was it a film?\nAnswer: they were watching a film.", Commit(answer="they were watching a film.")),
+    ],
+)
+def test_situation_forms(text: str, expected: Ask | Commit) -> None:
+    assert parse_situation_reply(text) == expected
+
+
+@pytest.mark.parametrize("text", ["I have no idea.", "Let me think about it.", '{"mood": "happy"}', "Question:"])
+def test_situation_garbage_is_invalid(text: str) -> None:
+    action = parse_situation_reply(text)
+    assert isinstance(action, Invalid)
+    assert action.raw == text
+    assert "Question:" in action.reason
+
+
+# -- dispatch ------------------------------------------------------------------------------------
+
+
+def test_parse_reply_dispatches_on_benchmark() -> None:
+    assert parse_reply("(B)", "brainteaser", {"choices": list(CHOICES)}) == Commit(choice=1)
+    assert parse_reply("Question: Is it a film?", "splat", {}) == Ask(question="Is it a film?")
+    assert parse_reply('{"entity": "steel soup spon"}', "creativity", PUBLIC, "interactive") == Inspect(
+        entity="steel soup spoon"
+    )
+    assert parse_reply('{"entity": "steel soup spon"}', "creativity", PUBLIC, "static") == Commit(
+        entity="steel soup spoon"
+    )
+    # Unknown benchmarks read the env's own command forms.
+    assert parse_reply("ask: Is it a film?", None, {}) == Ask(question="Is it a film?")
+
+
+@pytest.mark.parametrize("benchmark", ["creativity", "brainteaser", "splat", None])
+def test_empty_reply_is_invalid_everywhere(benchmark: str | None) -> None:
+    action = parse_reply("  \n", benchmark, {"choices": list(CHOICES), **PUBLIC})
+    assert isinstance(action, Invalid)
+    assert "empty" in action.reason
+
+
+def test_invalid_raw_is_capped() -> None:
+    text = "x" * 10_000
+    action = parse_reply(text, "splat", {})
+    assert isinstance(action, Invalid)
+    assert len(action.raw) == 2000

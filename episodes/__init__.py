@@ -1,6 +1,7 @@
 """Episodes: the runner, the step log, resume, replay, the viewer, the papers' metrics and reports."""
 
 from lateralgym.envs import EpisodeConfig
+from lateralgym.episodes._judge_labels import agreement, judge_labels_from_run, load_labels
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     EpisodeEnd,
@@ -32,6 +33,9 @@ from lateralgym.episodes._runner import EpisodeSpec, RunResult, plan_episodes, r
 from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
 
 __all__ = [
+    "agreement",
+    "judge_labels_from_run",
+    "load_labels",
     "LOG_SCHEMA_VERSION",
     "Divergence",
     "EpisodeConfig",

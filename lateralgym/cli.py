@@ -105,8 +105,35 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("run_dirs", nargs="+", help="run directories")
     compare.add_argument("--markdown", action="store_true", help="print a Markdown table instead")
 
+    agree = sub.add_parser(
+        "agreement",
+        help="judge/human agreement: SPLAT's final-answer M, reasoning R and Cohen's kappa",
+        description="Compare two label sources, each a run directory (the judge's replies in its step log) or a "
+        "CSV/JSONL label file with columns item_id, question, human_answer (yes/no/irrelevant), human_verdict "
+        "(correct/not_yet), rationale. Questions are paired by their text.",
+    )
+    agree.add_argument("first", help="run directory or label file (usually the judge)")
+    agree.add_argument("second", help="run directory or label file (usually people)")
+
     sub.add_parser("configs", help="list the shipped configs")
     return parser
+
+
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    from lateralgym.episodes import agreement
+
+    report = agreement(args.first, args.second)
+
+    def pct(value: float | None) -> str:
+        return "n/a" if value is None else f"{100 * value:.1f}%"
+
+    print(f"final-answer agreement M: {pct(report.final_answer_agreement)} over {report.puzzles} puzzles")
+    print(f"reasoning agreement R:    {pct(report.reasoning_agreement)} over {report.questions} questions")
+    print(f"Cohen's kappa:            {'n/a' if report.kappa is None else f'{report.kappa:.3f}'}")
+    print("confusion (rows: first, columns: second): " + ", ".join(report.labels))
+    for label, row in zip(report.labels, report.confusion, strict=True):
+        print(f"  {label:11} {row}")
+    return 0
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -237,7 +264,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "data":
             return _cmd_data_stats(args)
-        commands = {"replay": _cmd_replay, "view": _cmd_view, "report": _cmd_report, "compare": _cmd_compare}
+        commands = {
+            "replay": _cmd_replay,
+            "view": _cmd_view,
+            "report": _cmd_report,
+            "compare": _cmd_compare,
+            "agreement": _cmd_agreement,
+        }
         if args.command in commands:
             return commands[args.command](args)
         return _cmd_configs()

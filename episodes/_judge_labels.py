@@ -1,0 +1,38 @@
+"""Judge labels from a run's step log, for agreement with people or with another judge (SPLAT's M and R)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lateralgym.episodes._log import STEP_LOG, StepLine, read_log
+from lateralgym.judges._agreement import AgreementReport, LabelRecord, agreement_report, load_human_labels
+
+
+def judge_labels_from_run(run_dir: str | Path) -> list[LabelRecord]:
+    """Every question the judge answered (item, question, yes/no/irrelevant) and each verdict it gave,
+    in log order; the last verdict of an item is its final one."""
+    records = []
+    for record in read_log(Path(run_dir) / STEP_LOG):
+        if not isinstance(record, StepLine) or record.judge_label is None:
+            continue
+        if record.action.get("kind") == "ask":
+            data = {"item_id": record.item_id, "question": record.action.get("question"), "answer": record.judge_label}
+        elif record.action.get("kind") == "commit":
+            data = {"item_id": record.item_id, "verdict": record.judge_label}
+        else:
+            continue
+        records.append(LabelRecord.model_validate(data))
+    return records
+
+
+def load_labels(source: str | Path) -> list[LabelRecord]:
+    """Labels from a run directory (the judge's) or a CSV/JSONL label file (people's or a judge's)."""
+    path = Path(source)
+    if path.is_dir():
+        return judge_labels_from_run(path)
+    return load_human_labels(path)
+
+
+def agreement(first: str | Path, second: str | Path) -> AgreementReport:
+    """SPLAT's final-answer agreement M, reasoning agreement R and Cohen's kappa between two label sources."""
+    return agreement_report(load_labels(first), load_labels(second))

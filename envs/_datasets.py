@@ -9,7 +9,7 @@ from lateralgym.envs._errors import DatasetError
 from lateralgym.envs._samples import load_sample_items
 from lateralgym.envs._schema import CreativityTask, Item, MCQPuzzle, SituationPuzzle
 
-ITEM_TYPES: dict[str, type[Item]] = {  # type: ignore[dict-item]
+ITEM_TYPES: dict[str, type[Item]] = {
     "creativity": CreativityTask,
     "brainteaser": MCQPuzzle,
     "splat": SituationPuzzle,
@@ -38,4 +38,4 @@ def load_config_items(config: EpisodeConfig, path: str | None = None) -> Sequenc
             f"holds {found} records but config {config.name!r} runs {wanted.__name__} items; "
             f"pick a config for this benchmark",
         )
-    return items
+    return [i for i in items if isinstance(i, CreativityTask | MCQPuzzle | SituationPuzzle)]

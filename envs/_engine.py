@@ -180,7 +180,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
         render_mode: ``None`` or ``"ansi"`` (a transcript string).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 - Gymnasium API
     scene_type: ClassVar[type[Scene[Any]]]
 
     def __init__(
@@ -296,7 +296,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
         )
         return self._observation(message), reward, terminated, truncated, self._info(handled, handled.valid)
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:
         """The transcript so far as text (``render_mode="ansi"``)."""
         if self.render_mode != "ansi":
             return None
@@ -340,4 +340,5 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
         """The current item (privileged: agents must not read it, except the oracle)."""
         if self.scene is None:
             raise EpisodeOverError("no episode yet: call reset() first")
-        return self.scene.item
+        item: Item = self.scene.item
+        return item

@@ -73,7 +73,7 @@ def parse_verdict(text: str) -> tuple[str, str | None]:
     return "not_yet", rest.strip() or None
 
 
-class raw_env(AECEnv[str, dict[str, Any], str]):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: N801 - PettingZoo naming
     """SPLAT player/judge AEC env; see the module docstring (the env card)."""
 
     metadata = {"name": "splat_v0", "render_modes": ["ansi"], "is_parallelizable": False}
@@ -96,7 +96,7 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # noqa: N801 - PettingZoo's na
         self.items = tuple(items)
         self.render_mode = render_mode
         self.possible_agents = [PLAYER, JUDGE]
-        self.agents = []
+        self.agents: list[str] = []
         obs_space = spaces.Dict(
             {"text": text_space(), "turn": spaces.Discrete(self.config.max_turns + 1), "last_reply": spaces.Discrete(6)}
         )

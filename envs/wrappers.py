@@ -35,13 +35,15 @@ class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any], gym.
 
     def __init__(self, env: gym.Env[dict[str, Any], Any]) -> None:
         gym.utils.RecordConstructorArgs.__init__(self)
-        gym.Wrapper.__init__(self, env)
+        super().__init__(env)  # type: ignore[arg-type]  # Gymnasium types `env` with the wrapper's own types
+        self._inner = env  # the same env, with its real types
         config = env.unwrapped.config  # type: ignore[attr-defined]
         if config.benchmark != "creativity":
             raise ValueError(f"DiscreteCreativity wraps CreativityBench envs, not {config.benchmark!r}")
         self.E, self.P = config.max_entities, config.max_parts
         self.max_turns = config.max_turns
-        self.action_space = spaces.Discrete(self.E + self.E * self.P)
+        self.n_actions = self.E + self.E * self.P
+        self.action_space = spaces.Discrete(self.n_actions)  # type: ignore[assignment]
         size = 4 * self.E + 2 * self.E * self.P + 1
         self.observation_space = spaces.Box(0.0, 1.0, shape=(size,), dtype=np.float32)
         self._public: dict[str, Any] = {}
@@ -49,20 +51,20 @@ class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any], gym.
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        obs, info = self.env.reset(seed=seed, options=options)
+        obs, info = self._inner.reset(seed=seed, options=options)
         self._public = info["public"]
         return self._features(obs), info
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.step(self.decode(int(action)))
+        obs, reward, terminated, truncated, info = self._inner.step(self.decode(int(action)))
         self._public = info["public"]
         return self._features(obs), float(reward), terminated, truncated, info
 
     def decode(self, action: int) -> Inspect | Commit | Invalid:
         """The env action a discrete action index stands for."""
         entities: list[str] = self._public.get("entities", [])
-        if not 0 <= action < self.action_space.n:
-            return Invalid(raw=str(action), reason=f"action index out of range 0..{self.action_space.n - 1}")
+        if not 0 <= action < self.n_actions:
+            return Invalid(raw=str(action), reason=f"action index out of range 0..{self.n_actions - 1}")
         slot, part = (action, None) if action < self.E else divmod(action - self.E, self.P)
         if slot >= len(entities):
             return Invalid(raw=str(action), reason=f"entity slot {slot} is empty")

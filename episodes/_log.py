@@ -27,6 +27,22 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from lateralgym.agents._llm_player import LLMCallRecord as LLMBlock
 from lateralgym.envs._errors import LateralGymError
 
+__all__ = [
+    "INLINE_LIMIT",
+    "LOG_SCHEMA_VERSION",
+    "STEP_LOG",
+    "EpisodeEnd",
+    "EpisodeStart",
+    "LLMBlock",
+    "LogError",
+    "Observation",
+    "StepLine",
+    "StepLogWriter",
+    "observation",
+    "observation_text",
+    "read_log",
+]
+
 LOG_SCHEMA_VERSION = 1
 """Bumped on any incompatible change to the records below."""
 

@@ -58,7 +58,7 @@ class LoggedJudge:
 
     def _next(self) -> JudgeReply:
         label, hint = next(self._replies, ("irrelevant", None))
-        return JudgeReply(label=label, hint=hint)  # type: ignore[arg-type]
+        return JudgeReply.model_validate({"label": label, "hint": hint})
 
     def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
         return self._next()

@@ -75,7 +75,7 @@ def plan_episodes(items: Sequence[Item], seed: int, limit: int | None = None, re
     Episode k gets seed ``seed + k``, so the same config, seed and agents give the same episodes.
     """
     chosen = list(items)[: limit if limit is not None else None]
-    plan = []
+    plan: list[EpisodeSpec] = []
     for item in chosen:
         for r in range(repeats):
             k = len(plan)
@@ -107,7 +107,12 @@ def item_meta(item: Item) -> dict[str, Any]:
 def _env_class(config: EpisodeConfig) -> type[LateralEnv[Any]]:
     from lateralgym.envs import BrainTeaserEnv, CreativityEnv, SplatEnv
 
-    return {"creativity": CreativityEnv, "brainteaser": BrainTeaserEnv, "splat": SplatEnv}[config.benchmark]
+    classes: dict[str, type[LateralEnv[Any]]] = {
+        "creativity": CreativityEnv,
+        "brainteaser": BrainTeaserEnv,
+        "splat": SplatEnv,
+    }
+    return classes[config.benchmark]
 
 
 async def run_episode(

@@ -1,12 +1,13 @@
 """``EpisodeConfig``: one pydantic model selects the benchmark, mode, allowed actions and judge.
 
 The static, interactive and SPLAT multi-turn modes are configurations of one engine. Configs are
-loaded from YAML (``EpisodeConfig.from_file``) or from the names of the configs shipped in the
+loaded from YAML or TOML (``EpisodeConfig.from_file``) or from the names of the configs shipped in the
 package (``EpisodeConfig.named("splat")``).
 """
 
 from __future__ import annotations
 
+import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -91,14 +92,22 @@ class EpisodeConfig(BaseModel):
 
     @classmethod
     def from_file(cls, path: str | Path) -> EpisodeConfig:
-        """Load a YAML (or JSON) config file; errors name the file and field."""
+        """Load a YAML, JSON or TOML (``.toml``) config file; errors name the file and field."""
         path = Path(path)
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read the config ({exc.strerror or exc})") from exc
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+        if path.suffix == ".toml":
+            try:
+                data: Any = tomllib.loads(text)
+            except tomllib.TOMLDecodeError as exc:
+                raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+        else:
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
         return cls.from_dict(data, source=str(path))
 
     @classmethod
@@ -122,5 +131,5 @@ class EpisodeConfig(BaseModel):
         if Path(name).is_file():
             return cls.from_file(name)
         raise ConfigError(
-            f"unknown config {name!r}: use one of {', '.join(SHIPPED_CONFIGS)} or the path of a YAML file"
+            f"unknown config {name!r}: use one of {', '.join(SHIPPED_CONFIGS)} or the path of a YAML or TOML file"
         )

@@ -92,3 +92,16 @@ def test_config_errors_name_the_file_and_field(tmp_path: Path) -> None:
     good = tmp_path / "mine.yaml"
     good.write_text("name: mine\nbenchmark: splat\nmode: multiturn\nallowed_actions: [ask, commit]\nmax_turns: 5\n")
     assert EpisodeConfig.named(str(good)).max_turns == 5
+
+
+def test_toml_configs_load_too(tmp_path: Path) -> None:
+    path = tmp_path / "short.toml"
+    path.write_text(
+        'name = "short"\nbenchmark = "splat"\nmode = "multiturn"\nallowed_actions = ["ask", "commit"]\n'
+        "max_turns = 7\n\n[rewards]\nstep = -0.1\n"
+    )
+    config = EpisodeConfig.from_file(path)
+    assert config.max_turns == 7 and config.rewards.step == -0.1
+    path.write_text("name = [")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        EpisodeConfig.from_file(path)

@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import random
@@ -182,18 +183,7 @@ class LLMClient:
         if caching:
             cached = self.cache.get(key)
             if cached is not None:
-                hit = Completion(
-                    text=cached.text,
-                    model=cached.model,
-                    prompt_tokens=cached.prompt_tokens,
-                    completion_tokens=cached.completion_tokens,
-                    latency_s=time.monotonic() - started,
-                    cache_hit=True,
-                    cost_usd=0.0,
-                    attempts=0,
-                    finish_reason=cached.finish_reason,
-                    request_key=key,
-                )
+                hit = _answered(cached, started, key, attempts=0, cost_usd=0.0, cache_hit=True)
                 self.usage.record(hit)
                 return hit
 
@@ -203,26 +193,9 @@ class LLMClient:
             return self._failed(failure, attempts, started, key)
 
         cost = await _price(self.spec.name, reply)
-        completion = Completion(
-            text=reply.text,
-            model=reply.model,
-            prompt_tokens=reply.prompt_tokens,
-            completion_tokens=reply.completion_tokens,
-            latency_s=time.monotonic() - started,
-            cost_usd=cost,
-            attempts=attempts,
-            finish_reason=reply.finish_reason,
-            request_key=key,
-        )
+        completion = _answered(reply, started, key, attempts=attempts, cost_usd=cost)
         if caching and reply.text:  # an empty reply is not worth making sticky
-            entry = CachedReply(
-                text=reply.text,
-                model=reply.model,
-                prompt_tokens=reply.prompt_tokens,
-                completion_tokens=reply.completion_tokens,
-                finish_reason=reply.finish_reason,
-                cost_usd=cost,
-            )
+            entry = CachedReply(**dataclasses.asdict(reply), cost_usd=cost)
             try:
                 self.cache.put(key, request, entry, secrets=self._backend.secrets())
             except OSError as exc:  # a full disk or read-only cache must not cost the answer
@@ -328,6 +301,30 @@ class LLMClient:
         )
         self.usage.record(failed)
         return failed
+
+
+def _answered(
+    reply: RawReply | CachedReply,
+    started: float,
+    key: str,
+    *,
+    attempts: int,
+    cost_usd: float | None,
+    cache_hit: bool = False,
+) -> Completion:
+    """The completion of a call answered by ``reply`` (``started``: the call's ``time.monotonic()``)."""
+    return Completion(
+        text=reply.text,
+        model=reply.model,
+        prompt_tokens=reply.prompt_tokens,
+        completion_tokens=reply.completion_tokens,
+        latency_s=time.monotonic() - started,
+        cache_hit=cache_hit,
+        cost_usd=cost_usd,
+        attempts=attempts,
+        finish_reason=reply.finish_reason,
+        request_key=key,
+    )
 
 
 def _as_messages(messages: Messages) -> list[dict[str, Any]]:

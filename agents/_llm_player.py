@@ -59,6 +59,19 @@ class LLMCallRecord(BaseModel):
     error: str | None = None
     """Set when the call failed or the reply could not be parsed."""
 
+    @classmethod
+    def of_completion(cls, model: str, completion: Completion, **fields: Any) -> LLMCallRecord:
+        """The record of a call that returned ``completion``, plus ``fields``.
+
+        Token counts, latency, cache hit, cost and attempts come from ``completion``; ``fields``
+        give ``raw_text``, ``parsed_action`` and ``error``.
+        """
+        return cls(model=model, **completion.model_dump(include=_COMPLETION_FIELDS), **fields)
+
+
+_COMPLETION_FIELDS = {"prompt_tokens", "completion_tokens", "latency_s", "cache_hit", "cost_usd", "attempts"}
+"""What a call record copies from the client's ``Completion`` (its ``model`` and ``error`` mean other things)."""
+
 
 class LLMPlayer(Agent):
     """A player backed by a language model (see the module docstring).
@@ -194,9 +207,7 @@ class LLMPlayer(Agent):
 
     def _accept(self, request: list[dict[str, str]], completion: Completion, info: dict[str, Any]) -> Action:
         if completion.error is not None:  # a client that returns failures as values: raise all the same
-            self.last_llm = LLMCallRecord(
-                model=self.name, latency_s=completion.latency_s, attempts=completion.attempts, error=completion.error
-            )
+            self.last_llm = LLMCallRecord.of_completion(self.name, completion, error=completion.error)
             raise LLMCallError(
                 completion.error,
                 model=self.name,
@@ -215,17 +226,8 @@ class LLMPlayer(Agent):
                 )
             error = f"unparsable reply: {action.reason}"
         self._messages = [*request, {"role": "assistant", "content": text}]
-        self.last_llm = LLMCallRecord(
-            model=self.name,
-            raw_text=text,
-            parsed_action=action.model_dump(exclude_none=True),
-            prompt_tokens=completion.prompt_tokens,
-            completion_tokens=completion.completion_tokens,
-            latency_s=completion.latency_s,
-            cache_hit=completion.cache_hit,
-            cost_usd=completion.cost_usd,
-            attempts=completion.attempts,
-            error=error,
+        self.last_llm = LLMCallRecord.of_completion(
+            self.name, completion, raw_text=text, parsed_action=action.model_dump(exclude_none=True), error=error
         )
         return action
 

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from lateralgym.envs.brainteaser import LETTERS
+
 __all__ = [
     "BRAINTEASER_EXAMPLES",
     "PromptPlan",
@@ -158,12 +160,12 @@ class WorkedExample(BaseModel):
 
     def observation(self) -> str:
         """The puzzle laid out as the BrainTeaser env shows puzzles."""
-        options = "\n".join(f"{chr(ord('A') + n)}. {text}" for n, text in enumerate(self.choices))
+        options = "\n".join(f"{LETTERS[n]}. {text}" for n, text in enumerate(self.choices))
         return f"QUESTION: {self.question}\nCHOICES:\n{options}"
 
     def reply(self, reasoning: Reasoning) -> str:
         """The model reply the example demonstrates."""
-        answer = f"Answer: {chr(ord('A') + self.answer)}"
+        answer = f"Answer: {LETTERS[self.answer]}"
         return f"{self.reasoning}\n{answer}" if reasoning == "cot" else answer
 
 

@@ -12,68 +12,55 @@ format               files
 ``jsonl``            ours: ``CreativityTask``, ``MCQPuzzle``, ``SituationPuzzle`` or ``Entity`` lines
 ===================  ==================================================================
 
+The readers live in ``_loaders_official`` (BrainTeaser, SPLAT, LatEval), ``_loaders_creativity``
+(CreativityBench) and ``_samples`` (our JSONL); this module detects the format and dispatches.
 Every failure is a ``DatasetError`` naming the file, the record and the field.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
 from lateralgym.envs._errors import DatasetError
-from lateralgym.envs._loaders_official import (
-    as_list,
-    as_mapping,
-    build,
-    existing_file,
-    load_brainteaser,
-    load_lateval,
-    load_splat,
-    read_json,
-    require,
-    require_text,
-    text,
-    texts,
-    whole_number,
+from lateralgym.envs._loaders_creativity import (
+    GOLD_MARKER,
+    SIMILARITY_TIERS,
+    is_seed_entity,
+    load_creativitybench,
+    parse_parts,
+    split_top_level,
 )
-from lateralgym.envs._samples import read_jsonl
-from lateralgym.envs._schema import (
-    SCENES,
-    Affordance,
-    CreativityTask,
-    DistractorSimilarity,
-    Entity,
-    MCQPuzzle,
-    Part,
-    PhysicalAttributes,
-    SituationPuzzle,
-    StateAttributes,
-    snake,
-)
+from lateralgym.envs._loaders_official import existing_file, load_brainteaser, load_lateval, load_splat, read_json
+from lateralgym.envs._samples import json_lines, read_jsonl, read_lines
+from lateralgym.envs._schema import CreativityTask, Entity, MCQPuzzle, SituationPuzzle
+
+__all__ = [
+    "FORMATS",
+    "GOLD_MARKER",
+    "JSONL_MODELS",
+    "LOADERS",
+    "SIMILARITY_TIERS",
+    "Records",
+    "detect_format",
+    "load_brainteaser",
+    "load_creativitybench",
+    "load_items",
+    "load_jsonl",
+    "load_lateval",
+    "load_splat",
+    "parse_parts",
+    "split_top_level",
+]
 
 Records = list[CreativityTask] | list[MCQPuzzle] | list[SituationPuzzle] | list[Entity]
 """What a loader returns: records of one kind, in file order."""
 
 FORMATS = ("brainteaser", "splat", "lateval", "creativitybench", "jsonl")
 """Format names ``load_items`` accepts."""
-
-GOLD_MARKER = "[gold part]"
-"""CreativityBench marks the gold part in entity descriptions with this; it must never reach a player."""
-
-SIMILARITY_TIERS: dict[str, DistractorSimilarity] = {
-    "difficult": "similar",
-    "medium": "mixed",
-    "low": "dissimilar",
-    "similar": "similar",
-    "mixed": "mixed",
-    "dissimilar": "dissimilar",
-}
-"""CreativityBench ``setting.difficulty`` (or our own tier name) -> distractor similarity."""
 
 JSONL_MODELS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("gold", CreativityTask),
@@ -83,294 +70,13 @@ JSONL_MODELS: tuple[tuple[str, type[BaseModel]], ...] = (
 )
 """Key that identifies each record kind in our JSONL format, checked in this order."""
 
-_AFFORDANCE_LEVEL = re.compile(r"^\s*(normal|emergency)\b\s*(\d)?", re.IGNORECASE)
-# A part header: start of text or after a sentence end, a name, the optional gold marker, "physical —".
-_PART_HEAD = re.compile(
-    r"(?:^|(?<=\.)\s+)(?P<name>[^\s:.;][^:.;\n]{0,80}?)(?P<gold>\s*\[gold part\])?"
-    r"\s*:\s*physical\s*[—–-]+\s*",
-    re.IGNORECASE,
-)
-_STATE_HEAD = re.compile(r";\s*state\s*[—–-]+\s*", re.IGNORECASE)
-
-
-# ---------------------------------------------------------------- CreativityBench
-
-
-def parse_parts(description: str, path: Path, where: object, prefix: str = "") -> tuple[list[Part], list[str]]:
-    """Split a packed entity description into parts; also return the names marked ``[gold part]``.
-
-    The release packs every part as ``"<part>: physical — ...; state — ...."`` and joins parts with
-    ``". "``, so each part's text ends in ``".."``: one period is the sentence's, one separates.
-    The gold marker is removed from names and texts.
-    """
-    heads = list(_PART_HEAD.finditer(description))
-    if not heads:
-        raise DatasetError(
-            path,
-            "no '<part>: physical — ...' found in the entity description",
-            record=where,
-            field=f"{prefix}description",
-        )
-    parts: list[Part] = []
-    gold: list[str] = []
-    for head, following in zip(heads, [*heads[1:], None], strict=True):
-        body = description[head.end() : following.start() if following else len(description)].strip()
-        body = body[:-1] if body.endswith("..") else body
-        pieces = _STATE_HEAD.split(body, maxsplit=1)
-        physical, state = (pieces[0], pieces[1]) if len(pieces) == 2 else (body, "")
-        name = snake(head.group("name"))
-        if head.group("gold"):
-            gold.append(name)
-        parts.append(
-            build(
-                Part,
-                path,
-                where,
-                {
-                    "name": name,
-                    "physical": PhysicalAttributes(description=_unmark(physical)),
-                    "state": StateAttributes(description=_unmark(state)),
-                },
-                prefix=f"{prefix}description.{name}.",
-            )
-        )
-    names = [p.name for p in parts]
-    if len(set(names)) != len(names):
-        raise DatasetError(
-            path, f"the same part name appears twice: {names}", record=where, field=f"{prefix}description"
-        )
-    return parts, gold
-
-
-def split_top_level(value: str, separator: str = ", ") -> tuple[str, ...]:
-    """Split on ``separator`` outside parentheses and brackets (``"a (x, y), b"`` -> ``a (x, y)``, ``b``)."""
-    pieces, depth, start, index = [], 0, 0, 0
-    while index < len(value):
-        char = value[index]
-        depth += char in "([{"
-        depth -= char in ")]}" and depth > 0
-        if depth == 0 and value.startswith(separator, index):
-            pieces.append(value[start:index])
-            start = index = index + len(separator)
-            continue
-        index += 1
-    pieces.append(value[start:])
-    return tuple(p.strip() for p in pieces if p.strip())
-
-
-def _unmark(value: str) -> str:
-    return value.replace(f" {GOLD_MARKER}", "").replace(GOLD_MARKER, "").strip()
-
-
-def _affordance_level(value: object, fallback: int | None, path: Path, where: object, field: str) -> int:
-    """``"Emergency 1 (...)"`` -> 1, ``"Normal ..."`` -> 0, a number as is; missing -> ``setting.level``."""
-    if value is None or text(value) == "":
-        if fallback is None:
-            raise DatasetError(path, "no affordance level and no setting.level", record=where, field=field)
-        return fallback
-    if isinstance(value, int) or text(value).isdigit():
-        return whole_number(value, path, where, field)
-    match = _AFFORDANCE_LEVEL.match(text(value))
-    if match is None or (match.group(1).lower() == "emergency" and not match.group(2) and not fallback):
-        raise DatasetError(
-            path,
-            f"cannot parse level {text(value)[:60]!r}; expected 'Normal' or 'Emergency <1-5>'",
-            record=where,
-            field=field,
-        )
-    if match.group(1).lower() == "normal":
-        return 0
-    return int(match.group(2)) if match.group(2) else int(fallback or 0)
-
-
-def _affordance(data: Mapping[str, Any], fallback: int | None, path: Path, where: object, prefix: str) -> Affordance:
-    attributes = []
-    raw_attributes = as_list(data.get("attribute", []), path, where, f"{prefix}attribute")
-    for index, entry in enumerate(raw_attributes):
-        # Entries are [text, kind, ...]; the text names the attribute that enables the use.
-        value = text(entry[0] if isinstance(entry, list) and entry else entry)
-        if not value:
-            raise DatasetError(path, f"bad attribute {entry!r}", record=where, field=f"{prefix}attribute[{index}]")
-        attributes.append(value)
-    recipients = data.get("example_recipient", "")
-    failures = data.get("failure_case", [])
-    return build(
-        Affordance,
-        path,
-        where,
-        {
-            "action": require_text(data, "affordance", path, where, prefix),
-            "use_condition": text(data.get("use_condition")) or "NA",
-            "environment_condition": text(data.get("environment_condition")) or "NA",
-            "recipient_condition": text(data.get("recipient_condition")) or "NA",
-            "enabling_attributes": tuple(attributes),
-            # The gold affordance packs recipients into one comma-separated string; judge outputs use lists.
-            "example_recipients": split_top_level(recipients)
-            if isinstance(recipients, str)
-            else texts(recipients, path, where, f"{prefix}example_recipient"),
-            "failure_cases": texts(
-                [failures] if isinstance(failures, str) else failures, path, where, f"{prefix}failure_case"
-            ),
-            "level": _affordance_level(data.get("level"), fallback, path, where, f"{prefix}level"),
-        },
-        prefix=prefix,
-    )
-
-
-def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> CreativityTask:
-    where: object = f"index {index}"
-    task_id = require_text(record, "task_id", path, where)
-    where = f"index {index} ({task_id})"
-    scene = require_text(record, "scenario", path, where)
-    if scene not in SCENES:
-        raise DatasetError(
-            path, f"unknown scene {scene!r}; expected one of {list(SCENES)}", record=where, field="scenario"
-        )
-    setting = as_mapping(require(record, "setting", path, where), path, where, "setting")
-    tier = require_text(setting, "difficulty", path, where, "setting.").lower()
-    if tier not in SIMILARITY_TIERS:
-        raise DatasetError(
-            path,
-            f"unknown difficulty {tier!r}; expected difficult, medium or low",
-            record=where,
-            field="setting.difficulty",
-        )
-    bounds = as_list(
-        require(setting, "cluster_size_range", path, where, "setting."), path, where, "setting.cluster_size_range"
-    )
-    if len(bounds) != 2:
-        raise DatasetError(
-            path, f"expected [low, high], got {bounds}", record=where, field="setting.cluster_size_range"
-        )
-    cluster = tuple(whole_number(b, path, where, "setting.cluster_size_range") for b in bounds)
-    setting_level = None
-    if "level" in setting:
-        setting_level = whole_number(setting["level"], path, where, "setting.level")
-
-    golds = as_list(require(record, "golds", path, where), path, where, "golds")
-    if not golds:
-        raise DatasetError(path, "is empty; a task needs its gold answer", record=where, field="golds")
-    gold = as_mapping(golds[0], path, where, "golds[0]")
-    gold_entity = require_text(gold, "gold_entity", path, where, "golds[0].")
-    gold_part = snake(require_text(gold, "gold_part", path, where, "golds[0]."))
-    gold_data = as_mapping(
-        require(gold, "gold_affordance", path, where, "golds[0]."), path, where, "golds[0].gold_affordance"
-    )
-    affordance = _affordance(gold_data, setting_level, path, where, "golds[0].gold_affordance.")
-
-    entities = []
-    raw_entities = as_list(require(record, "entities", path, where), path, where, "entities")
-    for number, raw in enumerate(raw_entities):
-        prefix = f"entities[{number}]."
-        raw = as_mapping(raw, path, where, f"entities[{number}]")
-        name = require_text(raw, "name", path, where, prefix)
-        description = require_text(raw, "description", path, where, prefix)
-        parts, marked = parse_parts(description, path, where, prefix)
-        if snake(name) == snake(gold_entity) and marked and marked != [gold_part]:
-            raise DatasetError(
-                path,
-                f"marks {marked} as gold part but golds[0].gold_part is {gold_part!r}",
-                record=where,
-                field=f"{prefix}description",
-            )
-        entities.append(
-            build(
-                Entity,
-                path,
-                where,
-                {
-                    "id": f"{scene}/{snake(name)}",
-                    "name": name,
-                    "scene": scene,
-                    "parts": parts,
-                },
-                prefix=prefix,
-            )
-        )
-    items = []
-    for number, raw in enumerate(as_list(record.get("items", []), path, where, "items")):
-        raw = as_mapping(raw, path, where, f"items[{number}]")
-        items.append(
-            {
-                "name": require_text(raw, "name", path, where, f"items[{number}]."),
-                "description": text(raw.get("description")),
-                "interactable": text(raw.get("interactable")).lower() in ("yes", "true", "1"),
-            }
-        )
-    solution = as_mapping(require(record, "solution", path, where), path, where, "solution")
-    steps = ("prepare_recipient", "prepare_use_condition", "prepare_environment_condition", "apply_affordance")
-    return build(
-        CreativityTask,
-        path,
-        where,
-        {
-            "id": task_id,
-            "scene": scene,
-            "task": _unmark(require_text(record, "task", path, where)),
-            "environment": _unmark(require_text(record, "environment", path, where)),
-            "entities": entities,
-            "items": items,
-            "gold": {"entity": gold_entity, "part": gold_part, "affordance": affordance},
-            "solution": {step: require_text(solution, step, path, where, "solution.") for step in steps},
-            "factors": {
-                "cluster_size_range": cluster,
-                "gold_level": affordance.level if setting_level is None else setting_level,
-                "distractor_count": len(entities) - 1,
-                "distractor_similarity": SIMILARITY_TIERS[tier],
-            },
-        },
-    )
-
-
-def _is_seed_entity(record: object) -> bool:
-    return isinstance(record, dict) and {"name", "scenario"} <= record.keys() and "task_id" not in record
-
-
-def load_creativitybench(path: str | Path) -> list[CreativityTask]:
-    """Read CreativityBench tasks: a JSON list of task objects (or one task object).
-
-    The gold part's ``" [gold part]"`` marker is removed from every text (and checked against
-    ``golds[0].gold_part``); ``setting.difficulty`` difficult / medium / low becomes distractor
-    similarity similar / mixed / dissimilar.
-    """
-    path = existing_file(path)
-    first_line = next((line for line in _lines(path) if line.strip()), "")
-    try:
-        first = json.loads(first_line)
-    except json.JSONDecodeError:
-        first = None
-    if _is_seed_entity(first):
-        raise DatasetError(
-            path,
-            "is a list of seed entities ({name, scenario} per line) for the "
-            "annotation pipeline, not tasks; give the task file (sample_tasks.json)",
-            record="line 1",
-        )
-    data = read_json(path)
-    data = [data] if isinstance(data, dict) else data
-    if not isinstance(data, list):
-        raise DatasetError(path, f"expected a JSON list of tasks, got {type(data).__name__}")
-    return [_creativity_task(as_mapping(r, path, f"index {i}", "task"), i, path) for i, r in enumerate(data)]
-
-
-# ---------------------------------------------------------------- detection and dispatch
-
-
-def _lines(path: Path) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc})") from exc
-    except UnicodeDecodeError as exc:
-        raise DatasetError(path, "is neither a .npy, an .xlsx nor UTF-8 JSON; is it the right file?") from exc
-
 
 def _format_of(record: object) -> str | None:
     if not isinstance(record, dict):
         return None
     if any(key in record for key, _ in JSONL_MODELS):
         return "jsonl"
-    if "task_id" in record or "golds" in record or _is_seed_entity(record):
+    if "task_id" in record or "golds" in record or is_seed_entity(record):
         return "creativitybench"
     if "clue" in record or {"question", "answer"} <= record.keys():
         return "lateval"
@@ -387,7 +93,7 @@ def detect_format(path: str | Path) -> str:
         return "brainteaser"
     if magic.startswith(b"PK\x03\x04") or suffix in (".xlsx", ".xlsm"):
         return "splat"
-    lines = [line for line in _lines(path) if line.strip()]
+    lines = [line for line in read_lines(path) if line.strip()]
     if not lines:
         raise DatasetError(path, "is empty")
     found = None
@@ -406,15 +112,7 @@ def detect_format(path: str | Path) -> str:
 
 
 def _jsonl_model(path: Path) -> type[BaseModel]:
-    for number, line in enumerate(_lines(path), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(
-                path, f"not valid JSON ({exc.msg} at column {exc.colno})", record=f"line {number}"
-            ) from exc
+    for number, record in json_lines(path, read_lines(path)):
         if isinstance(record, dict):
             for key, model in JSONL_MODELS:
                 if key in record:

@@ -8,9 +8,10 @@ for this project, so every mode runs offline.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -44,6 +45,30 @@ def validation_message(exc: ValidationError) -> tuple[str, str]:
     return field, first["msg"]
 
 
+def read_lines(path: Path) -> list[str]:
+    """The lines of a UTF-8 text file; an unreadable or binary file is a ``DatasetError``."""
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise DatasetError(path, "is neither a .npy, an .xlsx nor UTF-8 JSON; is it the right file?") from exc
+
+
+def json_lines(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` of each non-blank JSONL line, lazily; a bad line is a ``DatasetError`` naming it."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(
+                path, f"not valid JSON ({exc.msg} at column {exc.colno})", record=f"line {number}"
+            ) from exc
+        yield number, value
+
+
 def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
     """Read a JSONL file of ``model`` records; errors name the file, line and field."""
     path = Path(path)
@@ -52,15 +77,7 @@ def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
     except OSError as exc:
         raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
     records: list[M] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(
-                path, f"not valid JSON ({exc.msg} at column {exc.colno})", record=f"line {number}"
-            ) from exc
+    for number, data in json_lines(path, lines):
         try:
             records.append(model.model_validate(data))
         except ValidationError as exc:

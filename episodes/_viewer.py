@@ -60,6 +60,15 @@ _MANIFEST_KEYS = (
     "lateralgym_version",
 )
 
+_START_FIELDS = {"benchmark", "mode", "seed", "repeat", "player", "judge", "meta"}
+"""What an episode's entry takes from its ``EpisodeStart``."""
+
+_END_FIELDS = {"benchmark", "outcome", "reward", "turns", "terminated", "truncated", "error", "usage"}
+"""What an episode's entry takes from its ``EpisodeEnd``."""
+
+_HEADER_FALLBACK_FIELDS = {"run_id", "config", "benchmark", "mode", "player", "judge"}
+"""What the header takes from the first ``EpisodeStart`` when the manifest lacks it."""
+
 _MAX_FACTOR_VALUES = 24
 """A metadata key with more distinct values than this (scenes, groups of a big run) gets no filter."""
 
@@ -164,16 +173,8 @@ def _add_record(
     episode: dict[str, Any], record: EpisodeStart | StepLine | EpisodeEnd, texts: dict[str, str], run_dir: Path
 ) -> None:
     if isinstance(record, EpisodeStart):
-        episode.update(
-            benchmark=record.benchmark,
-            mode=record.mode,
-            seed=record.seed,
-            repeat=record.repeat,
-            player=record.player,
-            judge=record.judge,
-            meta=record.meta,
-            observation=_text_key(record.observation, texts, run_dir),
-        )
+        episode.update(record.model_dump(include=_START_FIELDS))
+        episode["observation"] = _text_key(record.observation, texts, run_dir)
     elif isinstance(record, StepLine):
         step = record.model_dump(
             exclude={"schema_version", "run_id", "episode_id", "item_id", "type", "observation", "reply"},
@@ -183,17 +184,7 @@ def _add_record(
         step["reply"] = _text_key(record.reply, texts, run_dir)
         episode["steps"].append(step)
     else:
-        episode.update(
-            ended=True,
-            benchmark=record.benchmark,
-            outcome=record.outcome,
-            reward=record.reward,
-            turns=record.turns,
-            terminated=record.terminated,
-            truncated=record.truncated,
-            error=record.error,
-            usage=record.usage,
-        )
+        episode.update(record.model_dump(include=_END_FIELDS), ended=True)
         episode["meta"] = episode["meta"] or record.meta
 
 
@@ -229,15 +220,7 @@ def _header(run_dir: Path, start: EpisodeStart | None) -> dict[str, Any]:
         manifest = loaded if isinstance(loaded, dict) else {}
     header = {key: manifest[key] for key in _MANIFEST_KEYS if manifest.get(key) is not None}
     if start is not None:  # a run without a manifest (copied logs) still says what it ran
-        fallback = {
-            "run_id": start.run_id,
-            "config": start.config,
-            "benchmark": start.benchmark,
-            "mode": start.mode,
-            "player": start.player,
-            "judge": start.judge,
-        }
-        for key, value in fallback.items():
+        for key, value in start.model_dump(include=_HEADER_FALLBACK_FIELDS).items():
             header.setdefault(key, value)
     header.setdefault("run_id", run_dir.name)
     return header

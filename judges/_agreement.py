@@ -21,7 +21,6 @@ item's final verdict is its last verdict record.
 from __future__ import annotations
 
 import csv
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -33,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from lateralgym.envs._errors import DatasetError, LateralGymError
 from lateralgym.envs._judging import ANSWER_LABELS, QA, AnswerLabel
 from lateralgym.envs._matching import words
+from lateralgym.envs._samples import json_lines
 
 Verdict = Literal["correct", "not_yet"]
 
@@ -147,15 +147,7 @@ def _csv_rows(path: Path, text: str) -> Iterable[tuple[int, dict[str, Any]]]:
 
 
 def _jsonl_rows(path: Path, text: str) -> Iterable[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(
-                path, f"not valid JSON ({exc.msg} at column {exc.colno})", record=f"line {number}"
-            ) from exc
+    for number, row in json_lines(path, text.splitlines()):
         if not isinstance(row, dict):
             raise DatasetError(path, "each line must be a JSON object", record=f"line {number}")
         yield number, row

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,26 +27,10 @@ from lateralgym.agents._llm_client import (
 )
 
 SECRET = "sk-test-SECRET123"
+"""Key-shaped text for the tests that need no server (the live key is the ``api_key`` fixture)."""
 MODEL = "openai/scripted-model"
-
-
-_clients: list[LLMClient] = []
-
-
-@pytest.fixture(autouse=True)
-def fake_key(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    yield
-    while _clients:  # release the connections complete_sync opened
-        _clients.pop().close()
-
-
-def make_client(server: ScriptedLLMServer, tmp_path: Path, **kwargs: Any) -> LLMClient:
-    fields: dict[str, Any] = {"timeout": 2.0, "max_retries": 3}
-    fields.update(kwargs)
-    client = LLMClient(MODEL, base_url=server.base_url, cache_dir=tmp_path / "cache", backoff_base_s=0.01, **fields)
-    _clients.append(client)
-    return client
+MakeClient = Callable[..., LLMClient]
+"""The ``make_client`` fixture (``conftest.py``): keyword arguments override client fields."""
 
 
 def ask(client: LLMClient, text: str = "Is a spoon a lever?", **params: Any) -> Completion:
@@ -56,9 +40,9 @@ def ask(client: LLMClient, text: str = "Is a spoon a lever?", **params: Any) -> 
 # -- plain calls ----------------------------------------------------------------------
 
 
-def test_plain_completion(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_plain_completion(llm_server: ScriptedLLMServer, make_client: MakeClient, api_key: str) -> None:
     llm_server.enqueue("Yes, a spoon can be a lever.")
-    client = make_client(llm_server, tmp_path)
+    client = make_client()
 
     reply = ask(client)
 
@@ -71,23 +55,23 @@ def test_plain_completion(llm_server: ScriptedLLMServer, tmp_path: Path) -> None
     assert request.path == "/v1/chat/completions"
     assert request.body["model"] == "scripted-model"
     assert request.body["messages"] == [{"role": "user", "content": "Is a spoon a lever?"}]
-    assert request.headers["authorization"] == f"Bearer {SECRET}"
+    assert request.headers["authorization"] == f"Bearer {api_key}"
 
 
-def test_async_complete_and_string_messages(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_async_complete_and_string_messages(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.responder = lambda body: body["messages"][-1]["content"].upper()
 
     async def run() -> Completion:
-        async with make_client(llm_server, tmp_path) as client:
+        async with make_client() as client:
             return await client.complete("shout this")
 
     assert asyncio.run(run()).text == "SHOUT THIS"
 
 
-def test_token_counting_and_usage_meter(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_token_counting_and_usage_meter(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue("a b", "c d e")
     meter = UsageMeter()
-    client = make_client(llm_server, tmp_path, usage=meter)
+    client = make_client(usage=meter)
 
     first = ask(client, "one two three")
     second = ask(client, "four five")
@@ -101,8 +85,8 @@ def test_token_counting_and_usage_meter(llm_server: ScriptedLLMServer, tmp_path:
     assert summary.cost_text() == "unknown"
 
 
-def test_params_reach_the_server(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
-    client = make_client(llm_server, tmp_path, temperature=0.0, seed=7, max_tokens=20)
+def test_params_reach_the_server(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
+    client = make_client(temperature=0.0, seed=7, max_tokens=20)
     ask(client, stop=["\n"], temperature=0.5)
     body = llm_server.requests[0].body
     assert (body["temperature"], body["seed"], body["max_tokens"], body["stop"]) == (0.5, 7, 20, ["\n"])
@@ -111,9 +95,9 @@ def test_params_reach_the_server(llm_server: ScriptedLLMServer, tmp_path: Path) 
 # -- retries --------------------------------------------------------------------------
 
 
-def test_retry_on_5xx_then_success(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_retry_on_5xx_then_success(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue(Fault.status(500), Fault.status(503), "recovered")
-    client = make_client(llm_server, tmp_path)
+    client = make_client()
 
     reply = ask(client)
 
@@ -123,10 +107,10 @@ def test_retry_on_5xx_then_success(llm_server: ScriptedLLMServer, tmp_path: Path
 
 
 def test_429_retry_after_is_honoured(
-    llm_server: ScriptedLLMServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    llm_server: ScriptedLLMServer, caplog: pytest.LogCaptureFixture, make_client: MakeClient
 ) -> None:
     llm_server.enqueue(Fault.rate_limit(retry_after=0.2), "after the wait")
-    client = make_client(llm_server, tmp_path)
+    client = make_client()
 
     with caplog.at_level(logging.INFO, logger="lateralgym.llm"):
         reply = ask(client)
@@ -140,10 +124,10 @@ def test_429_retry_after_is_honoured(
 
 
 def test_429_without_retry_after_uses_backoff(
-    llm_server: ScriptedLLMServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    llm_server: ScriptedLLMServer, caplog: pytest.LogCaptureFixture, make_client: MakeClient
 ) -> None:
     llm_server.enqueue(Fault.rate_limit(retry_after=None), Fault.rate_limit(retry_after=None), "ok")
-    client = make_client(llm_server, tmp_path)
+    client = make_client()
     with caplog.at_level(logging.INFO, logger="lateralgym.llm"):
         assert ask(client).attempts == 3
     delays = [r.llm_retry_delay_s for r in caplog.records if hasattr(r, "llm_retry_delay_s")]
@@ -151,9 +135,9 @@ def test_429_without_retry_after_uses_backoff(
     assert 0.005 <= delays[0] <= 0.01 and 0.01 <= delays[1] <= 0.02  # base 0.01 s, doubling, jittered
 
 
-def test_timeout_is_retried_then_fails(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_timeout_is_retried_then_fails(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue(*[Fault.delay(5.0)] * 3)
-    client = make_client(llm_server, tmp_path, timeout=0.2, max_retries=2)
+    client = make_client(timeout=0.2, max_retries=2)
 
     with pytest.raises(LLMCallError) as info:
         ask(client)
@@ -165,9 +149,9 @@ def test_timeout_is_retried_then_fails(llm_server: ScriptedLLMServer, tmp_path: 
     assert client.usage.summary().failures == 1
 
 
-def test_400_is_not_retried(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_400_is_not_retried(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue(Fault.status(400), "never sent")
-    client = make_client(llm_server, tmp_path)
+    client = make_client()
 
     with pytest.raises(LLMCallError) as info:
         ask(client)
@@ -178,17 +162,19 @@ def test_400_is_not_retried(llm_server: ScriptedLLMServer, tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("status", [401, 404])
-def test_auth_and_not_found_are_not_retried(llm_server: ScriptedLLMServer, tmp_path: Path, status: int) -> None:
+def test_auth_and_not_found_are_not_retried(
+    llm_server: ScriptedLLMServer, status: int, make_client: MakeClient
+) -> None:
     llm_server.enqueue(Fault.status(status))
     with pytest.raises(LLMCallError) as info:
-        ask(make_client(llm_server, tmp_path))
+        ask(make_client())
     assert (info.value.status, info.value.attempts) == (status, 1)
     assert llm_server.chat_calls == 1
 
 
-def test_garbage_body_is_an_error(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_garbage_body_is_an_error(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue(*[Fault.garbage()] * 2)
-    client = make_client(llm_server, tmp_path, max_retries=1)
+    client = make_client(max_retries=1)
 
     with pytest.raises(LLMCallError) as info:
         ask(client)
@@ -197,23 +183,23 @@ def test_garbage_body_is_an_error(llm_server: ScriptedLLMServer, tmp_path: Path)
     assert llm_server.chat_calls == 2
 
 
-def test_garbage_once_then_success(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_garbage_once_then_success(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue(Fault.garbage(), "clean")
-    reply = ask(make_client(llm_server, tmp_path))
+    reply = ask(make_client())
     assert (reply.text, reply.attempts) == ("clean", 2)
 
 
-def test_empty_content_is_returned_but_not_cached(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_empty_content_is_returned_but_not_cached(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue(Fault.empty(), "second")
-    client = make_client(llm_server, tmp_path)
+    client = make_client()
     assert ask(client).text == ""
     assert ask(client).text == "second"
     assert llm_server.chat_calls == 2
 
 
-def test_errors_as_values(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_errors_as_values(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue(Fault.status(400))
-    client = make_client(llm_server, tmp_path, raise_on_error=False)
+    client = make_client(raise_on_error=False)
 
     reply = ask(client)
 
@@ -221,9 +207,9 @@ def test_errors_as_values(llm_server: ScriptedLLMServer, tmp_path: Path) -> None
     assert client.usage.summary().failures == 1
 
 
-def test_fault_rate_mode_recovers(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_fault_rate_mode_recovers(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.configure_faults(0.3, [Fault.status(500), Fault.garbage(), Fault.rate_limit(retry_after=0)], seed=3)
-    client = make_client(llm_server, tmp_path, max_retries=10)
+    client = make_client(max_retries=10)
 
     replies = [ask(client, f"question {i}") for i in range(20)]
 
@@ -235,9 +221,9 @@ def test_fault_rate_mode_recovers(llm_server: ScriptedLLMServer, tmp_path: Path)
 # -- concurrency ----------------------------------------------------------------------
 
 
-def test_concurrency_limit_is_respected(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_concurrency_limit_is_respected(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.latency_s = 0.05
-    client = make_client(llm_server, tmp_path, concurrency=3)
+    client = make_client(concurrency=3)
 
     async def run() -> list[Completion]:
         async with client:
@@ -249,11 +235,11 @@ def test_concurrency_limit_is_respected(llm_server: ScriptedLLMServer, tmp_path:
     assert 2 <= llm_server.max_in_flight <= 3
 
 
-def test_shared_limiter_caps_clients_together(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_shared_limiter_caps_clients_together(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.latency_s = 0.05
     limiter = ConcurrencyLimiter(2)
-    a = make_client(llm_server, tmp_path, concurrency=limiter)
-    b = make_client(llm_server, tmp_path, concurrency=limiter)
+    a = make_client(concurrency=limiter)
+    b = make_client(concurrency=limiter)
 
     async def run() -> None:
         async with a, b:
@@ -263,12 +249,12 @@ def test_shared_limiter_caps_clients_together(llm_server: ScriptedLLMServer, tmp
     assert llm_server.max_in_flight <= 2
 
 
-def test_default_concurrency_is_process_wide(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_default_concurrency_is_process_wide(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     assert default_concurrency() == 8
     llm_server.latency_s = 0.05
     set_default_concurrency(2)
     try:
-        client = make_client(llm_server, tmp_path)
+        client = make_client()
 
         async def run() -> None:
             async with client:
@@ -280,11 +266,11 @@ def test_default_concurrency_is_process_wide(llm_server: ScriptedLLMServer, tmp_
     assert llm_server.max_in_flight <= 2
 
 
-def test_sync_calls_from_threads_share_the_limit(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_sync_calls_from_threads_share_the_limit(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     llm_server.latency_s = 0.05
-    client = make_client(llm_server, tmp_path, concurrency=2)
+    client = make_client(concurrency=2)
     with ThreadPoolExecutor(6) as pool:
         replies = list(pool.map(lambda i: ask(client, f"t{i}"), range(6)))
     assert len(replies) == 6 and llm_server.max_in_flight <= 2
@@ -293,9 +279,9 @@ def test_sync_calls_from_threads_share_the_limit(llm_server: ScriptedLLMServer, 
 # -- cache ----------------------------------------------------------------------------
 
 
-def test_cache_hit_costs_no_call(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_cache_hit_costs_no_call(llm_server: ScriptedLLMServer, tmp_path: Path, make_client: MakeClient) -> None:
     llm_server.enqueue("first answer", "second answer")
-    client = make_client(llm_server, tmp_path)
+    client = make_client()
 
     first = ask(client)
     again = ask(client)
@@ -309,32 +295,32 @@ def test_cache_hit_costs_no_call(llm_server: ScriptedLLMServer, tmp_path: Path) 
     files = list((tmp_path / "cache").rglob("*.json"))
     assert len(files) == 1 and files[0].stem == first.request_key
     # A fresh client over the same directory hits too.
-    assert ask(make_client(llm_server, tmp_path)).cache_hit
+    assert ask(make_client()).cache_hit
 
 
-def test_cache_key_covers_the_request(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
-    client = make_client(llm_server, tmp_path)
+def test_cache_key_covers_the_request(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
+    client = make_client()
     ask(client)
     ask(client, temperature=0.7)
     ask(client, seed=1)
     ask(client, "a different question")
-    make_client(llm_server, tmp_path, max_tokens=5).complete_sync("Is a spoon a lever?")
+    make_client(max_tokens=5).complete_sync("Is a spoon a lever?")
     assert llm_server.chat_calls == 5
 
 
-def test_no_cache_bypasses(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
-    client = make_client(llm_server, tmp_path)
+def test_no_cache_bypasses(llm_server: ScriptedLLMServer, tmp_path: Path, make_client: MakeClient) -> None:
+    client = make_client()
     ask(client)
     ask(client, use_cache=False)
     assert llm_server.chat_calls == 2
-    off = make_client(llm_server, tmp_path, use_cache=False)
+    off = make_client(use_cache=False)
     ask(off)
     assert llm_server.chat_calls == 3
     assert not list((tmp_path / "cache").rglob("*.json"))[1:]  # only the first client wrote
 
 
-def test_corrupt_cache_entry_is_a_miss(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
-    client = make_client(llm_server, tmp_path)
+def test_corrupt_cache_entry_is_a_miss(make_client: MakeClient) -> None:
+    client = make_client()
     first = ask(client)
     assert first.request_key is not None
     client.cache.path_for(first.request_key).write_text("{ half an entry")
@@ -345,8 +331,14 @@ def test_corrupt_cache_entry_is_a_miss(llm_server: ScriptedLLMServer, tmp_path: 
 # -- secrets --------------------------------------------------------------------------
 
 
-def test_api_key_never_leaks(llm_server: ScriptedLLMServer, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    client = make_client(llm_server, tmp_path, max_retries=1, timeout=0.2)
+def test_api_key_never_leaks(
+    llm_server: ScriptedLLMServer,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    make_client: MakeClient,
+    api_key: str,
+) -> None:
+    client = make_client(max_retries=1, timeout=0.2)
     texts: list[str] = []
     with caplog.at_level(logging.DEBUG):
         ask(client)  # cached
@@ -363,17 +355,17 @@ def test_api_key_never_leaks(llm_server: ScriptedLLMServer, tmp_path: Path, capl
     texts += [p.read_text() for p in (tmp_path / "cache").rglob("*.json")]
     texts += llm_server.response_bodies
     texts.append(caplog.text)
-    assert all(SECRET not in text for text in texts)
+    assert all(api_key not in text for text in texts)
     # ... while the key did travel, in the header only.
-    assert all(r.headers["authorization"] == f"Bearer {SECRET}" for r in llm_server.requests)
+    assert all(r.headers["authorization"] == f"Bearer {api_key}" for r in llm_server.requests)
 
 
-def test_wrong_key_401_names_no_key(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_wrong_key_401_names_no_key(llm_server: ScriptedLLMServer, make_client: MakeClient, api_key: str) -> None:
     llm_server.require_key = "sk-the-right-one"
     with pytest.raises(LLMCallError) as info:
-        ask(make_client(llm_server, tmp_path))
+        ask(make_client())
     assert info.value.status == 401 and info.value.attempts == 1
-    assert SECRET not in str(info.value)
+    assert api_key not in str(info.value)
 
 
 def test_redact() -> None:
@@ -396,10 +388,10 @@ def test_missing_key_without_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_missing_key_with_base_url_uses_placeholder(
-    llm_server: ScriptedLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch, make_client: MakeClient
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY")
-    assert ask(make_client(llm_server, tmp_path)).text == "ok"
+    assert ask(make_client()).text == "ok"
     assert llm_server.requests[0].headers["authorization"] == "Bearer not-needed"
 
 
@@ -439,11 +431,13 @@ def test_litellm_missing_gives_the_install_command(monkeypatch: pytest.MonkeyPat
         LLMClient("anthropic/claude-3-5-haiku-latest")
 
 
-def test_unwritable_cache_still_answers(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_unwritable_cache_still_answers(
+    llm_server: ScriptedLLMServer, tmp_path: Path, opened_clients: list[LLMClient]
+) -> None:
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the cache directory should be")
     client = LLMClient(MODEL, base_url=llm_server.base_url, cache_dir=blocker / "llm", timeout=2.0)
-    _clients.append(client)
+    opened_clients.append(client)
     assert ask(client).text == "ok"
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from llm_server import Fault, ScriptedLLMServer
@@ -19,43 +19,23 @@ pytest.importorskip("litellm")
 # litellm 1.106.2 builds a pydantic schema lazily on its first reply; pydantic 2.14 warns about it.
 pytestmark = pytest.mark.filterwarnings("ignore:.*ReadOnly. qualifier:UserWarning")
 
-SECRET = "sk-test-SECRET123"
+MakeClient = Callable[..., LLMClient]
 
 
-_clients: list[LLMClient] = []
-
-
-@pytest.fixture(autouse=True)
-def fake_key(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    yield
-    while _clients:  # release the connections complete_sync opened
-        _clients.pop().close()
-
-
-def make_client(server: ScriptedLLMServer, tmp_path: Path, **kwargs: Any) -> LLMClient:
-    fields: dict[str, Any] = {"timeout": 2.0, "max_retries": 3}
-    fields.update(kwargs)
-    client = LLMClient(
-        "openai/scripted-model",
-        base_url=server.base_url,
-        backend="litellm",
-        cache_dir=tmp_path / "cache",
-        backoff_base_s=0.01,
-        **fields,
-    )
-    _clients.append(client)
-    return client
+@pytest.fixture
+def make_client(make_client: MakeClient) -> MakeClient:
+    """The shared client factory (``conftest.py``), on the litellm backend."""
+    return functools.partial(make_client, backend="litellm")
 
 
 def ask(client: LLMClient, text: str = "Is a spoon a lever?") -> Completion:
     return client.complete_sync([{"role": "user", "content": text}])
 
 
-def test_plain_completion_and_tokens(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_plain_completion_and_tokens(llm_server: ScriptedLLMServer, make_client: MakeClient, api_key: str) -> None:
     llm_server.enqueue("a spoon is a lever")
     meter = UsageMeter()
-    client = make_client(llm_server, tmp_path, usage=meter, temperature=0.0)
+    client = make_client(usage=meter, temperature=0.0)
 
     reply = ask(client, "one two three")
 
@@ -65,64 +45,66 @@ def test_plain_completion_and_tokens(llm_server: ScriptedLLMServer, tmp_path: Pa
     assert llm_server.chat_calls == 1
     request = llm_server.requests[0]
     assert request.body["model"] == "scripted-model" and request.body["temperature"] == 0.0
-    assert request.headers["authorization"] == f"Bearer {SECRET}"
+    assert request.headers["authorization"] == f"Bearer {api_key}"
     assert meter.summary().calls == 1
 
 
-def test_async_complete(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_async_complete(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.responder = lambda body: "echo: " + body["messages"][-1]["content"]
 
     async def run() -> list[Completion]:
-        client = make_client(llm_server, tmp_path)
+        client = make_client()
         return await asyncio.gather(*(client.complete(f"q{i}") for i in range(4)))
 
     assert sorted(r.text for r in asyncio.run(run())) == [f"echo: q{i}" for i in range(4)]
 
 
-def test_retry_on_5xx_without_hidden_retries(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_retry_on_5xx_without_hidden_retries(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue(Fault.status(500), Fault.status(503), "recovered")
 
-    reply = ask(make_client(llm_server, tmp_path))
+    reply = ask(make_client())
 
     assert (reply.text, reply.attempts) == ("recovered", 3)
     assert llm_server.chat_calls == 3  # litellm's and the openai SDK's retries are off
 
 
-def test_429_then_success(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_429_then_success(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue(Fault.rate_limit(retry_after=0.2), "ok after 429")
-    reply = ask(make_client(llm_server, tmp_path))
+    reply = ask(make_client())
     assert (reply.text, reply.attempts) == ("ok after 429", 2)
     assert llm_server.chat_calls == 2
 
 
-def test_400_is_not_retried(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_400_is_not_retried(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue(Fault.status(400))
     with pytest.raises(LLMCallError) as info:
-        ask(make_client(llm_server, tmp_path))
+        ask(make_client())
     assert (info.value.status, info.value.attempts, info.value.retryable) == (400, 1, False)
     assert llm_server.chat_calls == 1
 
 
-def test_timeout_then_call_error(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_timeout_then_call_error(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue(*[Fault.delay(5.0)] * 2)
-    client = make_client(llm_server, tmp_path, timeout=0.2, max_retries=1)
+    client = make_client(timeout=0.2, max_retries=1)
     with pytest.raises(LLMCallError) as info:
         ask(client)
     assert (info.value.attempts, info.value.retryable) == (2, True)
     assert llm_server.chat_calls == 2
 
 
-def test_garbage_body_is_an_error(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_garbage_body_is_an_error(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.enqueue(*[Fault.garbage()] * 2)
-    client = make_client(llm_server, tmp_path, max_retries=1)
+    client = make_client(max_retries=1)
     with pytest.raises(LLMCallError) as info:
         ask(client)
     assert info.value.attempts == 2
     assert llm_server.chat_calls == 2
 
 
-def test_cache_and_secrets(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
-    client = make_client(llm_server, tmp_path, max_retries=0)
+def test_cache_and_secrets(
+    llm_server: ScriptedLLMServer, tmp_path: Path, make_client: MakeClient, api_key: str
+) -> None:
+    client = make_client(max_retries=0)
     first = ask(client)
     again = ask(client)
     assert again.cache_hit and again.text == first.text and llm_server.chat_calls == 1
@@ -132,7 +114,7 @@ def test_cache_and_secrets(llm_server: ScriptedLLMServer, tmp_path: Path) -> Non
         client.complete_sync("a fresh question")
     texts = [str(info.value), repr(info.value), "".join(traceback.format_exception(info.value)), repr(client)]
     texts += [p.read_text() for p in (tmp_path / "cache").rglob("*.json")]
-    assert all(SECRET not in text for text in texts)
+    assert all(api_key not in text for text in texts)
 
 
 def test_cost_from_litellm_cost_map() -> None:

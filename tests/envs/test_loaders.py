@@ -28,15 +28,6 @@ from lateralgym.envs._loaders import (
 from lateralgym.envs._loaders_official import parse_clues
 from lateralgym.envs._schema import CreativityTask, Entity, MCQPuzzle, SituationPuzzle
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-
-
-@pytest.fixture
-def data() -> Path:
-    if not DATA.is_dir():
-        pytest.skip(f"official sample files not found at {DATA} (the shared data folder is absent)")
-    return DATA
-
 
 def by_id(puzzles: list[MCQPuzzle]) -> dict[str, MCQPuzzle]:
     return {p.id: p for p in puzzles}

@@ -6,20 +6,10 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from lateralgym.envs._loaders import load_items
 from lateralgym.envs._schema import Affordance, Entity, Part
 from lateralgym.envs._stats import DatasetStats, dataset_stats
-
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-
-
-@pytest.fixture
-def data() -> Path:
-    if not DATA.is_dir():
-        pytest.skip(f"official sample files not found at {DATA} (the shared data folder is absent)")
-    return DATA
 
 
 def test_brainteaser_groups_and_variants(data: Path) -> None:

@@ -1,0 +1,56 @@
+"""Fixtures of the LLM client tests: a fake API key, and clients of the scripted server closed at teardown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from llm_server import ScriptedLLMServer
+
+from lateralgym.agents._llm_client import LLMClient
+
+
+@pytest.fixture
+def api_key() -> str:
+    """The fake key in ``OPENAI_API_KEY``: it may travel in the request header, nowhere else."""
+    return "sk-test-SECRET123"
+
+
+@pytest.fixture(autouse=True)
+def fake_key(monkeypatch: pytest.MonkeyPatch, api_key: str) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", api_key)
+
+
+@pytest.fixture
+def opened_clients() -> Iterator[list[LLMClient]]:
+    """Clients a test opened, closed at teardown (``complete_sync`` keeps connections open)."""
+    clients: list[LLMClient] = []
+    yield clients
+    for client in clients:
+        client.close()
+
+
+@pytest.fixture
+def make_client(
+    llm_server: ScriptedLLMServer, tmp_path: Path, opened_clients: list[LLMClient]
+) -> Callable[..., LLMClient]:
+    """Makes clients of ``openai/scripted-model`` on the scripted server, caching under ``tmp_path/cache``.
+
+    Each has a 2 s timeout, 3 retries and a 10 ms backoff; keyword arguments override or add
+    client and spec fields (``backend="litellm"``, ``usage=...``, ...).
+    """
+
+    def make(**fields: Any) -> LLMClient:
+        client = LLMClient(
+            "openai/scripted-model",
+            base_url=llm_server.base_url,
+            cache_dir=tmp_path / "cache",
+            backoff_base_s=0.01,
+            **{"timeout": 2.0, "max_retries": 3, **fields},
+        )
+        opened_clients.append(client)
+        return client
+
+    return make

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from lateralgym.agents._base import Agent
-from lateralgym.envs import Action, Ask, Commit, CreativityTask, Inspect, Item, MCQPuzzle, SituationPuzzle
+from lateralgym.envs import Action, Ask, Commit, CreativityTask, Inspect, Item, MCQPuzzle, SituationPuzzle, item_key
 from lateralgym.envs._matching import content_stems
 
 
@@ -197,10 +197,10 @@ class OracleAgent(Agent):
 
     def __init__(self, items: Iterable[Item], seed: int | None = None) -> None:
         super().__init__(seed)
-        self.items = {str(item.id): item for item in items}
+        self.items = {item_key(str(item.id)): item for item in items}
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
-        item = self.items[str(info["item_id"])]
+        item = self.items[str(info["item"])]
         if isinstance(item, MCQPuzzle):
             return Commit(choice=item.label)
         if isinstance(item, SituationPuzzle):

@@ -19,6 +19,7 @@ from lateralgym.envs._engine import (
     LateralEnv,
     Scene,
     StepRecord,
+    item_key,
     sanitise,
     text_space,
 )
@@ -53,6 +54,7 @@ from lateralgym.envs.creativity import CreativityEnv, CreativityScene
 from lateralgym.envs.splat import SituationScene, SplatEnv
 
 __all__ = [
+    "item_key",
     "ACTION_KINDS",
     "Action",
     "Affordance",

@@ -8,6 +8,7 @@ subclass owns what one benchmark does with an action.
 
 from __future__ import annotations
 
+import hashlib
 import string
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -71,6 +72,15 @@ def usage_text(config: EpisodeConfig) -> str:
     """One line telling the player how to write each allowed action."""
     forms = _ACTION_FORMS[config.benchmark]
     return "Allowed actions: " + "; ".join(forms[a] for a in config.allowed_actions if a in forms)
+
+
+def item_key(item_id: str) -> str:
+    """The opaque name of an item that agents see in ``info["item"]``.
+
+    Dataset ids can give the answer away (CreativityBench's release ids spell out the gold entity
+    and part), so agents get a hash; the runner, the logs and ``LateralEnv.item_id`` keep the id.
+    """
+    return "item-" + hashlib.sha256(item_id.encode("utf-8")).hexdigest()[:16]
 
 
 class EpisodeOverError(LateralGymError, RuntimeError):
@@ -317,7 +327,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
     def _info(self, handled: Handled | None, valid: bool) -> dict[str, Any]:
         assert self.scene is not None
         info: dict[str, Any] = {
-            "item_id": str(self.scene.item.id),
+            "item": item_key(str(self.scene.item.id)),
             "benchmark": self.config.benchmark,
             "mode": self.config.mode,
             "turn": self.turn,
@@ -334,6 +344,11 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
         """The scene's metric inputs plus the engine's counts (turns, invalid actions)."""
         assert self.scene is not None
         return {**self.scene.outcome(), "turns": self.turn, "invalid_actions": self.invalid_actions}
+
+    @property
+    def item_id(self) -> str:
+        """Id of the current item (privileged: agents see only ``info["item"]``, an opaque key)."""
+        return str(self.item.id)
 
     @property
     def item(self) -> Item:

@@ -47,7 +47,7 @@ from pettingzoo.utils import wrappers
 
 from lateralgym.envs._actions import Ask, Commit, Invalid, parse_action
 from lateralgym.envs._config import EpisodeConfig
-from lateralgym.envs._engine import sanitise, text_space, usage_text
+from lateralgym.envs._engine import item_key, sanitise, text_space, usage_text
 from lateralgym.envs._errors import ConfigError
 from lateralgym.envs._judging import QA, AnswerLabel, clean_hint, normalise_answer
 from lateralgym.envs._matching import words
@@ -127,7 +127,7 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {"item_id": self.puzzle.id} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {"item": item_key(self.puzzle.id)} for a in self.agents}
         self.rounds = 0
         self.last_reply = 0
         self.history: list[QA] = []
@@ -238,7 +238,7 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
             "band": self.puzzle.band,
         }
         for agent in self.agents:
-            self.infos[agent] = {"item_id": self.puzzle.id, "outcome": outcome}
+            self.infos[agent] = {"item": item_key(self.puzzle.id), "outcome": outcome}
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":

@@ -42,13 +42,16 @@ def _hidden_strings(item: Item) -> list[str]:
 def find_leaks(text: str, item: Item, public: str = "") -> list[str]:
     """What of ``item``'s hidden answer appears in ``text``; empty when nothing leaks.
 
-    Checks for the gold-part marker, any hidden string (reference solution steps, gold affordance,
-    SPLAT answer and clues) as a whole, and for situation puzzles any run of 5 consecutive words of
-    the hidden answer that the public text (story, title) does not contain.
+    Checks for the gold-part marker, a CreativityBench task id (the release's ids name the gold),
+    any hidden string (reference solution steps, gold affordance, SPLAT answer and clues) as a
+    whole, and for situation puzzles any run of 5 consecutive words of the hidden answer that the
+    public text (story, title) does not contain.
     """
     leaks = []
     if GOLD_MARKER in text:
         leaks.append(f"the marker {GOLD_MARKER!r}")
+    if isinstance(item, CreativityTask) and item.id in text:
+        leaks.append(f"the task id {item.id!r} (release ids spell out the gold entity and part)")
     flat = _norm(text)
     for hidden in _hidden_strings(item):
         key = _norm(hidden)
@@ -85,7 +88,9 @@ def _probe_actions(env: LateralEnv[Any], item: Item, info: dict[str, Any]) -> It
 
 
 def _visible(observation: dict[str, Any], info: dict[str, Any]) -> str:
-    return f"{observation['text']}\n{info.get('public', '')}"
+    """Everything an agent gets before the episode ends: the text and the whole info dict."""
+    shown = {k: v for k, v in info.items() if k != "outcome"}
+    return f"{observation['text']}\n{shown}"
 
 
 def check_no_leak(env: LateralEnv[Any], items: Iterable[Item] | None = None) -> int:

@@ -283,7 +283,8 @@ async def run_async(
         run_dir, run_id = new_run_dir(Path(out), config.name)
         manifest = {}
     player = player or config.player
-    if items is None:
+    if player == "human":
+        concurrency = 1  # one person answers one episode at a time    if items is None:
         items = load_config_items(config)
     if judge is None or isinstance(judge, str):
         judge_obj = make_judge(

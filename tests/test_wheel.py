@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import venv
@@ -25,9 +26,11 @@ def _index_reachable() -> bool:
 def test_wheel_installs_and_runs_in_a_fresh_venv(tmp_path: Path) -> None:
     if not _index_reachable():
         pytest.skip("no network to the package index: cannot install the wheel's dependencies")
-    dist = tmp_path / "dist"
+    dist, source = tmp_path / "dist", tmp_path / "source"
+    # build from a copy: setuptools writes build/ and *.egg-info next to the sources
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv", ".git", "build", "runs", "*.egg-info"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(dist), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(dist), str(source)],
         check=True,
         capture_output=True,
         timeout=300,

@@ -15,6 +15,7 @@ from lateralgym.envs import (
     EpisodeConfig,
     EpisodeOverError,
     SplatEnv,
+    item_key,
     load_sample_items,
 )
 from lateralgym.envs.testing import check_no_leak, check_scene, find_leaks
@@ -120,7 +121,7 @@ def test_splat_solved_by_explanation() -> None:
 def test_reset_by_item_id_and_errors() -> None:
     env = BrainTeaserEnv(EpisodeConfig.named("brainteaser"), items=list(PUZZLES))
     _, info = env.reset(options={"item_id": "SP-1_CR"})
-    assert info["item_id"] == "SP-1_CR" and "label" not in str(info)
+    assert info["item"] == item_key("SP-1_CR") and env.item_id == "SP-1_CR" and "label" not in str(info)
     with pytest.raises(ConfigError, match="no item with id 'nope'"):
         env.reset(options={"item_id": "nope"})
     with pytest.raises(ConfigError, match="needs MCQPuzzle items"):
@@ -129,7 +130,7 @@ def test_reset_by_item_id_and_errors() -> None:
 
 def test_same_seed_same_item_and_observation() -> None:
     env_a, env_b = gymnasium.make("lateralgym/BrainTeaser-v0"), gymnasium.make("lateralgym/BrainTeaser-v0")
-    picked = {env_a.reset(seed=s)[1]["item_id"] for s in range(20)}
+    picked = {env_a.reset(seed=s)[1]["item"] for s in range(20)}
     assert len(picked) > 5  # seeds spread over the items
     for seed in (0, 1, 42):
         assert env_a.reset(seed=seed)[0]["text"] == env_b.reset(seed=seed)[0]["text"]
@@ -167,3 +168,21 @@ def test_no_leak_walk_over_every_sample_item_in_every_mode() -> None:
         checked = check_no_leak(env)
         assert checked >= len(env.items) * 2, name
     assert len(load_sample_items("creativity")) >= 48
+
+
+def test_official_creativitybench_ids_never_reach_the_player() -> None:
+    """The release's task ids spell out the gold entity and part: agents get an opaque key instead."""
+    from pathlib import Path
+
+    from lateralgym.envs import load_creativitybench
+
+    path = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "creativitybench" / "sample_tasks.json"
+    if not path.exists():
+        pytest.skip(f"shared data sample not found at {path}")
+    tasks = load_creativitybench(path)
+    assert "led-bulbs" in tasks[0].id  # the trap is real
+    for name in ("creativity-static", "creativity-interactive"):
+        env = CreativityEnv(EpisodeConfig.named(name), items=tasks)
+        obs, info = env.reset(seed=0)
+        assert tasks[0].id not in obs["text"] + repr(info) and info["item"] == item_key(tasks[0].id)
+        assert check_no_leak(env) >= 2

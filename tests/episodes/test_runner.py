@@ -63,14 +63,20 @@ def test_repeats_report_best_and_mean(tmp_path: Path) -> None:
 class Exploding(Agent):
     name = "exploding"
 
+    def __init__(self, fail: bool) -> None:
+        super().__init__()
+        self.fail = fail
+
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
-        if info["item_id"].endswith("3"):
+        if self.fail:
             raise RuntimeError("API down")
         return Commit(choice=0)
 
 
 def test_an_agent_failure_ends_its_episode_not_the_run(tmp_path: Path) -> None:
-    result = run("brainteaser", agent_factory=lambda seed: Exploding(), limit=12, out=tmp_path, progress=False)
+    result = run(
+        "brainteaser", agent_factory=lambda seed: Exploding(fail=seed % 4 == 3), limit=12, out=tmp_path, progress=False
+    )
     ends = [r for r in read_log(result.run_dir / "steps.jsonl") if isinstance(r, EpisodeEnd)]
     errored = [e for e in ends if e.error]
     assert len(ends) == 12 and errored and all("API down" in e.error for e in errored)

@@ -284,7 +284,8 @@ async def run_async(
         manifest = {}
     player = player or config.player
     if player == "human":
-        concurrency = 1  # one person answers one episode at a time    if items is None:
+        concurrency = 1  # one person answers one episode at a time
+    if items is None:
         items = load_config_items(config)
     if judge is None or isinstance(judge, str):
         judge_obj = make_judge(

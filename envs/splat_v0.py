@@ -127,7 +127,7 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {"item": item_key(self.puzzle.id)} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {}
         self.rounds = 0
         self.last_reply = 0
         self.history: list[QA] = []
@@ -141,6 +141,29 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         }
         self.transcript = [self._text[PLAYER]]
         self.agent_selection = PLAYER
+        self._refresh_infos()
+
+    def _refresh_infos(self, outcome: dict[str, Any] | None = None) -> None:
+        """The player's info holds only public facts; the judge's also the move it must answer."""
+        key = item_key(self.puzzle.id)
+        history = [[qa.question, qa.label] for qa in self.history]
+        extra = {"outcome": outcome} if outcome is not None else {}
+        self.infos = {
+            PLAYER: {
+                "item": key,
+                "benchmark": "splat",
+                "mode": self.config.mode,
+                "turn": self.rounds,
+                "public": {"title": self.puzzle.title, "story": self.puzzle.story, "history": history},
+                **extra,
+            },
+            JUDGE: {
+                "item": key,
+                "pending": self.pending.model_dump() if self.pending is not None else None,
+                "history": history,
+                **extra,
+            },
+        }
 
     def observe(self, agent: str) -> dict[str, Any]:
         return {
@@ -190,6 +213,7 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
             )
         self.transcript.append(f"player: {self._text[JUDGE].splitlines()[-2]}")
         self.agent_selection = JUDGE
+        self._refresh_infos()
 
     def _judge_step(self, action: Any) -> None:
         text = action if isinstance(action, str) else str(action)
@@ -224,6 +248,8 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
             self._text[PLAYER] += f"\nNo rounds left ({self.config.max_turns} used)."
             self.agent_selection = PLAYER
             self._set_outcome()
+        else:
+            self._refresh_infos()
 
     def _set_outcome(self) -> None:
         labels = [qa.label for qa in self.history]
@@ -237,8 +263,7 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
             "difficulty": self.puzzle.difficulty,
             "band": self.puzzle.band,
         }
-        for agent in self.agents:
-            self.infos[agent] = {"item": item_key(self.puzzle.id), "outcome": outcome}
+        self._refresh_infos(outcome)
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":

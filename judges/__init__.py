@@ -12,6 +12,7 @@ from lateralgym.judges._exact import ExactMatchJudge, grade_choice, grade_creati
 from lateralgym.judges._factory import OFFLINE_JUDGES, LLMJudge, make_judge
 from lateralgym.judges._kb import KBJudge
 from lateralgym.judges._reference import ReferenceJudge, key_facts
+from lateralgym.judges._seat import JudgeSeat
 
 _LAZY = {
     "LLMSplatJudge": "lateralgym.judges._llm_splat",
@@ -44,6 +45,7 @@ __all__ = [
     "ExactMatchJudge",
     "Judge",
     "JudgeReply",
+    "JudgeSeat",
     "KBJudge",
     "LLMJudge",
     "ReferenceJudge",

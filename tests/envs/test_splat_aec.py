@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from _items import STORY
 
-from lateralgym.envs import splat_v0
+from lateralgym.agents import make_agent
+from lateralgym.envs import action_to_text, load_sample_items, parse_action, splat_v0
 from lateralgym.envs.splat_v0 import parse_verdict
 from lateralgym.envs.testing import check_aec, find_leaks
+from lateralgym.judges import JudgeSeat, ReferenceJudge
 
 
 def test_api_seed_and_no_leak_on_tiny_and_sample_items() -> None:
@@ -59,3 +64,48 @@ def test_truncation_after_max_rounds() -> None:
         env.step("ask: is it raining?")
         env.step("no")
     assert all(env.truncations.values()) and env.infos["player"]["outcome"]["turns"] == 15
+
+
+def play(env: Any, player: Any, seat: Any) -> dict[str, Any]:
+    """The PettingZoo agent loop; returns the player's outcome."""
+    outcome: dict[str, Any] = {}
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            outcome = info.get("outcome", outcome)
+            env.step(None)
+        elif agent == "player":
+            env.step(action_to_text(player.act(observation, info)))
+        else:
+            env.step(seat.act(observation, info))
+    return outcome
+
+
+@pytest.mark.parametrize(("player", "solved", "turns"), [("oracle", True, 1), ("heuristic", False, 15)])
+def test_offline_players_and_a_judge_seat_play_the_aec_env(player: str, solved: bool, turns: int) -> None:
+    puzzles = load_sample_items("splat")
+    env = splat_v0.env()
+    env.reset(seed=0, options={"item_id": "sp-003"})
+    agent = make_agent(player, puzzles, seed=0)
+    agent.reset(env.observe("player"), env.unwrapped.infos["player"], seed=0)
+    outcome = play(env, agent, JudgeSeat(ReferenceJudge(), puzzles))
+    assert outcome["solved"] is solved and outcome["turns"] == turns
+
+
+def test_an_llm_judge_seat_over_http(llm_server: Any) -> None:
+    from lateralgym.judges import make_judge
+
+    puzzles = load_sample_items("splat")
+    llm_server.responder = lambda body: "correct" if "proposes an explanation" in str(body["messages"]) else "yes"
+    judge = make_judge("openai/judge", base_url=llm_server.base_url, use_cache=False, backoff_base_s=0.01)
+    env = splat_v0.env()
+    env.reset(seed=0, options={"item_id": "sp-010"})
+    script = iter(["ask: Was it planned?", "ask: Was anyone hurt?", "commit: it was all a rehearsal"])
+
+    class Scripted:
+        def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+            return parse_action(next(script))
+
+    outcome = play(env, Scripted(), JudgeSeat(judge, puzzles))
+    assert outcome["solved"] is True and outcome["turns"] == 3 and outcome["yes"] == 2
+    assert llm_server.chat_calls == 3

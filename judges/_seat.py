@@ -1,0 +1,44 @@
+"""``JudgeSeat``: any judge (reference or LLM) playing the ``judge`` agent of the SPLAT AEC env."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from lateralgym.envs import Commit, ConfigError, SituationPuzzle, item_key
+from lateralgym.envs._judging import QA, Judge
+
+
+class JudgeSeat:
+    """Turns a ``Judge`` into the ``judge`` agent of ``lateralgym.envs.splat_v0``.
+
+    The seat is privileged: it knows the puzzles and reads the move it must answer from the judge's
+    ``info["pending"]``. It replies ``yes`` / ``no`` / ``irrelevant`` to a question and
+    ``correct`` or ``not yet: <hint>`` to an explanation; the env still normalises the reply and
+    leak-checks the hint before the player sees anything.
+
+    Args:
+        judge: the judge answering (``ReferenceJudge()``, ``make_judge("openai/...", ...)``).
+        items: the puzzles the env draws from.
+    """
+
+    def __init__(self, judge: Judge, items: Iterable[SituationPuzzle]) -> None:
+        self.judge = judge
+        self.name = f"seat:{judge.name}"
+        self._items = {item_key(p.id): p for p in items}
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> str:
+        """The judge's reply to the pending move."""
+        puzzle = self._items.get(str(info.get("item")))
+        if puzzle is None:
+            raise ConfigError("the judge seat does not know this puzzle: give it the env's items")
+        pending = info.get("pending")
+        if not pending:
+            return "irrelevant"
+        history = tuple(QA(question=q, label=label) for q, label in info.get("history", []))
+        if pending["kind"] == "ask":
+            return self.judge.answer(puzzle, pending["question"], history).label
+        reply = self.judge.grade(puzzle, Commit(answer=pending.get("answer") or ""), history)
+        if reply.label == "correct":
+            return "correct"
+        return f"not yet: {reply.hint}" if reply.hint else "not yet"

@@ -17,6 +17,10 @@ label and a hint that passed the leak check: no judge can pass the hidden answer
 ``Dict``: ``text``, ``turn`` (rounds used), ``last_reply`` (0 none, 1 yes, 2 no, 3 irrelevant,
 4 not yet, 5 correct). The judge's text contains the hidden answer; the player's never does.
 
+``infos["player"]`` holds public facts (``item`` key, ``benchmark``, ``mode``, ``turn``, and
+``public``: title, story, question history); ``infos["judge"]`` holds the ``pending`` move to
+answer and the history. ``lateralgym.judges.JudgeSeat`` plays the judge seat with any judge.
+
 ## Starting State
 The player observes the title and story; the judge observes the title, story and answer.
 

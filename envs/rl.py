@@ -1,15 +1,20 @@
 """A numpy-only REINFORCE learner for ``DiscreteCreativity``: proof that a policy can learn tool repurposing.
 
-The policy is a softmax over the *valid* discrete actions (entity slots in use; parts of revealed
-entities) with logits ``theta . phi(s, a)``. ``phi`` is a compact vector per action, built only from
-the wrapper's observation vector (see ``FEATURES``): it generalises across tasks, so one ``theta``
-of a dozen numbers plays every task. Training is Monte-Carlo policy gradient on the reward-to-go
-minus a running-mean-return baseline, with every random draw from one ``np.random.default_rng``.
+The policy is a softmax over the *valid* discrete actions with logits ``theta . phi(s, a)``. Valid
+means: inspecting an entity slot in use (re-inspecting is legal but wastes a turn, which a feature
+exposes) or committing a part of a revealed entity (committing an unrevealed part commits a
+placeholder, always wrong, so those actions are masked along with empty slots). ``phi`` is a
+compact vector per action built only from the wrapper's observation vector (see ``FEATURES``), so
+one ``theta`` of nine numbers plays every task.
+
+Training is Monte-Carlo policy gradient: the reward-to-go minus a baseline (a running mean of
+episode returns) times ``grad log pi``, averaged over small batches of episodes, with every random
+draw (task choice and action samples) from one ``np.random.default_rng(seed)``.
 
 ``shaped_config`` is the interactive config the example trains on: 6 turns, a step cost, partial
 credit for the right entity and a penalty for invalid actions. With ``theta = 0`` the policy is a
-uniformly random valid-action player (sampled) or "always inspect slot 0" (greedy, first index
-wins ties): the two baselines of ``benchmarks/bench_rl_training.py``.
+uniformly random valid-action player when sampled, and "inspect slot 0 every turn" when greedy
+(the lowest index wins ties): the two baselines of ``benchmarks/bench_rl_training.py``.
 """
 
 from __future__ import annotations
@@ -26,16 +31,14 @@ from lateralgym.envs.creativity import CreativityEnv
 from lateralgym.envs.wrappers import DiscreteCreativity
 
 FEATURES: tuple[str, ...] = (
-    "inspect",  # bias of inspecting
-    "inspect_name_overlap",  # entity name's task overlap, divided by the largest in the scene
+    "inspect_name_overlap",  # the entity name's task overlap, divided by the largest in the scene
     "inspect_already_inspected",  # re-inspecting wastes a turn
-    "inspect_turn",  # turn fraction
-    "commit",  # bias of committing (only parts of revealed entities are valid)
-    "commit_part_overlap",  # part attributes' task overlap, divided by the largest revealed one
+    "commit",  # commit-vs-inspect bias (one bias suffices: softmax ignores what all actions share)
+    "commit_part_overlap",  # the part attributes' task overlap, divided by the largest revealed one
     "commit_best_part",  # the best-overlapping revealed part
     "commit_best_in_entity",  # the best-overlapping part of its entity
     "commit_name_overlap",  # the entity name's (normalised) task overlap
-    "commit_turn",  # turn fraction
+    "commit_turn",  # turn fraction: commit-vs-inspect as the budget runs down
     "commit_last_turn",  # the last turn: commit now or get nothing
 )
 """Names of the per-action features, in ``theta`` order."""
@@ -85,7 +88,7 @@ class LinearSoftmaxPolicy:
         in_use, inspected = obs[:E] > 0.5, obs[E : 2 * E]
         turn = float(obs[2 * E])
         name = _normalised(obs[2 * E + 1 : 3 * E + 1], in_use)
-        start = 4 * E + 1  # after the revealed-entity block, implied by the part mask
+        start = 4 * E + 1  # skip the revealed-entity block: the part mask says the same per part
         revealed = (obs[start : start + E * P].reshape(E, P) > 0.5) & in_use[:, None]
         overlap = obs[start + E * P : start + 2 * E * P].reshape(E, P)
         part = _normalised(overlap, revealed)
@@ -95,15 +98,16 @@ class LinearSoftmaxPolicy:
         last = turn * self.max_turns >= self.max_turns - 1 - 1e-6
 
         phi = np.zeros((E + E * P, len(FEATURES)))
-        phi[:E, 0:4] = np.stack([np.ones(E), name, inspected, np.full(E, turn)], axis=1)
+        phi[:E, 0] = name
+        phi[:E, 1] = inspected
         commit = phi[E:].reshape(E, P, len(FEATURES))  # a view: writes land in phi
-        commit[..., 4] = 1.0
-        commit[..., 5] = part
-        commit[..., 6] = best
-        commit[..., 7] = best_in_entity
-        commit[..., 8] = name[:, None]
-        commit[..., 9] = turn
-        commit[..., 10] = float(last)
+        commit[..., 2] = 1.0
+        commit[..., 3] = part
+        commit[..., 4] = best
+        commit[..., 5] = best_in_entity
+        commit[..., 6] = name[:, None]
+        commit[..., 7] = turn
+        commit[..., 8] = float(last)
         return phi, np.concatenate([in_use, revealed.ravel()])
 
     def probabilities(self, phi: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -124,7 +128,9 @@ class TrainingHistory:
     """Per training episode: the return and whether the gold (entity, part) was committed."""
 
     returns: list[float] = field(default_factory=list)
+    """Undiscounted return of each episode, in training order."""
     gold_correct: list[bool] = field(default_factory=list)
+    """Whether each episode committed the gold entity and part."""
 
 
 @dataclass(frozen=True)
@@ -132,18 +138,24 @@ class Evaluation:
     """Means over evaluation episodes."""
 
     mean_return: float
+    """Mean undiscounted return (shaped rewards included)."""
     gold_correct_rate: float
+    """Share of episodes that committed the gold entity and part."""
     entity_correct_rate: float
+    """Share of episodes that committed a part of the gold entity."""
     mean_inspections: float
+    """Mean number of distinct entities inspected."""
     episodes: int
+    """Episodes played."""
 
 
 def train_reinforce(
     env_factory: Callable[[], DiscreteCreativity],
     episodes: int,
-    lr: float = 0.1,
+    lr: float = 1.0,
     seed: int = 0,
     baseline_rate: float = 0.05,
+    batch_size: int = 4,
 ) -> tuple[LinearSoftmaxPolicy, TrainingHistory]:
     """Train a ``LinearSoftmaxPolicy`` from ``theta = 0`` by REINFORCE; the same seed gives the same ``theta``.
 
@@ -154,15 +166,23 @@ def train_reinforce(
         lr: step size of the policy-gradient ascent.
         seed: seed of ``np.random.default_rng`` (task draws and action samples).
         baseline_rate: step size of the running-mean-return baseline.
+        batch_size: episodes whose gradients are averaged into one update (less variance).
+
+    Raises:
+        ValueError: if ``episodes`` is negative or ``batch_size`` is below 1.
     """
+    if episodes < 0 or batch_size < 1:
+        raise ValueError(f"need episodes >= 0 and batch_size >= 1, got {episodes} and {batch_size}")
     env = env_factory()
     policy = LinearSoftmaxPolicy.for_env(env)
     rng = np.random.default_rng(seed)
     history = TrainingHistory()
     baseline = 0.0
-    for _ in range(episodes):
+    step = np.zeros_like(policy.theta)
+    for episode in range(episodes):
         obs, info = env.reset(seed=int(rng.integers(2**31)))
-        scores, rewards = [], []
+        scores: list[np.ndarray] = []
+        rewards: list[float] = []
         done = False
         while not done:
             phi, mask = policy.features(obs)
@@ -174,7 +194,10 @@ def train_reinforce(
             done = terminated or truncated
         to_go = np.cumsum(rewards[::-1])[::-1]
         for score, ret in zip(scores, to_go, strict=True):
-            policy.theta += lr * (ret - baseline) * score
+            step += (ret - baseline) * score
+        if (episode + 1) % batch_size == 0 or episode + 1 == episodes:
+            policy.theta += lr * step / batch_size
+            step[:] = 0.0
         baseline += baseline_rate * (float(to_go[0]) - baseline)
         history.returns.append(float(to_go[0]))
         history.gold_correct.append(bool(info["outcome"]["gold_correct"]))
@@ -182,14 +205,23 @@ def train_reinforce(
 
 
 def evaluate(
-    policy: LinearSoftmaxPolicy, env: DiscreteCreativity, episodes: int | None = None, greedy: bool = True, seed: int = 0
+    policy: LinearSoftmaxPolicy,
+    env: DiscreteCreativity,
+    episodes: int | None = None,
+    greedy: bool = True,
+    seed: int = 0,
 ) -> Evaluation:
     """Play ``episodes`` episodes (default: one per task), episode ``k`` on task ``k mod n_tasks``.
 
     ``greedy`` plays the most likely action; otherwise actions are sampled from ``seed``'s generator.
+
+    Raises:
+        ValueError: if ``episodes`` is below 1.
     """
     n_tasks = len(cast(CreativityEnv, env.unwrapped).items)
     episodes = n_tasks if episodes is None else episodes
+    if episodes < 1:
+        raise ValueError(f"evaluate needs at least one episode, got {episodes}")
     rng = np.random.default_rng(seed)
     returns, gold, entity, inspections = [], [], [], []
     for k in range(episodes):

@@ -9,6 +9,7 @@ subclass owns what one benchmark does with an action.
 from __future__ import annotations
 
 import hashlib
+import re
 import string
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -40,7 +41,7 @@ CHARSET: str = "".join(
 )
 """Characters an observation or action text may hold; others are replaced by ``?``."""
 
-_CHARSET_SET = frozenset(CHARSET)
+_OUTSIDE_CHARSET = re.compile("[^" + re.escape(CHARSET) + "]")
 
 
 def text_space(max_length: int = MAX_TEXT) -> spaces.Text:
@@ -50,7 +51,7 @@ def text_space(max_length: int = MAX_TEXT) -> spaces.Text:
 
 def sanitise(text: str, max_length: int = MAX_TEXT) -> str:
     """Make ``text`` a member of ``text_space``: unknown characters become ``?``; too long is cut."""
-    text = "".join(c if c in _CHARSET_SET else "?" for c in text)
+    text = _OUTSIDE_CHARSET.sub("?", text)
     if len(text) > max_length:
         marker = "\n[... cut ...]"
         text = text[: max_length - len(marker)] + marker

@@ -68,6 +68,8 @@ class CreativityScene(Scene[CreativityTask]):
                 f"{config.max_entities}; raise max_entities in the config"
             )
         self.names = [e.name for e in item.entities]
+        self._by_name = {e.name: e for e in item.entities}
+        self._rendered: dict[str, dict[str, str]] = {}
         self.inspected: list[str] = []
         self.asks = 0
         self.committed: Commit | None = None
@@ -141,9 +143,13 @@ class CreativityScene(Scene[CreativityTask]):
         return Handled(message=f"Answer recorded. Result: {verdict}.", reward=reward, terminated=True, judge=reply)
 
     def _entity(self, name: str) -> Entity:
-        entity = self.item.entity(name)
-        assert entity is not None
-        return entity
+        return self._by_name[name]
+
+    def _parts_text(self, name: str) -> dict[str, str]:
+        """Each part's rendered attributes, computed once per entity (the hot path of ``public``)."""
+        if name not in self._rendered:
+            self._rendered[name] = {p.name: p.render() for p in self._by_name[name].parts}
+        return self._rendered[name]
 
     def outcome(self) -> dict[str, Any]:
         task = self.item
@@ -185,9 +191,7 @@ class CreativityScene(Scene[CreativityTask]):
             "task": self.item.task,
             "items": [i.name for i in self.item.items],
             "entities": list(self.names),
-            "revealed": {
-                name: {p.name: p.render() for p in self._entity(name).parts} for name in self.names if name in revealed
-            },
+            "revealed": {name: dict(self._parts_text(name)) for name in self.names if name in revealed},
         }
 
     def fields(self) -> dict[str, Any]:

@@ -9,6 +9,7 @@ headline metrics side by side, one column per run.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,8 +60,7 @@ def _summary(metrics: RunMetrics) -> str:
 
 def render_metrics(metrics: RunMetrics) -> list[Table]:
     """The headline table, one table per breakdown, and the exploration table when there is one."""
-    title = f"Headline — {_summary(metrics)}"
-    headline = Table(title=title, title_justify="left", min_width=len(title))
+    headline = Table(title="headline", title_justify="left")
     headline.add_column("metric")
     headline.add_column("value", justify="right")
     for name, value in metrics.headline.items():
@@ -86,7 +86,10 @@ def render_metrics(metrics: RunMetrics) -> list[Table]:
 
 def print_metrics(metrics: RunMetrics, console: Console | None = None) -> None:
     """Print ``render_metrics`` to the console (a new one on stdout by default)."""
-    console = console or Console()
+    if console is None:
+        # piped or logged output gets a width that fits the breakdown tables, not 80 columns
+        console = Console() if sys.stdout.isatty() else Console(width=160)
+    console.print(f"[bold]{_summary(metrics)}[/bold]")
     for table in render_metrics(metrics):
         console.print(table)
 

@@ -72,7 +72,7 @@ ACTION_KINDS: tuple[str, ...] = ("inspect", "ask", "commit")
 
 _ADAPTER: TypeAdapter[Inspect | Ask | Commit | Invalid] = TypeAdapter(Action)
 _COMMAND = re.compile(r"^\s*(inspect|ask|commit)\s*[:\s]\s*(.*)$", re.IGNORECASE | re.DOTALL)
-_CHOICE = re.compile(r"^\s*\(?([0-9]|[A-Da-d])\)?\s*\.?\s*$")
+_CHOICE = re.compile(r"^\s*\(?([0-9]|[A-Ha-h])\)?\s*\.?\s*$")
 
 
 def action_from_dict(data: dict[str, Any]) -> Inspect | Ask | Commit | Invalid:
@@ -86,7 +86,7 @@ def action_from_dict(data: dict[str, Any]) -> Inspect | Ask | Commit | Invalid:
 
 
 def parse_choice(text: str) -> int | None:
-    """``"2"``, ``"C"``, ``"(c)"`` -> 2; anything else -> None."""
+    """``"2"``, ``"C"``, ``"(c)"`` -> 2 (letters A-H, digits 0-9); anything else -> None."""
     match = _CHOICE.match(text)
     if not match:
         return None
@@ -132,6 +132,19 @@ def parse_action(value: object) -> Inspect | Ask | Commit | Invalid:
     return Commit(answer=rest)
 
 
+def explanation(commit: Commit) -> str:
+    """The free-text answer a commit carries, however it was parsed: ``commit: a | b`` splits into
+    entity/part fields, ``commit: 2`` into a choice, but for a situation puzzle all of it is the
+    explanation."""
+    if commit.answer:
+        return commit.answer
+    pieces = [p for p in (commit.entity, commit.part, commit.how_to_use) if p]
+    if pieces:
+        return " | ".join(pieces)
+    return "" if commit.choice is None else str(commit.choice)
+
+
 def action_to_text(action: Inspect | Ask | Commit | Invalid) -> str:
-    """The canonical command text of an action; ``parse_action`` reads it back to an equal action."""
+    """The action as JSON text, the exact form for a ``Text`` action space; ``parse_action`` reads it
+    back to an equal action."""
     return json.dumps(action.model_dump(exclude_none=True), ensure_ascii=False, sort_keys=True)

@@ -30,6 +30,13 @@ SHIPPED_CONFIGS: tuple[str, ...] = (
 """Names of the configs that ship in ``lateralgym/configs``."""
 
 
+_REVEALS: dict[str, tuple[str, ...]] = {
+    "creativity": ("full", "names"),
+    "brainteaser": ("question",),
+    "splat": ("story",),
+}
+
+
 class RewardConfig(BaseModel):
     """Reward shaping. Defaults give 1 for a correct answer and nothing else."""
 
@@ -44,7 +51,7 @@ class RewardConfig(BaseModel):
     step: float = 0.0
     """Reward added on every turn (a negative value is a step cost)."""
     gold_inspection: float = 0.0
-    """CreativityBench interactive: reward the first time the gold entity is inspected."""
+    """CreativityBench interactive: reward at the end of an episode in which the gold entity was inspected."""
 
 
 class EpisodeConfig(BaseModel):
@@ -64,7 +71,8 @@ class EpisodeConfig(BaseModel):
     max_turns: int = Field(default=1, ge=1)
     """Turns before the episode is truncated (SPLAT's rounds: 15)."""
     reveal: Literal["full", "names", "story", "question"] = "full"
-    """What the first observation shows: every attribute, entity names only, the story, or the question."""
+    """What the first observation shows: CreativityBench ``full`` (every attribute) or ``names``;
+    BrainTeaser ``question``; SPLAT ``story``. Defaults to the benchmark's first option."""
     judge: str = "exact"
     """Judge spec: ``exact``, ``kb``, ``reference`` (offline) or an LLM model string."""
     player: str = "heuristic"
@@ -79,6 +87,16 @@ class EpisodeConfig(BaseModel):
     """Size of the entity masks in observations (CreativityBench)."""
     max_parts: int = Field(default=8, ge=1)
     """Parts per entity in the discrete RL action space."""
+    shuffle_entities: bool = True
+    """CreativityBench: present the entities in an order drawn from the reset seed (releases may
+    list the gold first)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_reveal(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "reveal" not in data and data.get("benchmark") in _REVEALS:
+            return {**data, "reveal": _REVEALS[data["benchmark"]][0]}
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> EpisodeConfig:
@@ -88,6 +106,8 @@ class EpisodeConfig(BaseModel):
             raise ValueError("BrainTeaser only allows 'commit'")
         if self.benchmark == "splat" and "inspect" in self.allowed_actions:
             raise ValueError("situation puzzles have no entities to inspect")
+        if self.reveal not in _REVEALS[self.benchmark]:
+            raise ValueError(f"reveal for {self.benchmark} must be one of {_REVEALS[self.benchmark]}")
         return self
 
     @classmethod

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 import string
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -51,7 +52,7 @@ def text_space(max_length: int = MAX_TEXT) -> spaces.Text:
 
 def sanitise(text: str, max_length: int = MAX_TEXT) -> str:
     """Make ``text`` a member of ``text_space``: unknown characters become ``?``; too long is cut."""
-    text = _OUTSIDE_CHARSET.sub("?", text)
+    text = _OUTSIDE_CHARSET.sub("?", text.replace("\r\n", "\n").replace("\r", "\n"))
     if len(text) > max_length:
         marker = "\n[... cut ...]"
         text = text[: max_length - len(marker)] + marker
@@ -75,13 +76,28 @@ def usage_text(config: EpisodeConfig) -> str:
     return "Allowed actions: " + "; ".join(forms[a] for a in config.allowed_actions if a in forms)
 
 
+_KEY_SALT = secrets.token_bytes(16)
+
+
 def item_key(item_id: str) -> str:
     """The opaque name of an item that agents see in ``info["item"]``.
 
     Dataset ids can give the answer away (CreativityBench's release ids spell out the gold entity
-    and part), so agents get a hash; the runner, the logs and ``LateralEnv.item_id`` keep the id.
+    and part), so agents get a keyed hash, salted per process so it cannot be reversed by trying
+    candidate ids; the runner, the logs and ``LateralEnv.item_id`` keep the id. Keys are stable
+    within a process (seed determinism holds) and differ between processes.
     """
-    return "item-" + hashlib.sha256(item_id.encode("utf-8")).hexdigest()[:16]
+    return "item-" + hashlib.blake2b(item_id.encode("utf-8"), key=_KEY_SALT, digest_size=8).hexdigest()
+
+
+def duplicate_ids(items: Sequence[Item]) -> list[str]:
+    """Item ids that occur more than once, sorted."""
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for item in items:
+        key = str(item.id)
+        (repeated if key in seen else seen).add(key)
+    return sorted(repeated)
 
 
 class EpisodeOverError(LateralGymError, RuntimeError):
@@ -111,13 +127,21 @@ class Scene(ABC, Generic[ItemT]):
 
     item_type: ClassVar[type[BaseModel]]
 
-    def __init__(self, item: ItemT, config: EpisodeConfig, judge: Judge | None) -> None:
+    def __init__(
+        self, item: ItemT, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator | None = None
+    ) -> None:
         self.item = item
         self.config = config
         self.judge = judge
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        """The env's ``np_random``: scenes draw any per-episode randomness from it."""
         self.history: list[QA] = []
         self.turn = 0
         """The current turn number, kept up to date by the engine."""
+
+    def final_reward(self) -> float:
+        """Reward paid when the episode ends, however it ends (shaping that must not mark a step)."""
+        return 0.0
 
     @abstractmethod
     def brief(self) -> str:
@@ -151,7 +175,7 @@ class Scene(ABC, Generic[ItemT]):
         reply = self.judge.answer(self.item, question, tuple(self.history))
         label = reply.label if reply.label in ("yes", "no", "irrelevant") else "irrelevant"
         self.history.append(QA(question=question, label=label))
-        return reply
+        return reply if reply.label == label else reply.model_copy(update={"label": label})
 
     def grade(self, commit: Commit) -> JudgeReply:
         """Ask the judge to grade a final answer."""
@@ -218,10 +242,18 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
             )
         self.items: tuple[Item, ...] = tuple(items)
         self._index = {str(i.id): n for n, i in enumerate(self.items)}
+        if len(self._index) != len(self.items):
+            raise ConfigError(f"item ids must be unique; repeated: {duplicate_ids(self.items)[:5]}")
         if judge is None:
             from lateralgym.judges import make_judge
 
             judge = make_judge(config.judge)
+        supported = getattr(judge, "benchmarks", None)
+        if supported is not None and config.benchmark not in supported:
+            raise ConfigError(
+                f"judge {judge.name!r} cannot judge {config.benchmark} (it judges {', '.join(sorted(supported))}); "
+                "pick another judge, e.g. the config's default"
+            )
         self.judge = judge
         self.action_space = text_space(4096)
         self.observation_space = spaces.Dict(
@@ -251,12 +283,14 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
                 raise ConfigError(f"no item with id {key!r} in this env ({len(self.items)} items)")
             index = self._index[key]
         elif "index" in options:
-            index = int(options["index"])
+            if not isinstance(options["index"], int):
+                raise ConfigError(f"options['index'] must be an int, got {options['index']!r}")
+            index = options["index"]
             if not 0 <= index < len(self.items):
                 raise ConfigError(f"item index {index} is out of range 0..{len(self.items) - 1}")
         else:
             index = int(self.np_random.integers(len(self.items)))
-        self.scene = self.scene_type(self.items[index], self.config, self.judge)  # type: ignore[assignment]
+        self.scene = self.scene_type(self.items[index], self.config, self.judge, self.np_random)  # type: ignore[assignment]
         self.turn = 0
         self.invalid_actions = 0
         self.done = False
@@ -290,6 +324,8 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
         if out_of_turns:
             message += f"\nNo turns left ({self.config.max_turns} used). The episode is over."
         self.done = terminated or truncated
+        if self.done:
+            reward += self.scene.final_reward()
         self.invalid_actions += not handled.valid
         judge = handled.judge
         self.records.append(

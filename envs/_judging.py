@@ -13,7 +13,7 @@ from typing import Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 from lateralgym.envs._actions import Commit
-from lateralgym.envs._matching import content_words, words
+from lateralgym.envs._matching import content_stems, words
 from lateralgym.envs._schema import CreativityTask, Item, MCQPuzzle, SituationPuzzle
 
 AnswerLabel = Literal["yes", "no", "irrelevant"]
@@ -83,8 +83,6 @@ _SYNONYMS: dict[str, AnswerLabel] = {
     "unimportant": "irrelevant",
     "unrelated": "irrelevant",
     "na": "irrelevant",
-    "doesn": "irrelevant",
-    "not": "irrelevant",
 }
 
 
@@ -93,13 +91,13 @@ def normalise_answer(text: str) -> AnswerLabel | None:
     tokens = words(text)
     if not tokens:
         return None
-    first = tokens[0]
-    if first == "not" and len(tokens) > 1 and tokens[1] in {"relevant", "important"}:
+    if tokens[:2] == ["n", "a"]:  # "N/A"
         return "irrelevant"
-    label = _SYNONYMS.get(first)
-    if label is None or first in {"doesn", "not"}:
-        return None
-    return label
+    if tokens[0] == "not" and tokens[1:2] in (["relevant"], ["important"]):
+        return "irrelevant"
+    if tokens[:3] == ["doesn", "t", "matter"]:
+        return "irrelevant"
+    return _SYNONYMS.get(tokens[0])
 
 
 def secret_text(item: Item) -> str:
@@ -126,9 +124,9 @@ def public_text(item: Item) -> str:
 
 
 def leaked_words(text: str, item: Item) -> set[str]:
-    """Content words of ``text`` that only the hidden answer contains (not the story, not the text's question)."""
-    secret = content_words(secret_text(item)) - content_words(public_text(item))
-    return content_words(text) & secret
+    """Word stems of ``text`` that only the hidden answer contains, not the public text (story, task)."""
+    secret = content_stems(secret_text(item)) - content_stems(public_text(item))
+    return content_stems(text) & secret
 
 
 def shares_phrase(text: str, secret: str, n: int = 3) -> bool:

@@ -98,10 +98,10 @@ def detect_format(path: str | Path) -> str:
         raise DatasetError(path, "is empty")
     found = None
     try:
-        found = _format_of(json.loads(lines[0]))
+        data = json.loads(lines[0])  # a JSONL record, or a whole JSON file written on one line
     except json.JSONDecodeError:
         data = read_json(path)
-        found = _format_of(data[0] if isinstance(data, list) and data else data)
+    found = _format_of(data[0] if isinstance(data, list) and data else data)
     if found is None:
         raise DatasetError(
             path,

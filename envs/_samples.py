@@ -50,7 +50,7 @@ def read_lines(path: Path) -> list[str]:
     try:
         return path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc})") from exc
+        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
     except UnicodeDecodeError as exc:
         raise DatasetError(path, "is neither a .npy, an .xlsx nor UTF-8 JSON; is it the right file?") from exc
 
@@ -72,12 +72,8 @@ def json_lines(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
 def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
     """Read a JSONL file of ``model`` records; errors name the file, line and field."""
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
     records: list[M] = []
-    for number, data in json_lines(path, lines):
+    for number, data in json_lines(path, read_lines(path)):
         try:
             records.append(model.model_validate(data))
         except ValidationError as exc:

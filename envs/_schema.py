@@ -316,7 +316,7 @@ class MCQPuzzle(_Frozen):
     variant: PuzzleVariant
     """``original``, ``semantic`` reconstruction or ``context`` reconstruction."""
     question: str
-    choices: tuple[str, ...] = Field(min_length=2)
+    choices: tuple[str, ...] = Field(min_length=2, max_length=8)
     """The options, the last usually ``"None of above."``."""
     label: int = Field(ge=0)
     """Index of the correct choice."""

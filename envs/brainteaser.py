@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from lateralgym.envs._actions import Ask, Commit, Inspect, parse_choice
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, LateralEnv, Scene, usage_text
@@ -50,8 +52,10 @@ class BrainTeaserScene(Scene[MCQPuzzle]):
 
     item_type = MCQPuzzle
 
-    def __init__(self, item: MCQPuzzle, config: EpisodeConfig, judge: Judge | None) -> None:
-        super().__init__(item, config, judge)
+    def __init__(
+        self, item: MCQPuzzle, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator | None = None
+    ) -> None:
+        super().__init__(item, config, judge, rng)
         self.choice: int | None = None
         self.correct = False
 

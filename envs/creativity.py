@@ -19,13 +19,15 @@ garbage are answered with a message and count as a turn.
 slot in use, in scene order) and ``inspected_mask`` (1 for inspected entities).
 
 ## Starting State
-``static``/``cot``: the task, the environment and every entity with every part's physical and
-state attributes. ``interactive``: the task, the scene items and the entity names only.
+``static``/``cot``: the task, the environment, every entity with every part's physical and state
+attributes, and the scene items. ``interactive``: the task, the entity names and the scene items.
+Entities appear in an order drawn per episode from the reset seed (``shuffle_entities``).
 
 ## Rewards
 ``rewards.correct`` when entity and part are the gold ones, ``rewards.entity_only`` when only
 the entity is; plus ``rewards.step`` per turn, ``rewards.invalid`` per invalid action and
-``rewards.gold_inspection`` the first time the gold entity is inspected.
+``rewards.gold_inspection`` at the end of an episode in which the gold entity was inspected (paid
+then, not on the inspecting step, which would mark the gold).
 
 ## Episode End
 Terminated on a valid commit, or (static, one turn) when the turn is spent on an invalid action;
@@ -60,14 +62,19 @@ class CreativityScene(Scene[CreativityTask]):
 
     item_type = CreativityTask
 
-    def __init__(self, item: CreativityTask, config: EpisodeConfig, judge: Judge | None) -> None:
-        super().__init__(item, config, judge)
+    def __init__(
+        self, item: CreativityTask, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator | None = None
+    ) -> None:
+        super().__init__(item, config, judge, rng)
         if len(item.entities) > config.max_entities:
             raise ConfigError(
                 f"task {item.id!r} has {len(item.entities)} entities but config.max_entities is "
                 f"{config.max_entities}; raise max_entities in the config"
             )
-        self.names = [e.name for e in item.entities]
+        order = self.rng.permutation(len(item.entities)) if config.shuffle_entities else range(len(item.entities))
+        # Releases may list the gold first: the scene order is drawn per episode from the env's seed.
+        self.entities = [item.entities[int(n)] for n in order]
+        self.names = [e.name for e in self.entities]
         self._by_name = {e.name: e for e in item.entities}
         self._rendered: dict[str, dict[str, str]] = {}
         self.inspected: list[str] = []
@@ -81,11 +88,12 @@ class CreativityScene(Scene[CreativityTask]):
         lines = [f"TASK: {task.task}"]
         if self.config.reveal == "full":
             lines += [f"ENVIRONMENT: {task.environment}", "ENTITIES (parts with physical and state attributes):"]
-            lines += [entity.describe() for entity in task.entities]
+            lines += [entity.describe() for entity in self.entities]
         else:
             lines.append("ENTITIES AROUND YOU: " + "; ".join(self.names))
-            if task.items:
-                lines.append("OTHER ITEMS: " + "; ".join(_item_line(i.name, i.description) for i in task.items))
+        if task.items:
+            lines.append("OTHER ITEMS: " + "; ".join(_item_line(i.name, i.description) for i in task.items))
+        if self.config.reveal != "full":
             lines.append(
                 f"You have {self.config.max_turns} turns. Inspect an entity to see its parts and their attributes."
             )
@@ -108,13 +116,9 @@ class CreativityScene(Scene[CreativityTask]):
                 message=f"There is no entity called {query!r} here. Entities: {'; '.join(self.names)}.",
                 valid=False,
             )
-        entity = self._entity(name)
-        reward = 0.0
         if name not in self.inspected:
             self.inspected.append(name)
-            if snake(name) == self._gold_entity:
-                reward = self.config.rewards.gold_inspection
-        return Handled(message=entity.describe(), reward=reward)
+        return Handled(message=self._entity(name).describe())
 
     def _commit(self, action: Commit) -> Handled:
         if not action.entity or not action.part:
@@ -150,6 +154,12 @@ class CreativityScene(Scene[CreativityTask]):
         if name not in self._rendered:
             self._rendered[name] = {p.name: p.render() for p in self._by_name[name].parts}
         return self._rendered[name]
+
+    def final_reward(self) -> float:
+        """``rewards.gold_inspection`` if the gold entity was inspected: paid at the end, since a bonus
+        on the inspecting step would tell the player which entity is the gold."""
+        gold_seen = any(snake(n) == self._gold_entity for n in self.inspected)
+        return self.config.rewards.gold_inspection if gold_seen else 0.0
 
     def outcome(self) -> dict[str, Any]:
         task = self.item
@@ -230,14 +240,3 @@ class CreativityEnv(LateralEnv[CreativityScene]):
     """CreativityBench static / CoT / interactive env; see the module docstring (the env card)."""
 
     scene_type = CreativityScene
-
-    def entity_names(self) -> list[str]:
-        """Names of the current task's entities in slot order (public information)."""
-        assert self.scene is not None
-        return list(self.scene.names)
-
-    def part_names(self, entity: str) -> list[str]:
-        """Part names of an entity (public once inspected; used by the discrete RL wrapper)."""
-        assert self.scene is not None
-        found = self.scene.item.entity(entity)
-        return [p.name for p in found.parts] if found else []

@@ -196,7 +196,8 @@ def train_reinforce(
         for score, ret in zip(scores, to_go, strict=True):
             step += (ret - baseline) * score
         if (episode + 1) % batch_size == 0 or episode + 1 == episodes:
-            policy.theta += lr * step / batch_size
+            in_batch = (episode % batch_size) + 1  # the last batch may be partial
+            policy.theta += lr * step / in_batch
             step[:] = 0.0
         baseline += baseline_rate * (float(to_go[0]) - baseline)
         history.returns.append(float(to_go[0]))

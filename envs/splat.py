@@ -18,7 +18,8 @@ when unsolved), O/A = mean(1[solved]/Rnd) x 100 per difficulty band, and explora
 The title and story; the answer is known only to the judge.
 
 ## Rewards
-``rewards.correct`` when the judge accepts an explanation, plus ``rewards.step`` per round.
+``rewards.correct`` when the judge accepts an explanation, plus ``rewards.step`` per round and
+``rewards.invalid`` per invalid action.
 
 ## Episode End
 Terminated when solved; truncated after ``max_turns`` rounds (15 by default, as in SPLAT).
@@ -38,7 +39,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from lateralgym.envs._actions import Ask, Commit, Inspect
+from lateralgym.envs._actions import Ask, Commit, Inspect, explanation
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, LateralEnv, Scene, usage_text
 from lateralgym.envs._judging import Judge, clean_hint
@@ -52,8 +53,10 @@ class SituationScene(Scene[SituationPuzzle]):
 
     item_type = SituationPuzzle
 
-    def __init__(self, item: SituationPuzzle, config: EpisodeConfig, judge: Judge | None) -> None:
-        super().__init__(item, config, judge)
+    def __init__(
+        self, item: SituationPuzzle, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator | None = None
+    ) -> None:
+        super().__init__(item, config, judge, rng)
         self.solved = False
         self.attempts = 0
         self.first_commit_turn: int | None = None
@@ -78,13 +81,13 @@ class SituationScene(Scene[SituationPuzzle]):
             self.last_reply = REPLY_CODES[label]
             return Handled(message=f"{label.capitalize()}.", judge=reply)
         assert isinstance(action, Commit)
-        explanation = action.answer or action.how_to_use or ""
-        if not explanation.strip():
+        text = explanation(action)
+        if not text.strip():
             return Handled(message="Give your explanation: commit: <what really happened>.", valid=False)
         self.attempts += 1
         if self.first_commit_turn is None:
             self.first_commit_turn = self.turn
-        reply = self.grade(Commit(answer=explanation))
+        reply = self.grade(Commit(answer=text))
         self.last_reply = REPLY_CODES.get(reply.label, 4)
         if reply.label == "correct":
             self.solved = True

@@ -25,7 +25,8 @@ answer and the history. ``lateralgym.judges.JudgeSeat`` plays the judge seat wit
 The player observes the title and story; the judge observes the title, story and answer.
 
 ## Rewards
-The player gets ``rewards.correct`` when the judge accepts an explanation; the judge gets 0.
+The player gets ``rewards.correct`` when the judge accepts an explanation, plus ``rewards.step``
+per round and ``rewards.invalid`` per invalid move; the judge gets 0.
 
 ## Episode End
 Both agents terminate when solved; both truncate after ``max_turns`` player rounds (15).
@@ -49,7 +50,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from lateralgym.envs._actions import Ask, Commit, Invalid, parse_action
+from lateralgym.envs._actions import Ask, Commit, Invalid, explanation, parse_action
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import item_key, sanitise, text_space, usage_text
 from lateralgym.envs._errors import ConfigError
@@ -62,10 +63,10 @@ PLAYER, JUDGE = "player", "judge"
 
 
 def env(**kwargs: Any) -> AECEnv[str, dict[str, Any], str]:
-    """The AEC env wrapped in PettingZoo's order and assertion checks."""
-    wrapped: AECEnv[str, dict[str, Any], str] = raw_env(**kwargs)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    """The AEC env wrapped in PettingZoo's order check."""
+    # No AssertOutOfBoundsWrapper: the env parses and sanitises any text itself, and a judge's reply
+    # with a carriage return or an emoji must be answered, not crash the episode.
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
 def parse_verdict(text: str) -> tuple[str, str | None]:
@@ -137,6 +138,9 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         self.history: list[QA] = []
         self.pending: Ask | Commit | None = None
         self.solved = False
+        self.attempts = 0
+        self.first_commit_turn: int | None = None
+        self.invalid_actions = 0
         title = f"TITLE: {self.puzzle.title}\n" if self.puzzle.title else ""
         self._text = {
             PLAYER: f"{title}STORY: {self.puzzle.story}\nAsk yes/no questions or explain what happened. "
@@ -196,16 +200,21 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
     def _player_step(self, action: Any) -> None:
         self.rounds += 1
         parsed = parse_action(action)
+        self.rewards[PLAYER] += self.config.rewards.step
         if isinstance(parsed, Invalid) or parsed.kind not in self.config.allowed_actions:
             reason = parsed.reason if isinstance(parsed, Invalid) else f"'{parsed.kind}' is not allowed"
-            self._text[PLAYER] = f"Invalid action: {reason}.\n{usage_text(self.config)}"
-            self._end_round_if_out_of_turns()
+            self._invalid_round(f"Invalid action: {reason}.\n{usage_text(self.config)}")
             return
-        if isinstance(parsed, Commit) and not (parsed.answer or "").strip():
-            self._text[PLAYER] = "Give your explanation: commit: <what really happened>."
-            self._end_round_if_out_of_turns()
-            return
-        self.pending = parsed  # type: ignore[assignment]
+        assert isinstance(parsed, Ask | Commit)  # allowed_actions of a splat config excludes inspect
+        if isinstance(parsed, Commit):
+            parsed = Commit(answer=explanation(parsed))
+            if not (parsed.answer or "").strip():
+                self._invalid_round("Give your explanation: commit: <what really happened>.")
+                return
+            self.attempts += 1
+            if self.first_commit_turn is None:
+                self.first_commit_turn = self.rounds
+        self.pending = parsed
         if isinstance(parsed, Ask):
             self._text[JUDGE] = self._judge_brief() + f"QUESTION: {parsed.question}\nReply with yes, no or irrelevant."
         else:
@@ -215,9 +224,16 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
                 + f"PROPOSED EXPLANATION: {parsed.answer}\n"
                 + "Reply 'correct' or 'not yet: <a hint that does not give the answer away>'."
             )
-        self.transcript.append(f"player: {self._text[JUDGE].splitlines()[-2]}")
+        move = parsed.question if isinstance(parsed, Ask) else f"explanation: {parsed.answer}"
+        self.transcript.append(f"player: {move}")
         self.agent_selection = JUDGE
         self._refresh_infos()
+
+    def _invalid_round(self, message: str) -> None:
+        self.invalid_actions += 1
+        self.rewards[PLAYER] += self.config.rewards.invalid
+        self._text[PLAYER] = message
+        self._end_round_if_out_of_turns()
 
     def _judge_step(self, action: Any) -> None:
         text = action if isinstance(action, str) else str(action)
@@ -232,7 +248,7 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
             if verdict == "correct":
                 self.solved = True
                 self._text[PLAYER] = "Correct! That is what happened."
-                self.rewards[PLAYER] = self.config.rewards.correct
+                self.rewards[PLAYER] += self.config.rewards.correct
             else:
                 safe = clean_hint(hint, self.puzzle)
                 self._text[PLAYER] = "Not yet." + (f" Hint: {safe}" if safe else "")
@@ -257,6 +273,7 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
 
     def _set_outcome(self) -> None:
         labels = [qa.label for qa in self.history]
+        questions = [qa.question.strip().lower() for qa in self.history]
         outcome = {
             "solved": self.solved,
             "turns": self.rounds,
@@ -264,6 +281,10 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
             "yes": labels.count("yes"),
             "no": labels.count("no"),
             "irrelevant": labels.count("irrelevant"),
+            "repeated_questions": len(questions) - len(set(questions)),
+            "attempts": self.attempts,
+            "first_commit_turn": self.first_commit_turn,
+            "invalid_actions": self.invalid_actions,
             "difficulty": self.puzzle.difficulty,
             "band": self.puzzle.band,
         }

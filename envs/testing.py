@@ -120,17 +120,28 @@ def check_no_leak(env: LateralEnv[Any], items: Iterable[Item] | None = None) -> 
 
 
 def check_determinism(make_env: Callable[[], LateralEnv[Any]], seed: int = 123, steps: int = 5) -> None:
-    """Two envs reset with the same seed and fed the same actions give identical observations and infos."""
+    """Two envs reset with the same seed and fed the same actions give identical observations and infos.
+
+    The actions are random texts from the action space (mostly invalid) and, on the item the seed
+    picks, the probing actions of the no-leak walk (inspections, questions, commits), so the
+    judge's and the scene's paths are covered too.
+    """
     runs = []
     for _ in range(2):
         env = make_env()
         env.action_space.seed(seed)
+        trace = []
         observation, info = env.reset(seed=seed)
-        trace = [(observation["text"], repr(info))]
+        trace.append((observation["text"], repr(info)))
         for _ in range(steps):
             if env.done:
                 break
-            action = env.action_space.sample()
+            observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
+            trace.append((observation["text"], repr((reward, terminated, truncated, info))))
+        observation, info = env.reset(seed=seed)
+        for action in _probe_actions(env, env.item, info):
+            if env.done:
+                break
             observation, reward, terminated, truncated, info = env.step(action)
             trace.append((observation["text"], repr((reward, terminated, truncated, info))))
         runs.append(trace)

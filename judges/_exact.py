@@ -35,6 +35,8 @@ class ExactMatchJudge:
     """Grades by exact match; answers every question with ``irrelevant`` (it knows no facts)."""
 
     name = "exact"
+    benchmarks: frozenset[str] = frozenset({"creativity", "brainteaser"})
+    """Benchmarks this judge can grade; envs refuse it for others."""
 
     def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
         """No knowledge to answer from: always ``irrelevant``."""

@@ -35,6 +35,8 @@ class ReferenceJudge:
     """Word-overlap judge for situation puzzles (see the module docstring)."""
 
     name = "reference"
+    benchmarks: frozenset[str] = frozenset({"splat"})
+    """Benchmarks this judge can grade; envs refuse it for others."""
 
     def __init__(self, threshold: float = 0.6) -> None:
         self.threshold = threshold
@@ -44,7 +46,7 @@ class ReferenceJudge:
         if not isinstance(item, SituationPuzzle):
             return JudgeReply(label="irrelevant")
         asked = content_stems(question)
-        hidden = set().union(*key_facts(item)) if key_facts(item) else set()
+        hidden: set[str] = set().union(*key_facts(item))
         hidden |= content_stems(item.answer) - content_stems(f"{item.title} {item.story}")
         if asked & hidden:
             return JudgeReply(label="yes")

@@ -149,9 +149,32 @@ def test_interactive_masks_track_inspection() -> None:
     obs, info = env.reset(seed=0)
     assert obs["entity_mask"].tolist()[:4] == [1, 1, 1, 0] and obs["inspected_mask"].sum() == 0
     assert info["public"]["revealed"] == {}
+    slot = info["public"]["entities"].index("steel soup spoon")
     obs, *_, info = env.step("inspect: Steel Soup Spoon")
-    assert np.flatnonzero(obs["inspected_mask"]).tolist() == [1]
+    assert np.flatnonzero(obs["inspected_mask"]).tolist() == [slot]
     assert set(info["public"]["revealed"]) == {"steel soup spoon"}
+
+
+def test_entity_order_is_drawn_from_the_seed() -> None:
+    """Releases can list the gold first; the scene order must not give it away."""
+    env = CreativityEnv(EpisodeConfig.named("creativity-static"), items=[PAINT_TASK])
+    orders = {tuple(env.reset(seed=s)[1]["public"]["entities"]) for s in range(12)}
+    assert len(orders) > 2
+    assert env.reset(seed=5)[1]["public"]["entities"] == env.reset(seed=5)[1]["public"]["entities"]
+    fixed = EpisodeConfig.named("creativity-static").model_copy(update={"shuffle_entities": False})
+    env = CreativityEnv(fixed, items=[PAINT_TASK])
+    assert env.reset(seed=3)[1]["public"]["entities"] == [e.name for e in PAINT_TASK.entities]
+
+
+def test_gold_inspection_bonus_is_paid_at_the_end_not_on_the_inspecting_step() -> None:
+    rewards = EpisodeConfig.named("creativity-interactive").rewards.model_copy(update={"gold_inspection": 0.1})
+    config = EpisodeConfig.named("creativity-interactive").model_copy(update={"rewards": rewards})
+    env = CreativityEnv(config, items=[PAINT_TASK])
+    env.reset(seed=0)
+    step_rewards = [env.step(f"inspect: {e.name}")[1] for e in PAINT_TASK.entities]
+    assert step_rewards == [0.0, 0.0, 0.0]  # nothing marks the gold
+    _, reward, terminated, _, _ = env.step("commit: cotton tea towel | cloth_body | pry")
+    assert terminated and reward == pytest.approx(0.1)
 
 
 def test_no_leak_check_catches_a_leaking_scene() -> None:

@@ -68,7 +68,8 @@ def test_training_beats_random_and_untrained_policies(trained: tuple[LinearSoftm
     assert learned.episodes == untrained.episodes == 48 and len(history.returns) == 800
     assert learned.mean_return > random.mean_return > untrained.mean_return
     assert learned.gold_correct_rate > random.gold_correct_rate > untrained.gold_correct_rate == 0.0
-    assert np.mean(history.returns[-200:]) > np.mean(history.returns[:200])
+    early, _ = train_reinforce(make_env, episodes=100, lr=1.0, seed=0)  # the same run, stopped early
+    assert learned.mean_return > evaluate(early, env).mean_return
 
 
 def test_learned_weights_read_as_the_tool_repurposing_heuristic(

@@ -24,26 +24,28 @@ def test_check_env_passes_on_the_wrapped_env() -> None:
 
 def test_decode_inspect_commit_and_empty_slots() -> None:
     env = tiny()
-    env.reset(seed=0)
+    _, info = env.reset(seed=0)
     E, P = env.E, env.P
-    assert env.decode(1) == Inspect(entity="steel soup spoon")
+    s = info["public"]["entities"].index("steel soup spoon")
+    assert env.decode(s) == Inspect(entity="steel soup spoon")
     assert isinstance(env.decode(5), Invalid)  # only 3 entities
     # before inspection the part is unknown: a placeholder that cannot be right
-    assert env.decode(E + 1 * P + 1) == Commit(entity="steel soup spoon", part="part_1", how_to_use="")
-    env.step(1)
-    assert env.decode(E + 1 * P + 1) == Commit(entity="steel soup spoon", part="handle", how_to_use="")
+    assert env.decode(E + s * P + 1) == Commit(entity="steel soup spoon", part="part_1", how_to_use="")
+    env.step(s)
+    assert env.decode(E + s * P + 1) == Commit(entity="steel soup spoon", part="handle", how_to_use="")
 
 
 def test_features_reflect_inspection_and_reward_the_gold() -> None:
     env = tiny()
-    obs, _ = env.reset(seed=0)
+    obs, info = env.reset(seed=0)
     E, P = env.E, env.P
+    s = info["public"]["entities"].index("steel soup spoon")
     assert obs.shape == env.observation_space.shape and env.observation_space.contains(obs)
     assert obs[:E].sum() == 3 and obs[E : 2 * E].sum() == 0
-    obs, *_ = env.step(1)
+    obs, *_ = env.step(s)
     part_mask = obs[4 * E + 1 : 4 * E + 1 + E * P].reshape(E, P)
-    assert obs[E + 1] == 1.0 and part_mask[1].tolist()[:3] == [1.0, 1.0, 0.0]
-    _, reward, terminated, _, info = env.step(E + 1 * P + 1)
+    assert obs[E + s] == 1.0 and part_mask[s].tolist()[:3] == [1.0, 1.0, 0.0]
+    _, reward, terminated, _, info = env.step(E + s * P + 1)
     assert terminated and reward == 1.0 and info["outcome"]["gold_correct"]
 
 

@@ -378,9 +378,14 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
         return info
 
     def outcome(self) -> dict[str, Any]:
-        """The scene's metric inputs plus the engine's counts (turns, invalid actions)."""
+        """The scene's metric inputs plus the engine's counts (turns, the turn limit, invalid actions)."""
         assert self.scene is not None
-        return {**self.scene.outcome(), "turns": self.turn, "invalid_actions": self.invalid_actions}
+        return {
+            **self.scene.outcome(),
+            "turns": self.turn,
+            "max_turns": self.config.max_turns,
+            "invalid_actions": self.invalid_actions,
+        }
 
     @property
     def item_id(self) -> str:

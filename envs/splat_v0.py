@@ -277,6 +277,7 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         outcome = {
             "solved": self.solved,
             "turns": self.rounds,
+            "max_turns": self.config.max_turns,
             "questions": len(labels),
             "yes": labels.count("yes"),
             "no": labels.count("no"),

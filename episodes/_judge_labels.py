@@ -10,10 +10,13 @@ from lateralgym.judges._agreement import AgreementReport, LabelRecord, agreement
 
 def judge_labels_from_run(run_dir: str | Path) -> list[LabelRecord]:
     """Every question the judge answered (item, question, yes/no/irrelevant) and each verdict it gave,
-    in log order; the last verdict of an item is its final one."""
+    in log order; the last verdict of an item is its final one. Only repeat 0 of each item is read:
+    human labels are per item, and repeats would overwrite each other's verdicts."""
     records = []
     for record in read_log(Path(run_dir) / STEP_LOG):
         if not isinstance(record, StepLine) or record.judge_label is None:
+            continue
+        if not record.episode_id.endswith("#0"):
             continue
         if record.action.get("kind") == "ask":
             data = {"item_id": record.item_id, "question": record.action.get("question"), "answer": record.judge_label}

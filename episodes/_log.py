@@ -129,7 +129,7 @@ class EpisodeEnd(_Record):
     repeat: int = 0
     benchmark: str
     outcome: dict[str, Any]
-    """The scene's outcome (metric inputs); empty when the episode errored."""
+    """The scene's outcome (metric inputs); partial (as far as the episode got) when it errored."""
     meta: dict[str, Any] = Field(default_factory=dict)
     reward: float = 0.0
     """Total reward."""

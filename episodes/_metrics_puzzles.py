@@ -12,8 +12,8 @@ SPLAT, per difficulty band (easy, medium, hard; ``none`` for puzzles without a l
 averaged over the bands present:
 
 * Acc: the solved rate;
-* Rnd: the rounds used, the maximum when unsolved (an errored or cut-off episode counts as
-  ``max_turns`` rounds);
+* Rnd: the rounds used, the maximum when unsolved (an errored or cut-off episode counts as the
+  run's ``max_turns`` rounds, read from the outcome; 15 when a log does not say);
 * O/A: the mean over puzzles of ``1[solved] / Rnd``, times 100.
 
 Best-of-R for SPLAT takes each puzzle's best repeat: solved in the fewest rounds.
@@ -139,8 +139,8 @@ class SplatScorer(Scorer[SplatAttempt, str]):
         turns = end.turns or count(end, "turns")
         if solved or (ok and end.truncated):
             rounds = turns  # a truncated episode already used every round of its config
-        else:
-            rounds = max(turns, self.max_turns)
+        else:  # errored: the run's own limit (logged in the outcome), else SPLAT's 15
+            rounds = max(turns, count(end, "max_turns") or self.max_turns)
         return SplatAttempt(
             errored=not ok,
             solved=solved,

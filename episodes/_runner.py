@@ -27,6 +27,7 @@ from lateralgym.agents import Agent, player_factory
 from lateralgym.envs import ConfigError, EpisodeConfig, Item, Judge, LateralEnv
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.episodes._log import (
+    LOG_SCHEMA_VERSION,
     STEP_LOG,
     EpisodeEnd,
     EpisodeStart,
@@ -148,29 +149,25 @@ async def run_episode(
     terminated = truncated = False
     usage: dict[str, Any] = {}
     while not (terminated or truncated):
+        if hasattr(agent, "last_llm"):
+            agent.last_llm = None  # so a failure below is never blamed on the previous call
         try:
             action = await agent.act_async(obs, info)
-            before = obs["text"]
+        except Exception as exc:  # noqa: BLE001 - a failing agent ends its episode, not the run
+            error = f"{type(exc).__name__}: {exc}"
+            _count_call(usage, getattr(agent, "last_llm", None))
+            break
+        llm: LLMBlock | None = getattr(agent, "last_llm", None)
+        _count_call(usage, llm)
+        before = obs["text"]
+        try:
             # in a worker thread: an LLM judge inside the env makes blocking calls
             obs, reward, terminated, truncated, info = await asyncio.to_thread(env.step, action)
-        except Exception as exc:  # noqa: BLE001 - a failing agent or judge ends its episode, not the run
+        except Exception as exc:  # noqa: BLE001 - a failing judge ends its episode, not the run
             error = f"{type(exc).__name__}: {exc}"
-            failed: LLMBlock | None = getattr(agent, "last_llm", None)
-            if failed is not None and failed.error:
-                usage["failed_calls"] = usage.get("failed_calls", 0) + 1
-                usage["attempts"] = usage.get("attempts", 0) + failed.attempts
             break
         total += reward
         record = env.records[-1]
-        llm: LLMBlock | None = getattr(agent, "last_llm", None)
-        if llm is not None:
-            usage["prompt_tokens"] = usage.get("prompt_tokens", 0) + llm.prompt_tokens
-            usage["completion_tokens"] = usage.get("completion_tokens", 0) + llm.completion_tokens
-            usage["calls"] = usage.get("calls", 0) + (0 if llm.cache_hit else 1)
-            usage["cache_hits"] = usage.get("cache_hits", 0) + int(llm.cache_hit)
-            usage["attempts"] = usage.get("attempts", 0) + llm.attempts
-            if llm.cost_usd is not None:
-                usage["cost_usd"] = usage.get("cost_usd", 0.0) + llm.cost_usd
         writer.write(
             StepLine(
                 **ids,
@@ -206,15 +203,31 @@ async def run_episode(
     return end
 
 
+def _count_call(usage: dict[str, Any], llm: LLMBlock | None) -> None:
+    """Add one LLM call's tokens, attempts and cost to an episode's usage."""
+    if llm is None:
+        return
+    usage["prompt_tokens"] = usage.get("prompt_tokens", 0) + llm.prompt_tokens
+    usage["completion_tokens"] = usage.get("completion_tokens", 0) + llm.completion_tokens
+    usage["calls"] = usage.get("calls", 0) + (0 if llm.cache_hit else 1)
+    usage["cache_hits"] = usage.get("cache_hits", 0) + int(llm.cache_hit)
+    usage["attempts"] = usage.get("attempts", 0) + llm.attempts
+    if llm.error:
+        usage["failed_calls"] = usage.get("failed_calls", 0) + 1
+    if llm.cost_usd is not None:
+        usage["cost_usd"] = usage.get("cost_usd", 0.0) + llm.cost_usd
+
+
 def finished_episodes(log_path: Path) -> set[str]:
-    """Episode ids that have an end record."""
+    """Episode ids that ended without an error; errored ones (an API outage) are run again on resume."""
     if not log_path.exists():
         return set()
-    return {r.episode_id for r in read_log(log_path) if isinstance(r, EpisodeEnd)}
+    return {r.episode_id for r in read_log(log_path) if isinstance(r, EpisodeEnd) and r.error is None}
 
 
 def drop_partial_episodes(log_path: Path) -> int:
-    """Rewrite the log without the lines of episodes that never ended (atomically). Returns lines dropped."""
+    """Rewrite the log without the lines of episodes that never ended or ended in an error
+    (atomically), so that resuming runs them afresh. Returns the number of lines dropped."""
     if not log_path.exists():
         return 0
     done = finished_episodes(log_path)
@@ -266,25 +279,23 @@ async def run_async(
     from lateralgym.episodes._metrics import compute_metrics
     from lateralgym.episodes._progress import RunProgress
 
+    manifest: dict[str, Any] = {}
     if resume is not None:
         run_dir = Path(resume)
         manifest_path = run_dir / "manifest.json"
         if not manifest_path.exists():
             raise ConfigError(f"{run_dir} is not a run directory (no manifest.json); pass the directory a run created")
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        # a resumed run continues exactly as it was started: same config, player, judge and plan
         config = EpisodeConfig.from_file(run_dir / "config.yaml")
-        player, run_id = manifest["player"], manifest["run_id"]
-        judge = judge or manifest["judge"]
-        limit, repeats = manifest["limit"], manifest["repeats"]
+        player, judge, run_id = manifest["player"], manifest["judge"], manifest["run_id"]
         base_url = base_url or manifest.get("player_base_url")
         judge_base_url = judge_base_url or manifest.get("judge_base_url")
         judge_samples = manifest.get("judge_samples", judge_samples)
-    else:
-        run_dir, run_id = new_run_dir(Path(out), config.name)
-        manifest = {}
+        use_cache = manifest.get("use_cache", use_cache)
     player = player or config.player
     if player == "human":
-        concurrency = 1  # one person answers one episode at a time
+        concurrency, progress = 1, False  # one person, one episode at a time; no bar redrawn over the prompt
     if items is None:
         items = load_config_items(config)
     if judge is None or isinstance(judge, str):
@@ -300,15 +311,22 @@ async def run_async(
     factory = agent_factory or player_factory(
         player, items, base_url=base_url, cache_dir=cache_dir, use_cache=use_cache
     )
-    plan = plan_episodes(items, config.seed, limit, repeats)
+    env_class = _env_class(config)
+    env_class(config, items=items, judge=judge_obj)  # fail now (e.g. a judge for another benchmark), not mid-run
+    if resume is not None:
+        plan = [EpisodeSpec.model_validate(s) for s in manifest["episodes"]]
+    else:
+        plan = plan_episodes(items, config.seed, limit, repeats)
     if not plan:
         raise ConfigError("nothing to run: the dataset is empty or --limit is 0")
     if resume is None:
+        # created only now, so a run that fails to set up leaves no empty directory behind
+        run_dir, run_id = new_run_dir(Path(out), config.name)
         (run_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
         manifest = {
             "run_id": run_id,
             "lateralgym_version": lateralgym.__version__,
-            "log_schema_version": 1,
+            "log_schema_version": LOG_SCHEMA_VERSION,
             "created": dt.datetime.now(dt.UTC).isoformat(),
             "python": platform.python_version(),
             "platform": platform.platform(),
@@ -332,7 +350,6 @@ async def run_async(
     drop_partial_episodes(log_path)
     done = finished_episodes(log_path)
     todo = [s for s in plan if s.episode_id not in done]
-    env_class = _env_class(config)
     semaphore = asyncio.Semaphore(max(1, concurrency))
     writer = StepLogWriter(log_path)
     bar = RunProgress(total=len(plan), done=len(done), label=config.name, enabled=progress)
@@ -369,7 +386,8 @@ def run(config: EpisodeConfig | str, **kwargs: Any) -> RunResult:
     """Run episodes of ``config`` (an ``EpisodeConfig``, a shipped config name or a YAML path).
 
     Keyword Args:
-        player: player spec (default ``config.player``): ``random``, ``heuristic``, ``oracle``, ``human``.
+        player: player spec (default ``config.player``): ``random``, ``heuristic``, ``oracle``, ``human``,
+            or a model ``provider/model[?options]``.
         judge: a judge or judge spec (default ``config.judge``).
         items: items to run on (default ``config.dataset`` or the sample data).
         agent_factory: builds a player from a seed (overrides ``player``'s construction).

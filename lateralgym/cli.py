@@ -1,4 +1,5 @@
-"""The ``lateralgym`` command: parses arguments and calls ``lateralgym.episodes`` (nothing else here)."""
+"""The ``lateralgym`` command: parses arguments and calls ``lateralgym.episodes`` (and the dataset
+loaders of ``lateralgym.envs`` for ``data stats`` and ``configs``); no logic of its own."""
 
 from __future__ import annotations
 
@@ -209,6 +210,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "use_cache": not args.no_cache,
     }
     if args.resume is not None:
+        shaping = {
+            "CONFIG": args.config,
+            "--data": args.data,
+            "--player": args.player,
+            "--judge": args.judge,
+            "--limit": args.limit,
+            "--seed": args.seed,
+            "--max-turns": args.max_turns,
+            "--repeats": None if args.repeats == 1 else args.repeats,
+        }
+        given = [flag for flag, value in shaping.items() if value is not None]
+        if given:
+            raise LateralGymError(
+                f"--resume continues a run exactly as it was started; drop {', '.join(given)} "
+                "(start a new run to change them)"
+            )
         config = EpisodeConfig.from_file(Path(args.resume) / "config.yaml")
         kept = {k: v for k, v in kwargs.items() if k not in {"player", "repeats", "limit", "out"}}
         result = run(config, resume=args.resume, **kept)

@@ -182,3 +182,43 @@ def test_resume_needs_a_run_directory(tmp_path: Path) -> None:
 
 def test_heuristic_agent_spec_is_reproducible() -> None:
     assert HeuristicAgent(seed=1).name == "heuristic"
+
+
+def test_resume_reruns_errored_episodes_once(tmp_path: Path) -> None:
+    first = run(
+        "brainteaser", agent_factory=lambda seed: Exploding(fail=seed % 3 == 0), limit=9, out=tmp_path, progress=False
+    )
+    assert first.metrics.errored == 3
+    again = run("brainteaser", agent_factory=lambda seed: Exploding(fail=False), resume=first.run_dir, progress=False)
+    assert again.ran == 3 and again.metrics.errored == 0
+    ends = [r for r in read_log(first.run_dir / "steps.jsonl") if isinstance(r, EpisodeEnd)]
+    starts = [r for r in read_log(first.run_dir / "steps.jsonl") if isinstance(r, EpisodeStart)]
+    assert len(ends) == len(starts) == 9 and len({e.episode_id for e in ends}) == 9
+
+
+def test_a_run_that_cannot_start_leaves_no_directory(tmp_path: Path) -> None:
+    from lateralgym.envs import ConfigError
+
+    with pytest.raises(ConfigError, match="cannot judge splat"):
+        run("splat", judge="exact", out=tmp_path, progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_resume_refuses_flags_that_would_change_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lateralgym.cli import main
+
+    result = run("splat", player="heuristic", limit=2, out=tmp_path, progress=False)
+    assert main(["run", "--resume", str(result.run_dir), "--player", "oracle", "--limit", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "drop --player, --limit" in err
+
+
+def test_errored_splat_episodes_count_the_runs_own_round_limit(tmp_path: Path) -> None:
+    config = EpisodeConfig.named("splat").model_copy(update={"max_turns": 5})
+
+    class Fails(Agent):
+        def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
+            raise RuntimeError("API down")
+
+    result = run(config, agent_factory=lambda seed: Fails(), limit=2, out=tmp_path, progress=False)
+    assert result.metrics.errored == 2 and result.metrics.headline["rnd"] == 5.0

@@ -27,7 +27,9 @@ from lateralgym.agents._llm_player import (
     LLMPlayer,
     is_model_spec,
     parse_player_spec,
+    split_player_spec,
 )
+from lateralgym.agents._llm_secrets import display_url
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
 from lateralgym.agents._parsing import parse_reply
 
@@ -48,6 +50,7 @@ __all__ = [
     "ResponseCache",
     "UsageMeter",
     "UsageSummary",
+    "display_url",
     "make_agent",
     "player_factory",
     "PLAYER_SPEC_OPTIONS",
@@ -59,4 +62,5 @@ __all__ = [
     "redact",
     "request_key",
     "set_default_concurrency",
+    "split_player_spec",
 ]

@@ -50,18 +50,18 @@ def player_factory(
     """A function building a fresh player per episode from the episode's seed.
 
     LLM players of one run share one ``LLMClient`` (one concurrency limit, one usage meter,
-    reachable as ``factory.client``). With an OpenAI-compatible backend the episode seed is sent as
-    the request seed unless the spec sets one, so repeats of an item are distinct requests (and
-    distinct cache entries).
+    reachable as ``factory.client``). Every player gets the episode seed as its ``episode_seed``,
+    which tags its cache entries without being sent, so repeats of an item are distinct requests
+    whatever the backend, and a rerun with the same seeds replays from the cache. With the
+    ``openai`` backend the episode seed is also sent as the sampling seed unless the spec sets one.
     """
     from lateralgym.agents._llm_client import LLMClient
-    from lateralgym.agents._llm_player import _CLIENT_OPTIONS, LLMPlayer, is_model_spec, parse_player_spec
+    from lateralgym.agents._llm_player import LLMPlayer, is_model_spec, split_player_spec
 
     if not is_model_spec(spec):
         make_agent(spec, items)  # fail now, not in the first episode, on an unknown spec
         return lambda seed: make_agent(spec, items, seed)
-    name, options = parse_player_spec(spec)
-    client_fields = {k: options.pop(k) for k in list(options) if k in _CLIENT_OPTIONS}
+    name, client_fields, options = split_player_spec(spec)
     if base_url and "base_url" not in client_fields:
         client_fields["base_url"] = base_url
     client = LLMClient(name, cache_dir=cache_dir, use_cache=use_cache, **client_fields)
@@ -69,7 +69,7 @@ def player_factory(
 
     def build(seed: int) -> Agent:
         request_seed = fixed_seed if fixed_seed is not None else seed if client.spec.backend == "openai" else None
-        return LLMPlayer(client, seed=request_seed, **options)
+        return LLMPlayer(client, seed=request_seed, episode_seed=seed, **options)
 
     build.client = client  # type: ignore[attr-defined]
     return build

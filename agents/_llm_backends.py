@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import sys
 import time
 import weakref
@@ -20,11 +21,13 @@ import openai
 import pydantic
 
 from lateralgym.agents._llm_errors import LLMConfigError
+from lateralgym.agents._llm_secrets import conventional_key_values, url_secrets
 from lateralgym.agents._llm_spec import ModelSpec
 from lateralgym.agents._llm_usage import LITELLM_INSTALL_HINT, import_litellm, litellm_available
 
 PLACEHOLDER_KEY = "not-needed"
-"""Sent as the key to a ``base_url`` server when no key is set (local servers ignore it)."""
+"""Sent as the key to a ``base_url`` server when no key is set (local servers ignore it). Through
+litellm only when the spec names a key variable: otherwise litellm looks up the provider's own."""
 
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 
@@ -45,7 +48,7 @@ class Failure:
     """One failed attempt, as the retry loop sees it.
 
     Attributes:
-        kind: ``http``, ``timeout``, ``connection``, ``malformed`` or ``error``.
+        kind: ``http``, ``timeout``, ``connection``, ``malformed``, ``config`` or ``error``.
         status: HTTP status for ``http`` failures.
         retryable: Whether another attempt may succeed.
         retry_after: Seconds the server asked us to wait, when it said.
@@ -79,8 +82,17 @@ class Backend(Protocol):
         ...
 
 
-def _require_key(spec: ModelSpec) -> str | None:
-    """The key to send, the placeholder for a keyless ``base_url`` server, or a clear error."""
+def _require_key(spec: ModelSpec, *, own_lookup: bool = False) -> str | None:
+    """The key to send, the placeholder for a keyless ``base_url`` server, or a clear error.
+
+    Args:
+        spec: The model's spec.
+        own_lookup: The library finds a key itself when none is given (litellm reads the
+            provider's ``ANTHROPIC_API_KEY``, ``HOSTED_VLLM_API_KEY``, ...): with no variable
+            named, send nothing rather than a placeholder over that lookup.
+    """
+    if own_lookup and spec.api_key_env is None:
+        return None
     key = spec.read_api_key()
     if key is not None:
         return key
@@ -91,7 +103,16 @@ def _require_key(spec: ModelSpec) -> str | None:
             f"{spec.name}: no API key: set the environment variable {spec.api_key_env} "
             "(or give base_url for a local OpenAI-compatible server that needs none)"
         )
-    return None  # litellm finds the provider's own variable
+    return None
+
+
+def _secrets(spec: ModelSpec, *, litellm_lookup: bool) -> list[str | None]:
+    """The key as the environment holds it now, credentials in ``base_url`` and, when litellm looks
+    the key up itself, every provider key variable it might have read."""
+    found: list[str | None] = [spec.read_api_key(), *url_secrets(spec.base_url)]
+    if litellm_lookup and spec.api_key_env is None:
+        found += conventional_key_values()
+    return found
 
 
 class OpenAIBackend:
@@ -134,17 +155,22 @@ class OpenAIBackend:
             await client.close()
 
     def secrets(self) -> list[str | None]:
-        """The key as the environment holds it now."""
-        return [self.spec.read_api_key()]
+        """The key as the environment holds it now, and credentials in ``base_url``."""
+        return _secrets(self.spec, litellm_lookup=False)
 
 
 class LiteLLMBackend:
-    """Every other provider (and ``openai/...`` when asked) through ``litellm.acompletion``."""
+    """Every other provider (and ``openai/...`` when asked) through ``litellm.acompletion``.
+
+    The key is passed only when the spec names its variable; otherwise litellm reads the
+    provider's own. Parameters a provider does not take (``seed`` on some) are dropped rather
+    than failing the call.
+    """
 
     def __init__(self, spec: ModelSpec) -> None:
         if not litellm_available():
             raise LLMConfigError(f"{spec.name} needs litellm, which is not installed: run {LITELLM_INSTALL_HINT}")
-        _require_key(spec)
+        _require_key(spec, own_lookup=True)
         self.spec = spec
 
     async def send(self, messages: list[dict[str, Any]], params: Mapping[str, Any]) -> RawReply:
@@ -159,11 +185,12 @@ class LiteLLMBackend:
             "timeout": self.spec.timeout,
             "num_retries": 0,
             "max_retries": 0,
+            "drop_params": True,
             **params,
         }
         if self.spec.base_url is not None:
             kwargs["api_base"] = self.spec.base_url
-        key = _require_key(self.spec)
+        key = _require_key(self.spec, own_lookup=True)
         if key is not None:
             kwargs["api_key"] = key
         response = await litellm.acompletion(**kwargs)
@@ -173,8 +200,8 @@ class LiteLLMBackend:
         """Nothing to release: litellm manages its own client cache."""
 
     def secrets(self) -> list[str | None]:
-        """The key as the environment holds it now."""
-        return [self.spec.read_api_key()]
+        """The key, credentials in ``base_url``, and the provider key variables litellm may read."""
+        return _secrets(self.spec, litellm_lookup=True)
 
 
 def make_backend(spec: ModelSpec) -> Backend:
@@ -194,12 +221,18 @@ def normalise_reply(response: Any, fallback_model: str) -> RawReply:
     content = getattr(message, "content", None)
     usage = getattr(response, "usage", None)
     return RawReply(
-        text=content if isinstance(content, str) else "",
-        model=str(getattr(response, "model", None) or fallback_model),
+        text=_utf8(content if isinstance(content, str) else ""),
+        model=_utf8(str(getattr(response, "model", None) or fallback_model)),
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         finish_reason=getattr(choice, "finish_reason", None),
     )
+
+
+def _utf8(text: str) -> str:
+    """``text`` with every lone UTF-16 surrogate (a ``\\ud800`` escape in the JSON) replaced by
+    ``?``: it cannot be written as UTF-8, so it would crash the step log and the cache later."""
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def classify(exc: BaseException) -> Failure:
@@ -210,8 +243,12 @@ def classify(exc: BaseException) -> Failure:
         return Failure("timeout", None, True, retry_after, detail)
     if isinstance(exc, openai.APIConnectionError):
         return Failure("connection", None, True, retry_after, detail)
-    if isinstance(exc, (MalformedReplyError, openai.APIResponseValidationError, pydantic.ValidationError, ValueError)):
-        # ValueError covers json.JSONDecodeError: a 200 whose body is not JSON (a broken proxy).
+    if isinstance(exc, LLMConfigError):  # a missing key or extra: no retry will find it
+        return Failure("config", None, False, retry_after, detail)
+    if isinstance(
+        exc, (MalformedReplyError, openai.APIResponseValidationError, pydantic.ValidationError, json.JSONDecodeError)
+    ):
+        # A 200 whose body is not a chat completion, or not JSON at all (a broken proxy).
         return Failure("malformed", None, True, retry_after, detail)
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and status >= 400:

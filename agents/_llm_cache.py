@@ -26,7 +26,9 @@ def request_key(request: Mapping[str, Any]) -> str:
     """The sha256 hex digest of a request, canonically serialised.
 
     The request must not contain an API key; the client builds it from the
-    model, base URL, messages and sampling parameters only.
+    model, base URL (without credentials), messages, sampling parameters and
+    the caller's cache tag only. A lone surrogate in a string still gives a key
+    (``surrogatepass``); text that is valid UTF-8 keys as it always did.
     """
     canonical = json.dumps(
         {"format": CACHE_FORMAT, **request},
@@ -35,7 +37,7 @@ def request_key(request: Mapping[str, Any]) -> str:
         ensure_ascii=False,
         default=str,
     )
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class CachedReply(BaseModel):

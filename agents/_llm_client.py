@@ -37,6 +37,7 @@ from lateralgym.agents._llm_concurrency import (
     sync_loop,
 )
 from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError, redact
+from lateralgym.agents._llm_secrets import display_url
 from lateralgym.agents._llm_spec import ModelSpec
 from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
 
@@ -154,13 +155,23 @@ class LLMClient:
 
     # -- public calls ----------------------------------------------------------------
 
-    async def complete(self, messages: Messages, *, use_cache: bool | None = None, **params: Any) -> Completion:
+    async def complete(
+        self,
+        messages: Messages,
+        *,
+        use_cache: bool | None = None,
+        cache_tag: str | None = None,
+        **params: Any,
+    ) -> Completion:
         """Ask the model; answer from the cache when the same request was answered before.
 
         Args:
             messages: Chat messages (``[{"role": "user", "content": "..."}]``), or a
                 string, sent as one user message.
             use_cache: Override the client's ``use_cache`` for this call.
+            cache_tag: Part of the cache key, never sent: equal requests with different
+                tags are separate calls (the player tags each with its episode seed, so
+                repeats of an item are asked afresh while a rerun replays them).
             **params: Request parameters: ``temperature``, ``max_tokens`` and ``seed``
                 override the spec's; others (``stop``, ``top_p``, ...) are passed on.
                 All are part of the cache key.
@@ -171,13 +182,15 @@ class LLMClient:
         started = time.monotonic()
         chat = _as_messages(messages)
         call_params = self._call_params(params)
-        request = {
+        request: dict[str, Any] = {
             "provider": self.spec.provider,
             "model": self.spec.model,
-            "base_url": self.spec.base_url,
+            "base_url": display_url(self.spec.base_url),  # credentials neither key nor sit in the cache
             "messages": chat,
             "params": call_params,
         }
+        if cache_tag is not None:  # absent otherwise, so untagged keys are what they always were
+            request["cache_tag"] = cache_tag
         key = request_key(request)
         caching = self.use_cache if use_cache is None else use_cache
         if caching:
@@ -198,14 +211,21 @@ class LLMClient:
             entry = CachedReply(**dataclasses.asdict(reply), cost_usd=cost)
             try:
                 self.cache.put(key, request, entry, secrets=self._backend.secrets())
-            except OSError as exc:  # a full disk or read-only cache must not cost the answer
+            except (OSError, UnicodeEncodeError) as exc:  # a full disk or odd text must not cost the answer
                 logger.warning("%s: could not write the response cache (%s)", self.spec.name, exc)
         self.usage.record(completion)
         return completion
 
-    def complete_sync(self, messages: Messages, *, use_cache: bool | None = None, **params: Any) -> Completion:
+    def complete_sync(
+        self,
+        messages: Messages,
+        *,
+        use_cache: bool | None = None,
+        cache_tag: str | None = None,
+        **params: Any,
+    ) -> Completion:
         """``complete`` for synchronous code; runs on a shared background event loop."""
-        return sync_loop.run(self.complete(messages, use_cache=use_cache, **params))
+        return sync_loop.run(self.complete(messages, use_cache=use_cache, cache_tag=cache_tag, **params))
 
     async def aclose(self) -> None:
         """Release the connections held for the running event loop."""
@@ -243,8 +263,9 @@ class LLMClient:
         self, chat: list[dict[str, Any]], params: dict[str, Any]
     ) -> tuple[RawReply | None, int, Failure | None]:
         total = self.spec.max_retries + 1
-        failure: Failure | None = None
-        for attempt in range(1, total + 1):
+        attempt = 0
+        while True:
+            attempt += 1
             try:
                 async with self.limiter.slot():
                     async with asyncio.timeout(self.spec.timeout + _TIMEOUT_GRACE_S):
@@ -266,7 +287,6 @@ class LLMClient:
                 extra={"llm_attempt": attempt, "llm_status": failure.status, "llm_retry_delay_s": delay},
             )
             await asyncio.sleep(delay)
-        return None, total, failure
 
     def _backoff(self, attempt: int, failure: Failure) -> float:
         if failure.retry_after is not None:

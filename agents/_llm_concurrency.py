@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
-import weakref
+from collections import deque
 from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -12,15 +13,26 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 DEFAULT_CONCURRENCY = 8
-"""Requests in flight at once, per event loop, for clients that share the default limiter."""
+"""Requests in flight at once, in the whole process, for clients that share the default limiter."""
+
+_Waiter = tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]
+
+_blocking_a_loop = contextvars.ContextVar("lateralgym_llm_blocking_a_loop", default=False)
+"""Set for a ``complete_sync`` call made from a thread whose own event loop it blocks."""
 
 
 class ConcurrencyLimiter:
-    """Caps requests in flight; share one between clients to cap them together.
+    """Caps requests in flight across every event loop and thread; share one to cap clients together.
 
-    asyncio semaphores belong to one event loop, so the limiter keeps one per
-    loop; every ``complete_sync`` call runs on one shared background loop, so sync
-    callers in any thread share a single cap.
+    A player awaiting ``complete`` on the runner's loop and a judge calling ``complete_sync`` (on
+    the background loop) count against the same ``limit``. Slots are handed to waiters in arrival
+    order, whichever loop they wait on; a waiter cancelled before or just after it was handed a
+    slot passes it on, so cancellation never leaks one.
+
+    One exception: ``complete_sync`` called from inside a running event loop (which blocks that
+    loop; ``await complete`` is the way there) does not wait for a slot, since the blocked loop's
+    own requests could never give theirs back. Such a call can exceed the cap by one per blocked
+    loop.
 
     Args:
         limit: Requests allowed in flight at once.
@@ -30,22 +42,65 @@ class ConcurrencyLimiter:
         if limit < 1:
             raise ValueError(f"concurrency limit must be at least 1, got {limit}")
         self.limit = limit
-        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._lock = threading.Lock()
+        self._in_use = 0
+        self._waiters: deque[_Waiter] = deque()
 
     def __repr__(self) -> str:
-        return f"ConcurrencyLimiter(limit={self.limit})"
+        return f"ConcurrencyLimiter(limit={self.limit}, in_use={self.in_use})"
+
+    @property
+    def in_use(self) -> int:
+        """Slots held right now."""
+        with self._lock:
+            return self._in_use
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
         """Hold one of the ``limit`` slots for the duration of the block."""
-        loop = asyncio.get_running_loop()
-        semaphore = self._semaphores.get(loop)
-        if semaphore is None:
-            semaphore = self._semaphores[loop] = asyncio.Semaphore(self.limit)
-        async with semaphore:
+        if _blocking_a_loop.get():
             yield
+            return
+        await self._acquire()
+        try:
+            yield
+        finally:
+            self._release()
+
+    async def _acquire(self) -> None:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._in_use < self.limit and not self._waiters:
+                self._in_use += 1
+                return
+            waiter: _Waiter = (loop, loop.create_future())
+            self._waiters.append(waiter)
+        try:
+            await waiter[1]
+        except BaseException:
+            with self._lock:
+                granted = waiter not in self._waiters
+                if not granted:
+                    self._waiters.remove(waiter)
+            if granted:  # handed a slot on the way out: pass it on
+                self._release()
+            raise
+
+    def _release(self) -> None:
+        with self._lock:
+            while self._waiters:
+                loop, future = self._waiters.popleft()
+                try:
+                    loop.call_soon_threadsafe(_wake, future)
+                except RuntimeError:  # the waiter's loop is closed: it will never take the slot
+                    continue
+                return  # the slot goes straight to the waiter; in_use is unchanged
+            self._in_use -= 1
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 _default = ConcurrencyLimiter(DEFAULT_CONCURRENCY)
@@ -96,7 +151,12 @@ class BackgroundLoop:
         if running is loop:
             coro.close()
             raise RuntimeError("complete_sync was called on the client's own loop; use 'await complete(...)'")
-        future = asyncio.run_coroutine_threadsafe(coro, loop)
+        # The task below runs in a copy of this thread's context, so it sees the flag.
+        token = _blocking_a_loop.set(running is not None)
+        try:
+            future = asyncio.run_coroutine_threadsafe(coro, loop)
+        finally:
+            _blocking_a_loop.reset(token)
         try:
             return future.result()
         except BaseException:

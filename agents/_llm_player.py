@@ -2,10 +2,11 @@
 
 The player keeps the chat of the episode: the protocol's system prompt (and worked examples, when
 few-shot), the env's first observation, then each of its own replies followed by the env's answer
-as the next user message. Every reply is parsed into an action by ``lateralgym.agents._parsing``;
-an unreadable reply becomes ``Invalid`` (the env answers it and counts the turn). What each call
-produced (raw text, parsed action, tokens, latency, cache hit, cost, error) is left in
-``last_llm`` for the episode runner to log.
+as the next user message. A new episode starts a new chat: at ``reset``, or, for loops that never
+call it, when ``info`` shows turn 0 or another item. Every reply is parsed into an action by
+``lateralgym.agents._parsing``; an unreadable reply becomes ``Invalid`` (the env answers it and
+counts the turn). What each call produced (raw text, parsed action, tokens, latency, cache hit,
+cost, error) is left in ``last_llm`` for the episode runner to log.
 
 Example:
     >>> client = LLMClient("openai/qwen", base_url="http://127.0.0.1:8000/v1")  # doctest: +SKIP
@@ -30,7 +31,14 @@ from lateralgym.agents._parsing import parse_reply
 from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, prompt_plan
 from lateralgym.envs import Action, Invalid
 
-__all__ = ["PLAYER_SPEC_OPTIONS", "LLMCallRecord", "LLMPlayer", "is_model_spec", "parse_player_spec"]
+__all__ = [
+    "PLAYER_SPEC_OPTIONS",
+    "LLMCallRecord",
+    "LLMPlayer",
+    "is_model_spec",
+    "parse_player_spec",
+    "split_player_spec",
+]
 
 
 class LLMCallRecord(BaseModel):
@@ -86,8 +94,11 @@ class LLMPlayer(Agent):
         temperature: Sampling temperature sent with every request (``None``: the client's).
         max_tokens: Completion-token cap sent with every request (``None``: the client's).
         seed: Sampling seed sent with every request (``None``: the client's), and the seed of the
-            player's own ``rng``. Servers that ignore seeds stay non-deterministic; repeats of the
-            same request are answered from the client's cache unless it is off.
+            player's own ``rng``. Servers that ignore seeds stay non-deterministic.
+        episode_seed: The seed of the episode being played (``reset(seed=...)`` replaces it).
+            It tags every call's cache entry and is never sent: repeats of an item under other
+            seeds are asked afresh, while a rerun with the same seeds is answered from the cache.
+            ``None``: equal requests share one entry.
     """
 
     def __init__(
@@ -100,8 +111,9 @@ class LLMPlayer(Agent):
         temperature: float | None = None,
         max_tokens: int | None = None,
         seed: int | None = None,
+        episode_seed: int | None = None,
     ) -> None:
-        super().__init__(seed)
+        super().__init__(seed if seed is not None else episode_seed)
         if reasoning not in (None, "direct", "cot"):
             raise LLMConfigError(f"reasoning must be 'direct', 'cot' or None, got {reasoning!r}")
         self.client = client
@@ -112,10 +124,12 @@ class LLMPlayer(Agent):
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.seed = seed
+        self.episode_seed = episode_seed
         self.last_llm: LLMCallRecord | None = None
         """What the latest call produced; ``None`` before the first call of an episode."""
         self._plan: PromptPlan | None = None
         self._messages: list[dict[str, str]] = []
+        self._item: Any = None  # info["item"] of the episode the chat belongs to
 
     def __repr__(self) -> str:
         return f"LLMPlayer({self.name!r}, reasoning={self.reasoning!r}, few_shot={self.few_shot})"
@@ -132,14 +146,7 @@ class LLMPlayer(Agent):
         Raises:
             LLMConfigError: A malformed spec, an unknown option or a missing API key.
         """
-        name, options = parse_player_spec(spec)
-        unknown = sorted(set(overrides) - set(PLAYER_SPEC_OPTIONS) - {"system_prompt"})
-        if unknown:
-            raise LLMConfigError(
-                f"unknown player option(s) {', '.join(unknown)}; options are {', '.join(PLAYER_SPEC_OPTIONS)}"
-            )
-        options.update({k: v for k, v in overrides.items() if v is not None})
-        client_fields = {k: options.pop(k) for k in _CLIENT_OPTIONS if k in options}
+        name, client_fields, options = split_player_spec(spec, **overrides)
         client = LLMClient(name, cache_dir=cache_dir, **client_fields)
         return cls(client, **options)
 
@@ -154,10 +161,14 @@ class LLMPlayer(Agent):
         return self._plan
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any], seed: int | None = None) -> None:
-        """Forget the previous episode's chat and pick the protocol from ``info``."""
+        """Forget the previous episode's chat and pick the protocol from ``info``.
+
+        ``seed``, when given, also becomes the ``episode_seed`` that tags the cache entries.
+        """
         super().reset(observation, info, seed)
-        self._messages = []
-        self._plan = prompt_plan(info, reasoning=self.reasoning, few_shot=self.few_shot)
+        if seed is not None:
+            self.episode_seed = seed
+        self._start_episode(info)
         self.last_llm = None
 
     async def act_async(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
@@ -169,7 +180,7 @@ class LLMPlayer(Agent):
         request = self._request(observation, info)
         started = time.monotonic()
         try:
-            completion = await self.client.complete(request, **self._params())
+            completion = await self.client.complete(request, cache_tag=self._cache_tag(), **self._params())
         except LLMCallError as exc:
             self._record_failure(exc, started)
             raise
@@ -184,7 +195,7 @@ class LLMPlayer(Agent):
         request = self._request(observation, info)
         started = time.monotonic()
         try:
-            completion = self.client.complete_sync(request, **self._params())
+            completion = self.client.complete_sync(request, cache_tag=self._cache_tag(), **self._params())
         except LLMCallError as exc:
             self._record_failure(exc, started)
             raise
@@ -192,14 +203,26 @@ class LLMPlayer(Agent):
 
     # -- internals -------------------------------------------------------------------------------
 
+    def _start_episode(self, info: dict[str, Any]) -> None:
+        self._messages = []
+        self._plan = prompt_plan(info, reasoning=self.reasoning, few_shot=self.few_shot)
+        self._item = info.get("item")
+
     def _request(self, observation: dict[str, Any], info: dict[str, Any]) -> list[dict[str, str]]:
         """The messages to send: the opening ones on the first move, else the chat plus the reply."""
         text = str(observation.get("text", ""))
+        # A loop that skips reset (PettingZoo's often do) must not carry one episode's chat into
+        # the next: turn 0, or another item, starts afresh.
+        new_item = "item" in info and info["item"] != self._item
+        if self._plan is None or info.get("turn") == 0 or new_item:
+            self._start_episode(info)
         if not self._messages:
-            if self._plan is None:  # act without reset: start from this observation
-                self._plan = prompt_plan(info, reasoning=self.reasoning, few_shot=self.few_shot)
+            assert self._plan is not None
             return conversation_start(self._plan, text, self.system_prompt)
         return [*self._messages, {"role": "user", "content": text}]
+
+    def _cache_tag(self) -> str | None:
+        return None if self.episode_seed is None else f"episode-seed:{self.episode_seed}"
 
     def _params(self) -> dict[str, Any]:
         params = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
@@ -217,7 +240,8 @@ class LLMPlayer(Agent):
                 kind="error",
             )
         text = completion.text
-        action = parse_reply(text, info.get("benchmark"), info.get("public") or {}, info.get("mode"))
+        reasoning = self._plan.reasoning if self._plan is not None else None
+        action = parse_reply(text, info.get("benchmark"), info.get("public") or {}, info.get("mode"), reasoning)
         error = None
         if isinstance(action, Invalid):
             if completion.finish_reason == "length":
@@ -281,6 +305,27 @@ def is_model_spec(spec: str) -> bool:
     name = spec.partition("?")[0]
     provider, sep, model = name.partition("/")
     return bool(sep and provider.strip() and model.strip())
+
+
+def split_player_spec(spec: str, **overrides: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """``(model name, client fields, player options)`` of a spec string.
+
+    Client fields (``base_url``, ``api_key_env``, ``timeout``, ``max_retries``) go to
+    ``LLMClient``; the rest (and ``system_prompt``) to ``LLMPlayer``. ``overrides`` win over the
+    spec's options; a ``None`` override is ignored.
+
+    Raises:
+        LLMConfigError: A malformed spec, or an unknown option in the spec or the overrides.
+    """
+    name, options = parse_player_spec(spec)
+    unknown = sorted(set(overrides) - set(PLAYER_SPEC_OPTIONS) - {"system_prompt"})
+    if unknown:
+        raise LLMConfigError(
+            f"unknown player option(s) {', '.join(unknown)}; options are {', '.join(PLAYER_SPEC_OPTIONS)}"
+        )
+    options.update({k: v for k, v in overrides.items() if v is not None})
+    client_fields = {k: options.pop(k) for k in _CLIENT_OPTIONS if k in options}
+    return name, client_fields, options
 
 
 def parse_player_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, model_validator
 
 from lateralgym.agents._llm_errors import LLMConfigError
+from lateralgym.agents._llm_secrets import display_url
 
 Backend = Literal["openai", "litellm"]
 
@@ -47,7 +49,9 @@ class ModelSpec(BaseModel):
     model: str = Field(min_length=1)
     """The model name after the provider prefix (it may itself contain slashes)."""
     base_url: str | None = None
-    """Base URL of an OpenAI-compatible server (``http://127.0.0.1:8000/v1``); ``None`` for the provider's own."""
+    """Base URL of an OpenAI-compatible server (``http://127.0.0.1:8000/v1``); ``None`` for the provider's own.
+    Credentials in it (``http://user:key@host``) are used, but shown and dumped to JSON without
+    (see ``display_url``)."""
     api_key_env: str | None = None
     """Name of the environment variable holding the API key; defaults to ``OPENAI_API_KEY`` for openai.
     ``None`` for other providers lets litellm find its usual variable."""
@@ -84,8 +88,19 @@ class ModelSpec(BaseModel):
             raise LLMConfigError("api_key_env must be the *name* of an environment variable, e.g. OPENAI_API_KEY")
         base_url = data.get("base_url")
         if base_url is not None and not str(base_url).startswith(("http://", "https://")):
-            raise LLMConfigError(f"base_url must start with http:// or https://, got {base_url!r}")
+            # Never echo the value: a key pasted into --base-url must not reach an error message.
+            raise LLMConfigError(
+                "base_url must be a URL starting with http:// or https://, e.g. http://127.0.0.1:8000/v1"
+            )
         return data
+
+    @field_serializer("base_url", when_used="json")
+    def _dump_base_url(self, base_url: str | None) -> str | None:
+        return display_url(base_url)
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        for name, value in super().__repr_args__():
+            yield name, display_url(value) if name == "base_url" else value
 
     @classmethod
     def parse(cls, name: str | ModelSpec, **fields: Any) -> ModelSpec:

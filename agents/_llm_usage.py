@@ -33,7 +33,10 @@ def import_litellm() -> ModuleType:
     """
     # Both must be set before the first import: otherwise litellm fetches a price
     # list from the internet and reads a .env file from the working directory.
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # litellm reads only "true" (any case) as on, so a user's "1" or "yes" becomes "True";
+    # an explicit "false" is the user's choice to fetch and is kept.
+    if os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP", "").strip().lower() != "false":
+        os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
     with _litellm_lock:
         try:

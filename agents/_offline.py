@@ -102,7 +102,6 @@ PROBE_WORDS: tuple[str, ...] = (
     "clock",
     "time",
     "wrong",
-    "mirror",
     "reflection",
     "dive",
     "fish",
@@ -147,7 +146,7 @@ class HeuristicAgent(Agent):
             return self._choose(public)
         if benchmark == "creativity":
             return self._creativity(info, public)
-        return self._situation(public, int(observation.get("turn", 0)))
+        return self._situation(public)
 
     def _choose(self, public: dict[str, Any]) -> Action:
         choices = public["choices"]
@@ -176,7 +175,7 @@ class HeuristicAgent(Agent):
             entity=entity, part=part, how_to_use=f"Use the {part.replace('_', ' ')} of the {entity} for this."
         )
 
-    def _situation(self, public: dict[str, Any], turn: int) -> Action:
+    def _situation(self, public: dict[str, Any]) -> Action:
         history = public.get("history", [])
         yes_words = [w for q, label in history if label == "yes" for w in content_stems(q)]
         if len(self._asked) < self.probes:

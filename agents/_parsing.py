@@ -14,8 +14,10 @@ parsers here accept all of that and return an ``Action``; whatever they cannot r
 * BrainTeaser (``_parsing_choices``): ``A``, ``(B)``, ``option 3`` (an ordinal: the third option),
   ``Answer: C``, ``the answer is b)``, or the option's own text. In JSON, an integer ``choice``
   is an index (as in ``Commit``), and a string goes through the text forms.
-* SPLAT: ``Question: ...`` or ``Answer: ...`` lines (the first labelled line is the move), JSON,
-  or a bare line ending in ``?`` (the last such line is the question).
+* SPLAT: ``Question: ...`` or ``Answer: ...`` lines, JSON, or a bare line ending in ``?`` (the
+  last such line is the question). Of several labelled lines the first is the move, or the last
+  when the player was asked to reason first (``reasoning="cot"``: its move ends the reply, and
+  its reasoning may quote "Q: ... A: ..." on the way).
 """
 
 from __future__ import annotations
@@ -194,31 +196,38 @@ def _situation_from_json(data: Mapping[str, Any]) -> Ask | Commit | None:
     return None
 
 
-def _situation_from_labels(text: str) -> Ask | Commit | None:
+def _situation_from_labels(text: str, *, last: bool = False) -> Ask | Commit | None:
     lines = text.splitlines()
     labelled = [
         (label, value, n) for label, value, n in labelled_lines(text) if label in _QUESTION_LABELS | _ANSWER_LABELS
     ]
     if not labelled:
         return None
-    label, value, n = labelled[0]
+    chosen = len(labelled) - 1 if last else 0
+    label, value, n = labelled[chosen]
     if label in _QUESTION_LABELS:
         return Ask(question=value) if value else None
     # An explanation may run over several lines: up to the next labelled line.
-    stop = next((m for _, _, m in labelled[1:]), len(lines))
+    stop = next((m for _, _, m in labelled[chosen + 1 :]), len(lines))
     body = " ".join([value, *(clean_line(line) for line in lines[n + 1 : stop])]).strip()
     body = re.sub(r"\s+", " ", body)
     return Commit(answer=body) if body else None
 
 
-def parse_situation_reply(text: str) -> Action:
-    """A SPLAT move: a yes/no question (``Ask``) or an explanation (``Commit(answer=...)``)."""
+def parse_situation_reply(text: str, *, last_label: bool = False) -> Action:
+    """A SPLAT move: a yes/no question (``Ask``) or an explanation (``Commit(answer=...)``).
+
+    Args:
+        text: The model's reply.
+        last_label: Read the last ``Question:`` / ``Answer:`` line rather than the first (for
+            replies that reason before they move).
+    """
     action: Ask | Commit | None = None
     for data in reversed(json_objects(text)):
         action = _situation_from_json(data)
         if action is not None:
             return action
-    action = _situation_from_labels(text)
+    action = _situation_from_labels(text, last=last_label)
     if action is not None:
         return action
     questions = [clean_line(line) for line in text.splitlines() if clean_line(line).endswith("?")]
@@ -232,7 +241,13 @@ def parse_situation_reply(text: str) -> Action:
 # -- dispatch ------------------------------------------------------------------------------------
 
 
-def parse_reply(text: str, benchmark: str | None, public: Mapping[str, Any], mode: str | None = None) -> Action:
+def parse_reply(
+    text: str,
+    benchmark: str | None,
+    public: Mapping[str, Any],
+    mode: str | None = None,
+    reasoning: str | None = None,
+) -> Action:
     """The action a reply makes in the given benchmark; ``Invalid`` when there is none.
 
     Args:
@@ -241,6 +256,8 @@ def parse_reply(text: str, benchmark: str | None, public: Mapping[str, Any], mod
             else reads the env's own command forms only.
         public: ``info["public"]``.
         mode: ``info["mode"]``; in the static modes an entity-only answer is a commit.
+        reasoning: The prompt's reasoning (``PromptPlan.reasoning``); after ``cot`` the move is on
+            the reply's last labelled line (SPLAT), not its first.
     """
     if not text.strip():
         return invalid(text, "the reply was empty")
@@ -250,5 +267,5 @@ def parse_reply(text: str, benchmark: str | None, public: Mapping[str, Any], mod
     if benchmark == "brainteaser":
         return parse_mcq_reply(text, [str(c) for c in public.get("choices", [])])
     if benchmark == "splat":
-        return parse_situation_reply(text)
+        return parse_situation_reply(text, last_label=reasoning == "cot")
     return parse_action(text)

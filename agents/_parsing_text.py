@@ -17,6 +17,7 @@ from typing import Any
 from lateralgym.envs import Invalid
 
 __all__ = [
+    "JSON_SCAN_LIMIT",
     "RAW_LIMIT",
     "as_text",
     "clean_line",
@@ -34,30 +35,50 @@ RAW_LIMIT = 2000
 
 # -- JSON ----------------------------------------------------------------------------------------
 
+JSON_SCAN_LIMIT = 20_000
+"""Characters at the end of a reply that ``json_objects`` reads: answers come last, and the scan
+stays cheap however long (or hostile) the reply."""
 
-def _balanced_end(text: str, start: int) -> int | None:
-    """Index just past the ``}`` closing the ``{`` at ``start`` (quote-aware), or None."""
-    depth = 0
+_REPAIR_BUDGET = 4
+"""Repairs may read at most this many times the scanned text in all, so nested unreadable
+objects cannot make the scan quadratic."""
+
+_QUOTES = "\"'"
+_STRING_OPENERS = frozenset("{[,:")
+
+
+def _brace_pairs(text: str) -> dict[int, int]:
+    """For each ``{`` that opens an object, the index just past its closing ``}``; one pass.
+
+    Quotes open a string only inside braces and only where a JSON or Python string may start
+    (after ``{``, ``[``, ``,`` or ``:``), so an apostrophe in prose ("it's") is not one; a string
+    ends at its quote or at the end of the line. Braces inside strings do not count.
+    """
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
     quote: str | None = None
     escaped = False
-    for i in range(start, len(text)):
-        c = text[i]
+    previous = ""  # the last non-space character outside strings
+    for i, c in enumerate(text):
         if quote is not None:
             if escaped:
                 escaped = False
             elif c == "\\":
                 escaped = True
-            elif c == quote:
+            elif c == quote or c == "\n":
                 quote = None
-        elif c in "\"'":
-            quote = c
-        elif c == "{":
-            depth += 1
+                previous = c
+            continue
+        if c == "{":
+            stack.append(i)
         elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None
+            if stack:
+                pairs[stack.pop()] = i + 1
+        elif c in _QUOTES and stack and previous in _STRING_OPENERS:
+            quote = c
+        if not c.isspace():
+            previous = c
+    return pairs
 
 
 _PY_LITERALS = {"true": "True", "false": "False", "null": "None"}
@@ -66,8 +87,8 @@ _PY_LITERALS = {"true": "True", "false": "False", "null": "None"}
 def _python_literal(candidate: str) -> Any:
     try:
         return ast.literal_eval(candidate)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None  # TypeError: an unhashable key or set member, as in "{{}}"
 
 
 _CURLY_QUOTES = str.maketrans("\u201c\u201d\u2018\u2019", "\"\"''")
@@ -79,7 +100,7 @@ def _repair(candidate: str) -> dict[str, Any] | None:
     fixed = re.sub(r",\s*([}\]])", r"\1", fixed)
     try:
         data = json.loads(fixed)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         data = _python_literal(fixed)
         if data is None:  # JSON's literals inside Python-style quoting
             data = _python_literal(re.sub(r"\b(true|false|null)\b", lambda m: _PY_LITERALS[m[1]], fixed))
@@ -91,23 +112,29 @@ def json_objects(text: str) -> list[dict[str, Any]]:
 
     An object that is not strict JSON is repaired when it only has curly quotes, trailing commas
     or single quotes; an unreadable one is skipped (objects nested in it may still be found).
+    Only the last ``JSON_SCAN_LIMIT`` characters are read, in time linear in their length.
     """
+    text = text[-JSON_SCAN_LIMIT:]
     decoder = json.JSONDecoder()
     found: list[dict[str, Any]] = []
+    repair_budget = _REPAIR_BUDGET * len(text)
     i = 0
-    while (start := text.find("{", i)) >= 0:
+    for start, close in sorted(_brace_pairs(text).items()):
+        if start < i:  # inside an object already found
+            continue
         try:
             data, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            close = _balanced_end(text, start)
-            repaired = _repair(text[start:close]) if close is not None else None
-            if repaired is None or close is None:
-                i = start + 1
+        except (json.JSONDecodeError, RecursionError):
+            repaired = None
+            if close - start <= repair_budget:
+                repair_budget -= close - start
+                repaired = _repair(text[start:close])
+            if repaired is None:
                 continue
             data, end = repaired, close
         if isinstance(data, dict):
             found.append(data)
-        i = end
+            i = end
     return found
 
 

@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import os
 import platform
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,7 +24,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 import lateralgym
-from lateralgym.agents import Agent, player_factory
+from lateralgym.agents import Agent, display_url, player_factory
 from lateralgym.envs import ConfigError, EpisodeConfig, Item, Judge, LateralEnv
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.episodes._log import (
@@ -203,6 +204,14 @@ async def run_episode(
     return end
 
 
+def _without_credentials(spec: str) -> str:
+    """A player or judge spec with any ``user:secret@`` in its URLs removed (for the manifest).
+
+    A run whose server URL carries credentials must be given them again (``--base-url``) to resume.
+    """
+    return re.sub(r"://[^/@\s?#]+@", "://", spec)
+
+
 def _count_call(usage: dict[str, Any], llm: LLMBlock | None) -> None:
     """Add one LLM call's tokens, attempts and cost to an episode's usage."""
     if llm is None:
@@ -332,15 +341,15 @@ async def run_async(
             "platform": platform.platform(),
             "config": config.name,
             "benchmark": config.benchmark,
-            "player": player,
-            "judge": getattr(judge_obj, "name", str(judge)),
+            "player": _without_credentials(player),
+            "judge": _without_credentials(getattr(judge_obj, "name", str(judge))),
             "dataset": config.dataset or "sample",
             "seed": config.seed,
             "limit": limit,
             "repeats": repeats,
             "concurrency": concurrency,
-            "player_base_url": base_url,
-            "judge_base_url": judge_base_url or base_url,
+            "player_base_url": display_url(base_url),
+            "judge_base_url": display_url(judge_base_url or base_url),
             "judge_samples": judge_samples,
             "use_cache": use_cache,
             "episodes": [s.model_dump() for s in plan],
@@ -357,7 +366,9 @@ async def run_async(
     async def one(spec: EpisodeSpec) -> None:
         async with semaphore:
             env = env_class(config, items=items, judge=judge_obj)
-            end = await run_episode(spec, env, factory(spec.seed), writer, run_id, run_dir, player)
+            end = await run_episode(
+                spec, env, factory(spec.seed), writer, run_id, run_dir, _without_credentials(player)
+            )
             bar.advance(end)
 
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import traceback
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from lateralgym.agents._llm_client import (
     UsageMeter,
     default_concurrency,
     redact,
+    request_key,
     set_default_concurrency,
 )
 
@@ -444,3 +446,82 @@ def test_unwritable_cache_still_answers(
 def test_server_is_loopback_only(llm_server: ScriptedLLMServer) -> None:
     assert llm_server.base_url.startswith("http://127.0.0.1:")
     assert llm_server.port > 0
+
+
+# -- cache tags, odd replies, errors inside a call ---------------------------------------
+
+
+def test_cache_tag_separates_entries_and_is_never_sent(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
+    llm_server.responder = lambda body: f"answer {len(llm_server.requests)}"
+    client = make_client()
+
+    a = ask(client, cache_tag="episode-0")
+    b = ask(client, cache_tag="episode-1")
+    again = ask(client, cache_tag="episode-0")
+    untagged = ask(client)
+
+    assert llm_server.chat_calls == 3
+    assert again.cache_hit and again.text == a.text and again.request_key == a.request_key
+    assert len({a.request_key, b.request_key, untagged.request_key}) == 3
+    bodies = [r.body for r in llm_server.requests]
+    assert bodies[0] == bodies[1] == bodies[2]  # the tag only reaches the cache key
+    assert all("episode" not in str(body) for body in bodies)
+    # No tag keeps the key it had before tags existed: old cache entries stay valid.
+    request = {
+        "provider": "openai",
+        "model": "scripted-model",
+        "base_url": llm_server.base_url,
+        "messages": [{"role": "user", "content": "Is a spoon a lever?"}],
+        "params": {},
+    }
+    assert untagged.request_key == request_key(request)
+
+
+def test_lone_surrogate_in_a_reply_is_replaced(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
+    llm_server.enqueue("bad \ud800 char")
+    client = make_client()
+
+    reply = ask(client)
+    again = ask(client)
+
+    assert reply.text == "bad ? char"
+    reply.model_dump_json()  # serialisable, so the step log can take it
+    assert again.cache_hit and again.text == "bad ? char"
+    assert llm_server.chat_calls == 1
+
+
+def test_unencodable_cache_entry_still_answers(
+    llm_server: ScriptedLLMServer, make_client: MakeClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = make_client()
+    with caplog.at_level(logging.WARNING, logger="lateralgym.llm"):
+        reply = ask(client, cache_tag="lone \udc80 surrogate")  # the tag is stored, never sent
+    assert reply.text == "ok"
+    assert "could not write the response cache" in caplog.text
+
+
+def test_config_error_inside_a_call_is_not_retried(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, opened_clients: list[LLMClient]
+) -> None:
+    client = LLMClient("openai/gpt-4o-mini", cache_dir=tmp_path, max_retries=3, backoff_base_s=0.01)
+    opened_clients.append(client)
+    monkeypatch.delenv("OPENAI_API_KEY")  # unset after construction: the call finds no key
+
+    with pytest.raises(LLMCallError) as info:
+        ask(client)
+
+    assert (info.value.kind, info.value.attempts, info.value.retryable) == ("config", 1, False)
+    assert "OPENAI_API_KEY" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("exc", "kind", "retryable"),
+    [
+        (LLMConfigError("no key"), "config", False),
+        (json.JSONDecodeError("Expecting value", "<html>", 0), "malformed", True),
+        (ValueError("some library bug"), "error", False),
+    ],
+)
+def test_classify(exc: Exception, kind: str, retryable: bool) -> None:
+    failure = _llm_backends.classify(exc)
+    assert (failure.kind, failure.retryable) == (kind, retryable)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from llm_server import Fault, ScriptedLLMServer
 
 from lateralgym.agents._llm_client import Completion, LLMCallError, LLMClient, UsageMeter
-from lateralgym.agents._llm_usage import lookup_cost_usd
+from lateralgym.agents._llm_usage import import_litellm, lookup_cost_usd
 
 pytest.importorskip("litellm")
 
@@ -121,3 +122,49 @@ def test_cost_from_litellm_cost_map() -> None:
     cost = lookup_cost_usd("openai/gpt-4o-mini", 1000, 1000)
     assert cost is not None and cost > 0
     assert lookup_cost_usd("openai/no-such-model-anywhere", 1000, 1000) is None
+
+
+def test_litellm_finds_the_providers_own_key_with_base_url(
+    llm_server: ScriptedLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened_clients: list[LLMClient]
+) -> None:
+    monkeypatch.setenv("HOSTED_VLLM_API_KEY", "hv-key-0123456789")
+    monkeypatch.setenv("MY_VLLM_KEY", "my-key-0123456789")
+    own = LLMClient("hosted_vllm/scripted-model", base_url=llm_server.base_url, cache_dir=tmp_path)
+    named = LLMClient(
+        "hosted_vllm/scripted-model", base_url=llm_server.base_url, cache_dir=tmp_path, api_key_env="MY_VLLM_KEY"
+    )
+    opened_clients += [own, named]
+
+    own.complete_sync("first", use_cache=False)
+    named.complete_sync("second", use_cache=False)
+
+    first, second = (r.headers["authorization"] for r in llm_server.requests)
+    assert first == "Bearer hv-key-0123456789"  # litellm's own lookup, not a placeholder over it
+    assert second == "Bearer my-key-0123456789"
+
+
+def test_seed_is_dropped_for_a_provider_without_one(
+    llm_server: ScriptedLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened_clients: list[LLMClient]
+) -> None:
+    monkeypatch.setenv("PERPLEXITYAI_API_KEY", "pplx-key-0123456789")
+    client = LLMClient("perplexity/scripted-model", base_url=llm_server.base_url, cache_dir=tmp_path, max_retries=0)
+    opened_clients.append(client)
+
+    reply = client.complete_sync("Is a spoon a lever?", seed=3)
+
+    assert reply.text == "ok"
+    assert "seed" not in llm_server.requests[0].body
+    assert client.complete_sync("Is a spoon a lever?", seed=4).text == "ok"  # still a distinct request
+    assert llm_server.chat_calls == 2
+
+
+@pytest.mark.parametrize(("value", "expected"), [("1", "True"), ("yes", "True"), ("false", "false"), (None, "True")])
+def test_litellm_always_uses_its_local_price_list(
+    monkeypatch: pytest.MonkeyPatch, value: str | None, expected: str
+) -> None:
+    if value is None:
+        monkeypatch.delenv("LITELLM_LOCAL_MODEL_COST_MAP", raising=False)
+    else:
+        monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", value)
+    import_litellm()
+    assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == expected

@@ -12,10 +12,17 @@ from _items import PAINT_TASK, PUZZLES, STORY
 from llm_server import Fault, ScriptedLLMServer, count_words
 
 import lateralgym
+from lateralgym.agents import player_factory
 from lateralgym.agents._llm_client import LLMCallError, LLMClient, LLMConfigError
-from lateralgym.agents._llm_player import LLMCallRecord, LLMPlayer, is_model_spec, parse_player_spec
+from lateralgym.agents._llm_player import (
+    LLMCallRecord,
+    LLMPlayer,
+    is_model_spec,
+    parse_player_spec,
+    split_player_spec,
+)
 from lateralgym.agents._prompts import BRAINTEASER_EXAMPLES, PromptPlan, system_prompt
-from lateralgym.envs import Action, EpisodeConfig, Invalid, LateralEnv
+from lateralgym.envs import Action, Commit, EpisodeConfig, Invalid, LateralEnv
 from lateralgym.episodes._log import LLMBlock
 
 MODEL = "openai/test-model"
@@ -474,3 +481,119 @@ def test_unknown_override_is_a_config_error() -> None:
 def test_bad_reasoning_value_is_rejected(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
     with pytest.raises(LLMConfigError, match="reasoning"):
         make_player(llm_server, tmp_path, reasoning="deep")
+
+
+# -- repeats, reruns and episodes without reset --------------------------------------------------
+
+
+def _repeat_episodes(factory: Any, env: LateralEnv[Any], seeds: range) -> list[LLMCallRecord]:
+    """Play SP-1 and SP-1_SR once per seed the way the runner does: a fresh player per episode."""
+    records = []
+    for item_id in ("SP-1", "SP-1_SR"):
+        for seed in seeds:
+            obs, info = env.reset(seed=seed, options={"item_id": item_id})
+            player = factory(seed)
+            player.reset(obs, info, seed=seed)
+            env.step(player.act(obs, info))
+            records.append(player.last_llm)
+    return records
+
+
+@pytest.mark.filterwarnings("ignore:.*ReadOnly. qualifier:UserWarning")  # litellm 1.106.2 with pydantic 2.14
+@pytest.mark.parametrize("spec", ["openai/test-model?seed=7", "hosted_vllm/test-model"])
+def test_repeats_are_distinct_requests_and_reruns_replay(
+    llm_server: ScriptedLLMServer, tmp_path: Path, spec: str
+) -> None:
+    if spec.startswith("hosted_vllm"):
+        pytest.importorskip("litellm")
+    llm_server.responder = lambda body: "Answer: B"
+    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+
+    def run() -> list[LLMCallRecord]:
+        factory = player_factory(spec, base_url=llm_server.base_url, cache_dir=tmp_path / "cache")
+        _clients.append(factory.client)  # type: ignore[attr-defined]
+        return _repeat_episodes(factory, env, range(3))
+
+    first = run()
+    assert llm_server.chat_calls == 6 and not any(r.cache_hit for r in first)
+    bodies = chat_bodies(llm_server)
+    # The three repeats of an item send the same request (a fixed seed, or none): only the cache
+    # tag, which never leaves the process, tells them apart.
+    assert bodies[0] == bodies[1] == bodies[2] and bodies[3] == bodies[4] == bodies[5]
+    assert all(body.get("seed") == (7 if "seed=7" in spec else None) for body in bodies)
+
+    again = run()
+    assert llm_server.chat_calls == 6 and all(r.cache_hit for r in again)
+    assert [r.raw_text for r in again] == [r.raw_text for r in first]
+
+
+def test_a_run_with_repeats_asks_once_per_episode_and_a_rerun_asks_nothing(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    from lateralgym.episodes import run
+
+    llm_server.responder = lambda body: "Answer: A"
+    kwargs: dict[str, Any] = {
+        "player": "openai/test-model?seed=7",
+        "base_url": llm_server.base_url,
+        "limit": 2,
+        "repeats": 3,
+        "cache_dir": tmp_path / "cache",
+        "progress": False,
+    }
+    first = run("brainteaser", out=tmp_path / "a", **kwargs)
+    assert llm_server.chat_calls == 6 and first.usage["player"]["calls"] == 6
+    second = run("brainteaser", out=tmp_path / "b", **kwargs)
+    assert llm_server.chat_calls == 6 and second.usage["player"]["cache_hits"] == 6
+
+
+def test_a_new_episode_without_reset_starts_a_fresh_chat(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue("Question: Is it a film?", "Question: Is it night?")
+    env = lateralgym.make("splat", items=[STORY])
+    player = make_player(llm_server, tmp_path)
+    obs, info = env.reset(seed=0, options={"item_id": "sp-test-1"})
+    player.reset(obs, info)
+    env.step(player.act(obs, info))
+
+    obs, info = env.reset(seed=1, options={"item_id": "sp-test-1"})  # the player is not told
+    player.act(obs, info)
+
+    assert roles({"messages": player.messages}) == ["system", "user", "assistant"]
+    assert player.last_llm is not None and player.last_llm.cache_hit  # the same opening as before
+
+
+def test_an_item_change_starts_a_fresh_chat(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue("(A)", "(B)")
+    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    player = make_player(llm_server, tmp_path)
+    obs, info = env.reset(options={"item_id": "SP-1"})
+    player.reset(obs, info)
+    player.act(obs, info)
+
+    other_obs, other_info = env.reset(options={"item_id": "SP-1_SR"})
+    player.act(other_obs, {**other_info, "turn": 1})  # mid-episode by its turn, but another item
+
+    last = chat_bodies(llm_server)[-1]
+    assert roles(last) == ["system", "user"]
+    assert last["messages"][1]["content"] == other_obs["text"]
+
+
+def test_cot_splat_reply_is_read_from_its_last_line(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue(
+        "Let me think.\nQ: Were they deaf? A: no, they clapped.\n"
+        "Answer: It was a silent film; the violinist was on screen."
+    )
+    player = make_player(llm_server, tmp_path, reasoning="cot")
+    episode = play(lateralgym.make("splat", items=[STORY]), player, "sp-test-1")
+    assert episode.actions[0] == Commit(answer="It was a silent film; the violinist was on screen.")
+
+
+def test_split_player_spec() -> None:
+    name, client_fields, options = split_player_spec(
+        "openai/qwen?base_url=http://127.0.0.1:8000/v1&temperature=0&timeout=5&seed=2", max_tokens=9, seed=None
+    )
+    assert name == "openai/qwen"
+    assert client_fields == {"base_url": "http://127.0.0.1:8000/v1", "timeout": 5.0}
+    assert options == {"temperature": 0.0, "seed": 2, "max_tokens": 9}
+    with pytest.raises(LLMConfigError, match="unknown player option"):
+        split_player_spec("openai/qwen", colour="blue")

@@ -91,3 +91,9 @@ def test_make_agent() -> None:
     assert isinstance(make_agent("heuristic"), HeuristicAgent)
     with pytest.raises(ConfigError, match="offline players are"):
         make_agent("genius")
+
+
+def test_probe_words_are_distinct() -> None:
+    from lateralgym.agents._offline import PROBE_WORDS
+
+    assert len(PROBE_WORDS) == len(set(PROBE_WORDS))

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from lateralgym.agents import _parsing_text
 from lateralgym.agents._parsing import (
     json_objects,
     parse_creativity_reply,
@@ -13,6 +14,7 @@ from lateralgym.agents._parsing import (
     parse_reply,
     parse_situation_reply,
 )
+from lateralgym.agents._parsing_text import JSON_SCAN_LIMIT
 from lateralgym.envs import Ask, Commit, Inspect, Invalid
 
 # -- JSON extraction -----------------------------------------------------------------------------
@@ -289,3 +291,69 @@ def test_invalid_raw_is_capped() -> None:
     action = parse_reply(text, "splat", {})
     assert isinstance(action, Invalid)
     assert len(action.raw) == 2000
+
+
+# -- chain-of-thought SPLAT replies ----------------------------------------------------------------
+
+COT_REPLY = (
+    "Let me think.\nQ: Was the audience deaf? A: That would explain the silence.\n"
+    "Question: or were they asleep? No, the applause rules that out.\n"
+    "Answer: It was a silent film screening.\n"
+    "The violinist was an actor on the screen."
+)
+
+
+def test_cot_splat_reply_moves_on_its_last_labelled_line() -> None:
+    assert parse_reply(COT_REPLY, "splat", {}, reasoning="cot") == Commit(
+        answer="It was a silent film screening. The violinist was an actor on the screen."
+    )
+    assert parse_reply("I wonder.\nA: it may be a film\nQuestion: Is it a film?", "splat", {}, reasoning="cot") == (
+        Ask(question="Is it a film?")
+    )
+    # Direct replies are one line: the first labelled line is the move, as before.
+    assert parse_reply(COT_REPLY, "splat", {}) == Ask(
+        question="Was the audience deaf? A: That would explain the silence."
+    )
+
+
+# -- JSON scanning stays linear --------------------------------------------------------------------
+
+
+def test_json_objects_after_many_unclosed_braces() -> None:
+    assert json_objects("{" * 50_000 + ' then {"a": 1}') == [{"a": 1}]
+    assert json_objects("{" * 50_000 + "}" * 3) == [{}]
+    assert json_objects("{" * 5_000 + '{"a": 1}' + "}" * 5_000) == [{"a": 1}]
+
+
+@pytest.mark.parametrize("text", ["{{}}", "{{1: 2}: 3}", "{[1]: 2} and {'a': 1}"])
+def test_unhashable_python_literals_are_skipped(text: str) -> None:
+    assert all(isinstance(found, dict) for found in json_objects(text))
+
+
+def test_json_objects_in_deep_nesting_do_not_crash() -> None:
+    found = json_objects('{"a": ' * 3000 + "1" + "}" * 3000)
+    assert len(found) == 1 and isinstance(found[0], dict)
+
+
+def test_json_objects_reads_only_the_end_of_a_long_reply() -> None:
+    text = '{"early": 1} ' + "x" * JSON_SCAN_LIMIT + ' {"late": 2}'
+    assert json_objects(text) == [{"late": 2}]
+
+
+def test_json_repairs_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    original = _parsing_text._repair
+
+    def counting(candidate: str) -> dict[str, Any] | None:
+        calls.append(len(candidate))
+        return original(candidate)
+
+    monkeypatch.setattr(_parsing_text, "_repair", counting)
+    text = "{" * 5_000 + "}" * 5_000  # every brace closes; only the innermost "{}" is JSON
+    assert json_objects(text) == [{}]
+    assert sum(calls) <= 4 * len(text)  # not 5,000 repairs of ever longer candidates
+
+
+def test_apostrophes_in_prose_braces_do_not_hide_later_json() -> None:
+    assert json_objects('I {don\'t} know; {"a": 1}') == [{"a": 1}]
+    assert json_objects("The spoon's {handle}, then {'a': 'b'}") == [{"a": "b"}]

@@ -198,3 +198,25 @@ def test_llm_player_on_brainteaser_and_creativity(tmp_path: Path) -> None:
     assert [s.action["kind"] for s in cb_steps] == ["inspect", "commit"] * 4
     assert all(s.valid for s in cb_steps)  # the upper-cased entity name was matched
     assert cb.metrics.headline["mean_inspections"] == 1.0
+
+
+def test_credentials_in_server_urls_stay_out_of_the_manifest(tmp_path: Path) -> None:
+    server = ScriptedLLMServer(default_reply="Answer: (A)").start()
+    try:
+        url = server.base_url.replace("http://", "http://alice:pw-SECRET-77@")
+        result = run(
+            "brainteaser",
+            player=f"openai/m?base_url={url}",
+            judge="exact",
+            base_url=url,
+            limit=1,
+            out=tmp_path,
+            cache_dir=tmp_path / "cache",
+            progress=False,
+        )
+    finally:
+        server.stop()
+    assert result.ran == 1
+    for path in [*result.run_dir.rglob("*"), *(tmp_path / "cache").rglob("*")]:
+        if path.is_file():
+            assert "pw-SECRET-77" not in path.read_text(errors="replace"), path

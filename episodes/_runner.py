@@ -24,7 +24,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 import lateralgym
-from lateralgym.agents import Agent, display_url, player_factory
+from lateralgym.agents import Agent, display_url, player_factory, set_default_concurrency
 from lateralgym.envs import ConfigError, EpisodeConfig, Item, Judge, LateralEnv
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.episodes._log import (
@@ -283,6 +283,7 @@ async def run_async(
     judge_samples: int = 1,
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
+    llm_concurrency: int | None = None,
 ) -> RunResult:
     """Run ``limit`` items x ``repeats`` episodes of ``config``; see ``run``."""
     from lateralgym.episodes._metrics import compute_metrics
@@ -302,6 +303,8 @@ async def run_async(
         judge_base_url = judge_base_url or manifest.get("judge_base_url")
         judge_samples = manifest.get("judge_samples", judge_samples)
         use_cache = manifest.get("use_cache", use_cache)
+    if llm_concurrency is not None:
+        set_default_concurrency(llm_concurrency)
     player = player or config.player
     if player == "human":
         concurrency, progress = 1, False  # one person, one episode at a time; no bar redrawn over the prompt
@@ -413,6 +416,7 @@ def run(config: EpisodeConfig | str, **kwargs: Any) -> RunResult:
         judge_samples: LLM judge: majority vote over this many samples.
         cache_dir: LLM response cache (default ``.lateralgym-cache/llm``).
         use_cache: read and write the LLM response cache (reruns and replays then cost nothing).
+        llm_concurrency: process-wide cap on LLM requests in flight (default 8), players and judges.
 
     Returns:
         The run directory, counts and metrics.

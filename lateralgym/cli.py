@@ -56,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--base-url", metavar="URL", help="OpenAI-compatible server (vLLM, Ollama, llama.cpp) for LLMs")
     run.add_argument("--judge-base-url", metavar="URL", help="server for the LLM judge if it differs from --base-url")
     run.add_argument("--judge-samples", type=int, default=1, metavar="K", help="LLM judge: majority vote of K")
+    run.add_argument("--llm-concurrency", type=int, metavar="N", help="LLM requests in flight at once (default 8)")
     run.add_argument("--no-cache", action="store_true", help="bypass the LLM response cache")
     run.add_argument("--cache-dir", metavar="DIR", help="LLM response cache (default ./.lateralgym-cache/llm)")
     run.add_argument("--limit", type=int, metavar="N", help="run only the first N items")
@@ -208,6 +209,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "judge_samples": args.judge_samples,
         "cache_dir": args.cache_dir,
         "use_cache": not args.no_cache,
+        "llm_concurrency": args.llm_concurrency,
     }
     if args.resume is not None:
         shaping = {

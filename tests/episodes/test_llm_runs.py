@@ -220,3 +220,26 @@ def test_credentials_in_server_urls_stay_out_of_the_manifest(tmp_path: Path) -> 
     for path in [*result.run_dir.rglob("*"), *(tmp_path / "cache").rglob("*")]:
         if path.is_file():
             assert "pw-SECRET-77" not in path.read_text(errors="replace"), path
+
+
+def test_llm_concurrency_caps_requests_in_flight(tmp_path: Path) -> None:
+    from lateralgym.agents import set_default_concurrency
+
+    server = ScriptedLLMServer(default_reply="Answer: (A)", latency_s=0.05).start()
+    try:
+        run(
+            "brainteaser",
+            player="openai/m",
+            judge="exact",
+            base_url=server.base_url,
+            limit=12,
+            concurrency=8,
+            llm_concurrency=2,
+            use_cache=False,
+            out=tmp_path,
+            progress=False,
+        )
+        assert server.chat_calls == 12 and server.max_in_flight == 2
+    finally:
+        server.stop()
+        set_default_concurrency(8)

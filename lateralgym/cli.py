@@ -43,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "config",
         nargs="?",
-        help=f"a shipped config ({', '.join(SHIPPED_CONFIGS)}) or a YAML file; omit with --resume",
+        help=f"a shipped config ({', '.join(SHIPPED_CONFIGS)}) or a YAML or TOML file; omit with --resume",
     )
     run.add_argument("--data", metavar="PATH", help="dataset file (official release format or LateralGym JSONL)")
     run.add_argument(
@@ -65,7 +65,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, help="base seed (default: the config's); episode k uses seed+k")
     run.add_argument("--max-turns", type=int, metavar="T", help="override the config's turn limit")
     run.add_argument("--out", default="runs", metavar="DIR", help="where run directories go (default ./runs)")
-    run.add_argument("--resume", metavar="RUN_DIR", help="finish a killed run instead of starting one")
+    run.add_argument(
+        "--resume",
+        metavar="RUN_DIR",
+        help="finish a killed run (or rerun its errored episodes) instead of starting one",
+    )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     data = sub.add_parser("data", help="inspect dataset files")

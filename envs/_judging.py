@@ -8,6 +8,7 @@ forwards to the player only text it builds from the judge's *label* (``yes``/``n
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -50,6 +51,19 @@ class JudgeReply(BaseModel):
     """Optional rubric scores (LLM judges)."""
     raw: str | None = None
     """The judge's raw text (LLM judges); logged, never shown to the player."""
+
+
+def question_counts(history: Sequence[QA]) -> dict[str, int]:
+    """Exploration counts of a question history: questions, yes / no / irrelevant, repeats."""
+    labels = [qa.label for qa in history]
+    normalised = [qa.question.strip().lower() for qa in history]
+    return {
+        "questions": len(labels),
+        "yes": labels.count("yes"),
+        "no": labels.count("no"),
+        "irrelevant": labels.count("irrelevant"),
+        "repeated_questions": len(normalised) - len(set(normalised)),
+    }
 
 
 @runtime_checkable

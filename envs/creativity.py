@@ -52,7 +52,7 @@ from lateralgym.envs._actions import Ask, Commit, Inspect
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, LateralEnv, Scene, usage_text
 from lateralgym.envs._errors import ConfigError
-from lateralgym.envs._judging import Judge
+from lateralgym.envs._judging import Judge, question_counts
 from lateralgym.envs._matching import match_name
 from lateralgym.envs._schema import CreativityTask, Entity, snake
 
@@ -183,7 +183,7 @@ class CreativityScene(Scene[CreativityTask]):
             "gold_inspected": gold_seen,
             "entity_count": len(task.entities),
             "asks": self.asks,
-            **_question_counts([qa.label for qa in self.history], [qa.question for qa in self.history]),
+            **question_counts(self.history),
             "factors": {
                 "cluster_band": factors.cluster_band,
                 "gold_level": factors.gold_level,
@@ -224,16 +224,6 @@ class CreativityScene(Scene[CreativityTask]):
 
 def _item_line(name: str, description: str) -> str:
     return f"{name} ({description})" if description else name
-
-
-def _question_counts(labels: list[str], questions: list[str]) -> dict[str, int]:
-    normalised = [q.strip().lower() for q in questions]
-    return {
-        "yes": labels.count("yes"),
-        "no": labels.count("no"),
-        "irrelevant": labels.count("irrelevant"),
-        "repeated_questions": len(normalised) - len(set(normalised)),
-    }
 
 
 class CreativityEnv(LateralEnv[CreativityScene]):

@@ -42,7 +42,7 @@ from gymnasium import spaces
 from lateralgym.envs._actions import Ask, Commit, Inspect, explanation
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, LateralEnv, Scene, usage_text
-from lateralgym.envs._judging import Judge, clean_hint
+from lateralgym.envs._judging import Judge, clean_hint, question_counts
 from lateralgym.envs._schema import SituationPuzzle
 
 REPLY_CODES = {"yes": 1, "no": 2, "irrelevant": 3, "not_yet": 4, "incorrect": 4, "correct": 5}
@@ -101,15 +101,9 @@ class SituationScene(Scene[SituationPuzzle]):
         return Handled(message="Not yet." + (f" Hint: {hint}" if hint else ""), judge=reply)
 
     def outcome(self) -> dict[str, Any]:
-        labels = [qa.label for qa in self.history]
-        questions = [qa.question.strip().lower() for qa in self.history]
         return {
             "solved": self.solved,
-            "questions": len(labels),
-            "yes": labels.count("yes"),
-            "no": labels.count("no"),
-            "irrelevant": labels.count("irrelevant"),
-            "repeated_questions": len(questions) - len(set(questions)),
+            **question_counts(self.history),
             "attempts": self.attempts,
             "first_commit_turn": self.first_commit_turn,
             "difficulty": self.item.difficulty,

@@ -54,7 +54,7 @@ from lateralgym.envs._actions import Ask, Commit, Invalid, explanation, parse_ac
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import item_key, sanitise, text_space, usage_text
 from lateralgym.envs._errors import ConfigError
-from lateralgym.envs._judging import QA, AnswerLabel, clean_hint, normalise_answer
+from lateralgym.envs._judging import QA, AnswerLabel, clean_hint, normalise_answer, question_counts
 from lateralgym.envs._matching import words
 from lateralgym.envs._schema import SituationPuzzle
 from lateralgym.envs.splat import REPLY_CODES
@@ -272,17 +272,11 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
             self._refresh_infos()
 
     def _set_outcome(self) -> None:
-        labels = [qa.label for qa in self.history]
-        questions = [qa.question.strip().lower() for qa in self.history]
         outcome = {
             "solved": self.solved,
             "turns": self.rounds,
             "max_turns": self.config.max_turns,
-            "questions": len(labels),
-            "yes": labels.count("yes"),
-            "no": labels.count("no"),
-            "irrelevant": labels.count("irrelevant"),
-            "repeated_questions": len(questions) - len(set(questions)),
+            **question_counts(self.history),
             "attempts": self.attempts,
             "first_commit_turn": self.first_commit_turn,
             "invalid_actions": self.invalid_actions,

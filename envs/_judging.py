@@ -14,6 +14,7 @@ from typing import Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 from lateralgym.envs._actions import Commit
+from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._matching import content_stems, words
 from lateralgym.envs._schema import CreativityTask, Item, MCQPuzzle, SituationPuzzle
 
@@ -51,6 +52,9 @@ class JudgeReply(BaseModel):
     """Optional rubric scores (LLM judges)."""
     raw: str | None = None
     """The judge's raw text (LLM judges); logged, never shown to the player."""
+    calls: tuple[ModelCall, ...] = ()
+    """Every model call the judge made for this reply (role ``judge``): logged and counted like the
+    player's calls, never shown to the player."""
 
 
 def question_counts(history: Sequence[QA]) -> dict[str, int]:
@@ -68,16 +72,21 @@ def question_counts(history: Sequence[QA]) -> dict[str, int]:
 
 @runtime_checkable
 class Judge(Protocol):
-    """A judge knows the hidden item and answers the player."""
+    """A judge knows the hidden item and answers the player.
+
+    Both methods are coroutines: an LLM judge awaits its model on the runner's event loop, like
+    the player does, and an offline judge simply returns. The Gymnasium ``step`` drives them
+    synchronously (see ``LateralEnv.step``).
+    """
 
     name: str
     """Spec of the judge, as written in configs and logs."""
 
-    def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
+    async def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
         """Reply yes / no / irrelevant to a question."""
         ...
 
-    def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
+    async def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
         """Judge a final answer: correct, not_yet (with a hint) or incorrect."""
         ...
 

@@ -1,4 +1,8 @@
-"""Scenes and datasets: schema, loaders, the engine, Gymnasium and PettingZoo environments."""
+"""Scenes and datasets: schema, loaders, the engine, the benchmark registry, Gymnasium and PettingZoo envs.
+
+A benchmark is one registered unit (``Benchmark``, ``register_benchmark``); the built-in ones live
+in ``lateralgym.envs.benchmarks``. ``LateralEnv`` runs any of them from an ``EpisodeConfig``.
+"""
 
 from lateralgym.envs._actions import (
     ACTION_KINDS,
@@ -11,21 +15,31 @@ from lateralgym.envs._actions import (
     parse_action,
     parse_choice,
 )
+from lateralgym.envs._benchmark import (
+    BENCHMARKS,
+    Benchmark,
+    DatasetFormat,
+    Outcome,
+    PromptRequest,
+    all_benchmarks,
+    benchmark_of,
+    get_benchmark,
+    register_benchmark,
+)
+from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._config import SHIPPED_CONFIGS, EpisodeConfig, RewardConfig
 from lateralgym.envs._engine import (
-    CHARSET,
     EpisodeOverError,
     Handled,
     LateralEnv,
     Scene,
     StepRecord,
     item_key,
-    sanitise,
-    text_space,
+    usage_text,
 )
 from lateralgym.envs._errors import ConfigError, DatasetError, LateralGymError
 from lateralgym.envs._judging import QA, Judge, JudgeReply
-from lateralgym.envs._loaders import FORMATS, detect_format, load_creativitybench, load_items, load_jsonl
+from lateralgym.envs._loaders import detect_format, formats, load_creativitybench, load_items, load_jsonl
 from lateralgym.envs._loaders_official import load_brainteaser, load_lateval, load_splat
 from lateralgym.envs._matching import match_name
 from lateralgym.envs._samples import SAMPLE_FILES, load_sample_items, load_sample_kb, read_jsonl, sample_path
@@ -38,6 +52,7 @@ from lateralgym.envs._schema import (
     GoldAnswer,
     Item,
     MCQPuzzle,
+    MultipleChoiceItem,
     Part,
     PhysicalAttributes,
     ReferenceSolution,
@@ -48,32 +63,46 @@ from lateralgym.envs._schema import (
     snake,
     spaced,
 )
+from lateralgym.envs._scoring import ExplorationOutcome, Scored, ScoredEpisode, Scorer, SuccessScorer
 from lateralgym.envs._stats import DatasetStats, dataset_stats
-from lateralgym.envs.brainteaser import BrainTeaserEnv, BrainTeaserScene
-from lateralgym.envs.creativity import CreativityEnv, CreativityScene
-from lateralgym.envs.splat import SituationScene, SplatEnv
+from lateralgym.envs._text import MAX_TEXT, UnicodeText, sanitise, text_space
+from lateralgym.envs.benchmarks._mcq import ChoiceOutcome, ChoiceScene, MultipleChoiceBenchmark
+from lateralgym.envs.benchmarks.brainteaser import BrainTeaserEnv, BrainTeaserOutcome, BrainTeaserScene
+from lateralgym.envs.benchmarks.creativity import CreativityEnv, CreativityOutcome, CreativityScene
+from lateralgym.envs.benchmarks.riddlesense import Riddle, load_riddlesense
+from lateralgym.envs.benchmarks.splat import SituationScene, SplatEnv, SplatOutcome
 
 __all__ = [
-    "item_key",
     "ACTION_KINDS",
+    "BENCHMARKS",
+    "MAX_TEXT",
+    "SAMPLE_FILES",
+    "SCENES",
+    "SHIPPED_CONFIGS",
+    "QA",
     "Action",
     "Affordance",
     "AffordanceKB",
     "Ask",
+    "Benchmark",
     "BrainTeaserEnv",
+    "BrainTeaserOutcome",
     "BrainTeaserScene",
-    "CHARSET",
+    "ChoiceOutcome",
+    "ChoiceScene",
     "Commit",
     "ConfigError",
     "CreativityEnv",
+    "CreativityOutcome",
     "CreativityScene",
     "CreativityTask",
     "DatasetError",
+    "DatasetFormat",
     "DatasetStats",
     "Entity",
     "EpisodeConfig",
     "EpisodeOverError",
-    "FORMATS",
+    "ExplorationOutcome",
     "GoldAnswer",
     "Handled",
     "Inspect",
@@ -84,30 +113,44 @@ __all__ = [
     "LateralEnv",
     "LateralGymError",
     "MCQPuzzle",
+    "ModelCall",
+    "MultipleChoiceBenchmark",
+    "MultipleChoiceItem",
+    "Outcome",
     "Part",
     "PhysicalAttributes",
-    "QA",
+    "PromptRequest",
     "ReferenceSolution",
     "RewardConfig",
-    "SAMPLE_FILES",
-    "SCENES",
-    "SHIPPED_CONFIGS",
+    "Riddle",
     "SamplingFactors",
     "Scene",
     "SceneItem",
+    "Scored",
+    "ScoredEpisode",
+    "Scorer",
     "SituationPuzzle",
     "SituationScene",
     "SplatEnv",
+    "SplatOutcome",
     "StateAttributes",
     "StepRecord",
+    "SuccessScorer",
+    "UnicodeText",
     "action_to_text",
+    "all_benchmarks",
+    "benchmark_of",
     "dataset_stats",
     "detect_format",
+    "formats",
+    "get_benchmark",
+    "item_key",
     "load_brainteaser",
     "load_creativitybench",
     "load_items",
     "load_jsonl",
     "load_lateval",
+    "load_riddlesense",
     "load_sample_items",
     "load_sample_kb",
     "load_splat",
@@ -115,9 +158,11 @@ __all__ = [
     "parse_action",
     "parse_choice",
     "read_jsonl",
+    "register_benchmark",
     "sample_path",
     "sanitise",
     "snake",
     "spaced",
     "text_space",
+    "usage_text",
 ]

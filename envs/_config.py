@@ -15,9 +15,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from lateralgym.envs._benchmark import get_benchmark
 from lateralgym.envs._errors import ConfigError
 
-Benchmark = Literal["creativity", "brainteaser", "splat"]
 ActionKind = Literal["inspect", "ask", "commit"]
 
 SHIPPED_CONFIGS: tuple[str, ...] = (
@@ -26,15 +26,9 @@ SHIPPED_CONFIGS: tuple[str, ...] = (
     "creativity-cot",
     "brainteaser",
     "splat",
+    "riddlesense",
 )
 """Names of the configs that ship in ``lateralgym/configs``."""
-
-
-_REVEALS: dict[str, tuple[str, ...]] = {
-    "creativity": ("full", "names"),
-    "brainteaser": ("question",),
-    "splat": ("story",),
-}
 
 
 class RewardConfig(BaseModel):
@@ -61,18 +55,20 @@ class EpisodeConfig(BaseModel):
 
     name: str
     """Config name, e.g. ``creativity-interactive``."""
-    benchmark: Benchmark
-    """Which benchmark's items and scoring the episode uses."""
-    mode: Literal["static", "interactive", "cot", "mcq", "multiturn"]
-    """``static``/``cot`` show everything and take one answer; ``interactive`` reveals entities by
-    inspection; ``mcq`` is BrainTeaser; ``multiturn`` is the SPLAT question loop."""
+    benchmark: str
+    """Which registered benchmark's items, rules and scoring the episode uses
+    (``creativity``, ``brainteaser``, ``splat``, ``riddlesense``, or one you registered)."""
+    mode: str
+    """One of the benchmark's modes: CreativityBench ``static``/``cot`` show everything and take one
+    answer, ``interactive`` reveals entities by inspection; ``mcq`` for multiple choice;
+    ``multiturn`` for the SPLAT question loop."""
     allowed_actions: tuple[ActionKind, ...]
     """Actions the player may take; others are answered as invalid and counted as a turn."""
     max_turns: int = Field(default=1, ge=1)
     """Turns before the episode is truncated (SPLAT's rounds: 15)."""
-    reveal: Literal["full", "names", "story", "question"] = "full"
+    reveal: str = "full"
     """What the first observation shows: CreativityBench ``full`` (every attribute) or ``names``;
-    BrainTeaser ``question``; SPLAT ``story``. Defaults to the benchmark's first option."""
+    multiple choice ``question``; SPLAT ``story``. Defaults to the benchmark's first option."""
     judge: str = "exact"
     """Judge spec: ``exact``, ``kb``, ``reference`` (offline) or an LLM model string."""
     player: str = "heuristic"
@@ -80,7 +76,8 @@ class EpisodeConfig(BaseModel):
     rewards: RewardConfig = RewardConfig()
     """Reward shaping."""
     seed: int = 0
-    """Base seed; episode k of a run uses ``seed + k``."""
+    """Run seed; each episode's seed is derived from (run seed, item id, repeat), so runs with
+    different seeds draw unrelated streams and an item keeps its seed whatever ``--limit`` is."""
     dataset: str | None = None
     """Path to a dataset file; None uses the package's sample data."""
     max_entities: int = Field(default=16, ge=2)
@@ -94,20 +91,32 @@ class EpisodeConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _default_reveal(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "reveal" not in data and data.get("benchmark") in _REVEALS:
-            return {**data, "reveal": _REVEALS[data["benchmark"]][0]}
+        if isinstance(data, dict) and "reveal" not in data and isinstance(data.get("benchmark"), str):
+            try:
+                reveals = get_benchmark(data["benchmark"]).reveals
+            except ConfigError:
+                return data  # reported by the field check below
+            return {**data, "reveal": reveals[0]}
         return data
 
     @model_validator(mode="after")
     def _consistent(self) -> EpisodeConfig:
+        try:
+            benchmark = get_benchmark(self.benchmark)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
         if "commit" not in self.allowed_actions:
             raise ValueError("allowed_actions must include 'commit', or no episode can be answered")
-        if self.benchmark == "brainteaser" and set(self.allowed_actions) != {"commit"}:
-            raise ValueError("BrainTeaser only allows 'commit'")
-        if self.benchmark == "splat" and "inspect" in self.allowed_actions:
-            raise ValueError("situation puzzles have no entities to inspect")
-        if self.reveal not in _REVEALS[self.benchmark]:
-            raise ValueError(f"reveal for {self.benchmark} must be one of {_REVEALS[self.benchmark]}")
+        if self.mode not in benchmark.modes:
+            raise ValueError(f"mode for {self.benchmark} must be one of {benchmark.modes}, got {self.mode!r}")
+        benchmark.validate_config(self)
+        unknown = [a for a in self.allowed_actions if a not in benchmark.action_forms]
+        if unknown:
+            raise ValueError(
+                f"{self.benchmark} has no {', '.join(unknown)} action; it knows {list(benchmark.action_forms)}"
+            )
+        if self.reveal not in benchmark.reveals:
+            raise ValueError(f"reveal for {self.benchmark} must be one of {benchmark.reveals}")
         return self
 
     @classmethod

@@ -1,19 +1,24 @@
 """The one engine: a scene (one item of a benchmark) stepped under an ``EpisodeConfig``.
 
-``LateralEnv`` is the Gymnasium base class every registered environment derives from. It owns what
-is common to all modes: parsing actions, the allowed-action check, turn counting and truncation,
-reward shaping, the per-step record, observation sanitising and the ``info`` dict. A ``Scene``
-subclass owns what one benchmark does with an action.
+``LateralEnv`` is the Gymnasium env of every benchmark: the config names the benchmark, the
+registry gives its scene class and item type. The engine owns what all modes share: parsing
+actions, the allowed-action check, turn counting and truncation, reward shaping, the per-step
+record, Unicode observation text and the ``info`` dict. A ``Scene`` owns what one benchmark does
+with an action.
+
+Stepping is a coroutine, ``astep``: the scene awaits its judge (an LLM judge awaits its model on
+the caller's event loop, so the runner gets no thread round trip and judge calls are cancelled
+with the run). ``step`` is the synchronous Gymnasium API over it: with a judge whose coroutines
+never suspend (every offline judge) the coroutine is driven in place; otherwise it runs on one
+shared background event loop.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
-import string
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 import gymnasium as gym
@@ -22,57 +27,21 @@ from gymnasium import spaces
 from pydantic import BaseModel, ConfigDict
 
 from lateralgym.envs._actions import Ask, Commit, Inspect, Invalid, parse_action
+from lateralgym.envs._benchmark import Benchmark, Outcome, get_benchmark
+from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._errors import ConfigError, LateralGymError
 from lateralgym.envs._judging import QA, Judge, JudgeReply
-from lateralgym.envs._schema import Item
+from lateralgym.envs._sync import run_sync
+from lateralgym.envs._text import sanitise, text_space
 
-MAX_TEXT = 32_768
-"""Longest observation text, in characters; longer text is cut with a marker."""
-
-CHARSET: str = "".join(
-    dict.fromkeys(
-        "\t\n"
-        + string.printable[:95]
-        + "".join(chr(c) for c in range(0xA0, 0x180))
-        + "".join(chr(c) for c in range(0x2010, 0x2060))
-        + "".join(chr(c) for c in range(0x2190, 0x21A0))
-        + "°±×÷€™"
-    )
-)
-"""Characters an observation or action text may hold; others are replaced by ``?``."""
-
-_OUTSIDE_CHARSET = re.compile("[^" + re.escape(CHARSET) + "]")
-
-
-def text_space(max_length: int = MAX_TEXT) -> spaces.Text:
-    """A ``Text`` space over ``CHARSET`` that admits the empty string."""
-    return spaces.Text(max_length=max_length, min_length=0, charset=CHARSET)
-
-
-def sanitise(text: str, max_length: int = MAX_TEXT) -> str:
-    """Make ``text`` a member of ``text_space``: unknown characters become ``?``; too long is cut."""
-    text = _OUTSIDE_CHARSET.sub("?", text.replace("\r\n", "\n").replace("\r", "\n"))
-    if len(text) > max_length:
-        marker = "\n[... cut ...]"
-        text = text[: max_length - len(marker)] + marker
-    return text
-
-
-_ACTION_FORMS: dict[str, dict[str, str]] = {
-    "creativity": {
-        "inspect": "inspect: <entity name>",
-        "ask": "ask: <a yes/no question about an entity>",
-        "commit": "commit: <entity> | <part> | <how you would use it>",
-    },
-    "brainteaser": {"commit": "commit: <choice letter A-D>"},
-    "splat": {"ask": "ask: <a yes/no question>", "commit": "commit: <your full explanation>"},
-}
+MAX_ACTION = 4096
+"""Longest action text, in characters (the action space's ``max_length``)."""
 
 
 def usage_text(config: EpisodeConfig) -> str:
     """One line telling the player how to write each allowed action."""
-    forms = _ACTION_FORMS[config.benchmark]
+    forms = get_benchmark(config.benchmark).action_forms
     return "Allowed actions: " + "; ".join(forms[a] for a in config.allowed_actions if a in forms)
 
 
@@ -90,12 +59,11 @@ def item_key(item_id: str) -> str:
     return "item-" + hashlib.blake2b(item_id.encode("utf-8"), key=_KEY_SALT, digest_size=8).hexdigest()
 
 
-def duplicate_ids(items: Sequence[Item]) -> list[str]:
-    """Item ids that occur more than once, sorted."""
+def duplicate_ids(ids: Sequence[str]) -> list[str]:
+    """Ids that occur more than once, sorted."""
     seen: set[str] = set()
     repeated: set[str] = set()
-    for item in items:
-        key = str(item.id)
+    for key in ids:
         (repeated if key in seen else seen).add(key)
     return sorted(repeated)
 
@@ -119,22 +87,25 @@ class Handled(BaseModel):
     """The judge's reply, when a judge was asked."""
 
 
-ItemT = TypeVar("ItemT", bound=Item)
+ItemT = TypeVar("ItemT", bound=BaseModel)
+OutcomeT = TypeVar("OutcomeT", bound=Outcome)
 
 
-class Scene(ABC, Generic[ItemT]):
-    """One benchmark's rules for one item. Subclasses keep all hidden knowledge inside."""
+class Scene(ABC, Generic[ItemT, OutcomeT]):
+    """One benchmark's rules for one item. Subclasses keep all hidden knowledge inside.
 
-    item_type: ClassVar[type[BaseModel]]
+    Args:
+        item: the item.
+        config: the episode configuration.
+        judge: the judge the scene asks (``None`` when the config needs none).
+        rng: the env's ``np_random``; scenes draw any per-episode randomness from it.
+    """
 
-    def __init__(
-        self, item: ItemT, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator | None = None
-    ) -> None:
+    def __init__(self, item: ItemT, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator) -> None:
         self.item = item
         self.config = config
         self.judge = judge
-        self.rng = rng if rng is not None else np.random.default_rng(0)
-        """The env's ``np_random``: scenes draw any per-episode randomness from it."""
+        self.rng = rng
         self.history: list[QA] = []
         self.turn = 0
         """The current turn number, kept up to date by the engine."""
@@ -148,12 +119,12 @@ class Scene(ABC, Generic[ItemT]):
         """The first observation text: the problem and how to act."""
 
     @abstractmethod
-    def handle(self, action: Inspect | Ask | Commit) -> Handled:
-        """Apply an allowed, parsed action."""
+    async def handle(self, action: Inspect | Ask | Commit) -> Handled:
+        """Apply an allowed, parsed action (awaiting the judge where the rules need it)."""
 
     @abstractmethod
-    def outcome(self) -> dict[str, Any]:
-        """Metric inputs so far (JSON-serialisable); final once the episode ended."""
+    def outcome(self, turns: int, invalid_actions: int) -> OutcomeT:
+        """The typed outcome so far (final once the episode ended), given the engine's counts."""
 
     def fields(self) -> dict[str, Any]:
         """Extra structured observation fields (must match ``extra_spaces``)."""
@@ -168,20 +139,29 @@ class Scene(ABC, Generic[ItemT]):
         """Spaces of ``fields``."""
         return {}
 
-    def ask_judge(self, question: str) -> JudgeReply:
-        """Ask the judge and remember the exchange."""
+    def common(self, turns: int, invalid_actions: int, committed: bool) -> dict[str, Any]:
+        """The engine's counts every outcome carries, as keyword arguments for ``outcome_type``."""
+        return {
+            "turns": turns,
+            "max_turns": self.config.max_turns,
+            "invalid_actions": invalid_actions,
+            "committed": committed,
+        }
+
+    async def ask_judge(self, question: str) -> JudgeReply:
+        """Ask the judge and remember the exchange (labels outside yes/no/irrelevant become irrelevant)."""
         if self.judge is None:
             raise ConfigError(f"config {self.config.name!r} needs a judge to answer questions")
-        reply = self.judge.answer(self.item, question, tuple(self.history))
+        reply = await self.judge.answer(self.item, question, tuple(self.history))
         label = reply.label if reply.label in ("yes", "no", "irrelevant") else "irrelevant"
         self.history.append(QA(question=question, label=label))
         return reply if reply.label == label else reply.model_copy(update={"label": label})
 
-    def grade(self, commit: Commit) -> JudgeReply:
+    async def grade(self, commit: Commit) -> JudgeReply:
         """Ask the judge to grade a final answer."""
         if self.judge is None:
             raise ConfigError(f"config {self.config.name!r} needs a judge to grade answers")
-        return self.judge.grade(self.item, commit, tuple(self.history))
+        return await self.judge.grade(self.item, commit, tuple(self.history))
 
 
 class StepRecord(BaseModel):
@@ -200,70 +180,71 @@ class StepRecord(BaseModel):
     truncated: bool
     judge_label: str | None = None
     judge_raw: str | None = None
+    judge_calls: tuple[ModelCall, ...] = ()
+    """The model calls the judge made this turn (LLM judges), logged and counted like the player's."""
 
 
-SceneT = TypeVar("SceneT", bound=Scene[Any])
+StepResult = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]
 
 
-class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
-    """Base of every LateralGym Gymnasium environment (see the env cards of the subclasses).
+class LateralEnv(gym.Env[dict[str, Any], Any]):
+    """The Gymnasium env of every LateralGym benchmark (see each benchmark's env card).
 
     Args:
-        config: the episode configuration (mode, allowed actions, max turns, rewards).
+        config: the episode configuration (benchmark, mode, allowed actions, max turns, rewards).
         items: the items to draw episodes from; None loads ``config.dataset`` or the sample data.
         judge: the judge; None builds the one ``config.judge`` names.
         render_mode: ``None`` or ``"ansi"`` (a transcript string).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 - Gymnasium API
-    scene_type: ClassVar[type[Scene[Any]]]
+    benchmark_name: ClassVar[str | None] = None
+    """Subclasses fixed to one benchmark (``CreativityEnv``) refuse configs of another."""
 
     def __init__(
         self,
         config: EpisodeConfig,
-        items: Sequence[Item] | None = None,
+        items: Sequence[Any] | None = None,
         judge: Judge | None = None,
         render_mode: str | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode {render_mode!r} is not supported; use None or 'ansi'")
+        if self.benchmark_name is not None and config.benchmark != self.benchmark_name:
+            raise ConfigError(f"{type(self).__name__} runs {self.benchmark_name} configs, got {config.name!r}")
         self.config = config
         self.render_mode = render_mode
+        self.benchmark: Benchmark[Any, Any] = get_benchmark(config.benchmark)
         if items is None:
             from lateralgym.envs._datasets import load_config_items
 
             items = load_config_items(config)
-        wanted = self.scene_type.item_type
+        wanted = self.benchmark.item_type
         bad = [type(i).__name__ for i in items if not isinstance(i, wanted)]
         if bad or not items:
             raise ConfigError(
                 f"config {config.name!r} needs {wanted.__name__} items; got {len(items)} items"
                 + (f" including {bad[0]}" if bad else "")
             )
-        self.items: tuple[Item, ...] = tuple(items)
-        self._index = {str(i.id): n for n, i in enumerate(self.items)}
+        self.items: tuple[Any, ...] = tuple(items)
+        ids = [self.benchmark.item_id(i) for i in self.items]
+        self._index = {key: n for n, key in enumerate(ids)}
         if len(self._index) != len(self.items):
-            raise ConfigError(f"item ids must be unique; repeated: {duplicate_ids(self.items)[:5]}")
+            raise ConfigError(f"item ids must be unique; repeated: {duplicate_ids(ids)[:5]}")
         if judge is None:
             from lateralgym.judges import make_judge
 
-            judge = make_judge(config.judge)
-        supported = getattr(judge, "benchmarks", None)
-        if supported is not None and config.benchmark not in supported:
-            raise ConfigError(
-                f"judge {judge.name!r} cannot judge {config.benchmark} (it judges {', '.join(sorted(supported))}); "
-                "pick another judge, e.g. the config's default"
-            )
+            judge = make_judge(config.judge, benchmark=config.benchmark)
         self.judge = judge
-        self.action_space = text_space(4096)
+        self.action_space = text_space(MAX_ACTION)
         self.observation_space = spaces.Dict(
             {
                 "text": text_space(),
                 "turn": spaces.Discrete(config.max_turns + 1),
-                **self.scene_type.extra_spaces(config),
+                **self.benchmark.scene_type.extra_spaces(config),
             }
         )
-        self.scene: SceneT | None = None
+        self.scene: Scene[Any, Any] | None = None
         self.turn = 0
         self.invalid_actions = 0
         self.done = True
@@ -290,16 +271,26 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
                 raise ConfigError(f"item index {index} is out of range 0..{len(self.items) - 1}")
         else:
             index = int(self.np_random.integers(len(self.items)))
-        self.scene = self.scene_type(self.items[index], self.config, self.judge, self.np_random)  # type: ignore[assignment]
+        self.scene = self.benchmark.scene_type(self.items[index], self.config, self.judge, self.np_random)
         self.turn = 0
         self.invalid_actions = 0
         self.done = False
         self.records = []
-        self._brief = self.scene.brief()  # type: ignore[union-attr]
+        self._brief = self.scene.brief()
         return self._observation(self._brief), self._info(None, valid=True)
 
-    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        """Apply one action (text, dict or ``Action``); invalid ones are answered, never raised."""
+    def step(self, action: Any) -> StepResult:
+        """Apply one action (text, dict or ``Action``); invalid ones are answered, never raised.
+
+        The synchronous face of ``astep`` for Gymnasium users.
+        """
+        coroutine = self.astep(action)
+        if getattr(self.judge, "synchronous", False):
+            return drive(coroutine)
+        return run_sync(coroutine)
+
+    async def astep(self, action: Any) -> StepResult:
+        """``step`` as a coroutine: the runner awaits it, so an LLM judge runs on the runner's loop."""
         if self.scene is None or self.done:
             raise EpisodeOverError("the episode is over (or was never started): call reset() first")
         parsed = parse_action(action)
@@ -313,7 +304,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
             )
         else:
             self.scene.turn = self.turn
-            handled = self.scene.handle(parsed)
+            handled = await self.scene.handle(parsed)
         reward = handled.reward + rewards.step + (0.0 if handled.valid else rewards.invalid)
         out_of_turns = not handled.terminated and self.turn >= self.config.max_turns
         # A single-answer mode ends by its rules when its one turn is spent (even on an invalid
@@ -339,6 +330,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
                 truncated=truncated,
                 judge_label=judge.label if judge else None,
                 judge_raw=judge.raw if judge else None,
+                judge_calls=judge.calls if judge else (),
             )
         )
         return self._observation(message), reward, terminated, truncated, self._info(handled, handled.valid)
@@ -364,7 +356,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
     def _info(self, handled: Handled | None, valid: bool) -> dict[str, Any]:
         assert self.scene is not None
         info: dict[str, Any] = {
-            "item": item_key(str(self.scene.item.id)),
+            "item": item_key(self.item_id),
             "benchmark": self.config.benchmark,
             "mode": self.config.mode,
             "turn": self.turn,
@@ -374,28 +366,41 @@ class LateralEnv(gym.Env[dict[str, Any], Any], Generic[SceneT]):
         if handled is not None and handled.judge is not None:
             info["judge_label"] = handled.judge.label
         if self.done:
-            info["outcome"] = self.outcome()
+            info["outcome"] = self.outcome().model_dump(mode="json")
         return info
 
-    def outcome(self) -> dict[str, Any]:
-        """The scene's metric inputs plus the engine's counts (turns, the turn limit, invalid actions)."""
+    def outcome(self) -> Outcome:
+        """The typed outcome: the scene's fields plus the engine's counts (turns, limit, invalid actions)."""
         assert self.scene is not None
-        return {
-            **self.scene.outcome(),
-            "turns": self.turn,
-            "max_turns": self.config.max_turns,
-            "invalid_actions": self.invalid_actions,
-        }
+        result: Outcome = self.scene.outcome(self.turn, self.invalid_actions)
+        return result
 
     @property
     def item_id(self) -> str:
         """Id of the current item (privileged: agents see only ``info["item"]``, an opaque key)."""
-        return str(self.item.id)
+        return self.benchmark.item_id(self.item)
 
     @property
-    def item(self) -> Item:
+    def item(self) -> Any:
         """The current item (privileged: agents must not read it, except the oracle)."""
         if self.scene is None:
             raise EpisodeOverError("no episode yet: call reset() first")
-        item: Item = self.scene.item
-        return item
+        return self.scene.item
+
+
+T = TypeVar("T")
+
+
+def drive(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never suspends (an offline judge's) to its result, with no event loop.
+
+    Raises:
+        RuntimeError: the coroutine suspended: it needs an event loop (use ``run_sync``).
+    """
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        result: T = done.value
+        return result
+    coroutine.close()
+    raise RuntimeError("a judge marked synchronous awaited something; run the step on an event loop")

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from lateralgym.envs._actions import Commit
 from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._matching import content_stems, words
-from lateralgym.envs._schema import CreativityTask, Item, MCQPuzzle, SituationPuzzle
 
 AnswerLabel = Literal["yes", "no", "irrelevant"]
 VerdictLabel = Literal["correct", "not_yet", "incorrect"]
@@ -82,11 +81,11 @@ class Judge(Protocol):
     name: str
     """Spec of the judge, as written in configs and logs."""
 
-    async def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
+    async def answer(self, item: Any, question: str, history: tuple[QA, ...]) -> JudgeReply:
         """Reply yes / no / irrelevant to a question."""
         ...
 
-    async def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
+    async def grade(self, item: Any, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
         """Judge a final answer: correct, not_yet (with a hint) or incorrect."""
         ...
 
@@ -123,30 +122,21 @@ def normalise_answer(text: str) -> AnswerLabel | None:
     return _SYNONYMS.get(tokens[0])
 
 
-def secret_text(item: Item) -> str:
-    """Everything about ``item`` the player must never be shown."""
-    if isinstance(item, SituationPuzzle):
-        return " ".join([item.answer, *item.clues])
-    if isinstance(item, CreativityTask):
-        s = item.solution
-        return " ".join(
-            [s.prepare_recipient, s.prepare_use_condition, s.prepare_environment_condition, s.apply_affordance]
-        )
-    if isinstance(item, MCQPuzzle):
-        return item.choices[item.label]
-    raise TypeError(f"unknown item type {type(item).__name__}")
+def secret_text(item: Any) -> str:
+    """Everything about ``item`` the player must never be shown (its benchmark says what)."""
+    from lateralgym.envs._benchmark import benchmark_of
+
+    return " ".join(benchmark_of(item).secret_texts(item))
 
 
-def public_text(item: Item) -> str:
+def public_text(item: Any) -> str:
     """What the player is shown about ``item`` up front."""
-    if isinstance(item, SituationPuzzle):
-        return f"{item.title} {item.story}"
-    if isinstance(item, CreativityTask):
-        return f"{item.task} {item.environment}"
-    return f"{item.question} {' '.join(item.choices)}"
+    from lateralgym.envs._benchmark import benchmark_of
+
+    return benchmark_of(item).public_text(item)
 
 
-def leaked_words(text: str, item: Item) -> set[str]:
+def leaked_words(text: str, item: Any) -> set[str]:
     """Word stems of ``text`` that only the hidden answer contains, not the public text (story, task)."""
     secret = content_stems(secret_text(item)) - content_stems(public_text(item))
     return content_stems(text) & secret
@@ -159,7 +149,7 @@ def shares_phrase(text: str, secret: str, n: int = 3) -> bool:
     return any(tuple(a[i : i + n]) in grams for i in range(len(a) - n + 1))
 
 
-def leak_free(text: str, item: Item, max_secret_words: int = 0) -> bool:
+def leak_free(text: str, item: Any, max_secret_words: int = 0) -> bool:
     """True when ``text`` may be shown to the player: no phrase of the hidden answer and at most
     ``max_secret_words`` words found only in it."""
     secret = secret_text(item)
@@ -171,9 +161,46 @@ def leak_free(text: str, item: Item, max_secret_words: int = 0) -> bool:
 _WS = re.compile(r"\s+")
 
 
-def clean_hint(hint: str | None, item: Item) -> str | None:
+def clean_hint(hint: str | None, item: Any) -> str | None:
     """The hint if it is short and leak-free, else None (the player then just hears 'not yet')."""
     if not hint:
         return None
     hint = _WS.sub(" ", hint).strip()[:200]
     return hint if hint and leak_free(hint, item) else None
+
+
+_STATED = re.compile(
+    r"\b(?:answer|reply|response|verdict|label)\s*(?:is|would\s+be|:|=|-)\s*[\"'*`]*\s*(yes|no|irrelevant)\b",
+    re.IGNORECASE,
+)
+_NOT_YET = re.compile(r"^\W*(?:not\s+yet|not\s+correct|incorrect|wrong|no)\b[\s:,.;!\-\u2013\u2014]*(.*)$", re.S | re.I)
+
+
+def extract_answer_label(text: str) -> AnswerLabel | None:
+    """yes / no / irrelevant from a judge's reply, or None when it gives no clear verdict.
+
+    ``normalise_answer`` (the first word) decides first; otherwise one stated verdict such as
+    "the answer is yes" counts. Replies stating two different verdicts are unclear.
+    """
+    label = normalise_answer(text)
+    if label is not None:
+        return label
+    stated = {match.group(1).lower() for match in _STATED.finditer(text)}
+    if len(stated) == 1:
+        found = stated.pop()
+        return "yes" if found == "yes" else "no" if found == "no" else "irrelevant"
+    return None
+
+
+def parse_grade(text: str) -> tuple[Literal["correct", "not_yet"], str | None] | None:
+    """The one verdict parser: ``("correct", None)`` or ``("not_yet", hint)`` from a judge's reply
+    (an LLM's or a person's), or None when unclear."""
+    tokens = words(text)
+    if not tokens:
+        return None
+    if tokens[0] in {"correct", "solved", "yes"}:
+        return "correct", None
+    match = _NOT_YET.match(text)
+    if match is None:
+        return None
+    return "not_yet", match.group(1).strip() or None

@@ -1,51 +1,50 @@
-"""Load any supported dataset file: the official releases, CreativityBench tasks, and our own JSONL.
+"""Load any supported dataset file: every registered benchmark's official formats, and our own JSONL.
 
-``load_items(path)`` detects the format from the file's magic bytes, extension and first record:
+``load_items(path)`` detects the format and dispatches to the benchmark that reads it. The formats
+are the benchmarks' own (``Benchmark.formats``); the built-in ones are:
 
 ===================  ==================================================================
 format               files
 ===================  ==================================================================
 ``brainteaser``      BrainTeaser ``.npy`` (EMNLP, SemEval; test splits with ``*_answer.npy``)
 ``splat``            SPLAT ``puzzles.xlsx``
-``lateval``          LatEval ``english.json``
+``lateval``          LatEval ``english.json`` / ``chinese.json``
 ``creativitybench``  CreativityBench task JSON (a list of tasks)
-``jsonl``            ours: ``CreativityTask``, ``MCQPuzzle``, ``SituationPuzzle`` or ``Entity`` lines
+``riddlesense``      RiddleSense ``rs_train.jsonl`` / ``rs_dev.jsonl``
+``jsonl``            ours: one item a line (any benchmark's item type), or ``Entity`` lines (a KB)
 ===================  ==================================================================
 
-The readers live in ``_loaders_official`` (BrainTeaser, SPLAT, LatEval), ``_loaders_creativity``
-(CreativityBench) and ``_samples`` (our JSONL); this module detects the format and dispatches.
 Every failure is a ``DatasetError`` naming the file, the record and the field.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
+from lateralgym.envs._benchmark import DatasetFormat, all_benchmarks
 from lateralgym.envs._errors import DatasetError
-from lateralgym.envs._loaders_creativity import (
+from lateralgym.envs._loaders_official import existing_file, load_brainteaser, load_lateval, load_splat, read_json
+from lateralgym.envs._samples import json_lines, read_jsonl, read_lines
+from lateralgym.envs._schema import Entity
+from lateralgym.envs.benchmarks.creativity._loaders import (
     GOLD_MARKER,
     SIMILARITY_TIERS,
-    is_seed_entity,
     load_creativitybench,
     parse_parts,
     split_top_level,
 )
-from lateralgym.envs._loaders_official import existing_file, load_brainteaser, load_lateval, load_splat, read_json
-from lateralgym.envs._samples import json_lines, read_jsonl, read_lines
-from lateralgym.envs._schema import CreativityTask, Entity, MCQPuzzle, SituationPuzzle
 
 __all__ = [
-    "FORMATS",
     "GOLD_MARKER",
-    "JSONL_MODELS",
-    "LOADERS",
     "SIMILARITY_TIERS",
-    "Records",
     "detect_format",
+    "formats",
+    "jsonl_models",
     "load_brainteaser",
     "load_creativitybench",
     "load_items",
@@ -56,102 +55,95 @@ __all__ = [
     "split_top_level",
 ]
 
-Records = list[CreativityTask] | list[MCQPuzzle] | list[SituationPuzzle] | list[Entity]
-"""What a loader returns: records of one kind, in file order."""
-
-FORMATS = ("brainteaser", "splat", "lateval", "creativitybench", "jsonl")
-"""Format names ``load_items`` accepts."""
-
-JSONL_MODELS: tuple[tuple[str, type[BaseModel]], ...] = (
-    ("gold", CreativityTask),
-    ("choices", MCQPuzzle),
-    ("story", SituationPuzzle),
-    ("parts", Entity),
-)
-"""Key that identifies each record kind in our JSONL format, checked in this order."""
+_DATA_RECORDS: tuple[tuple[frozenset[str], type[BaseModel]], ...] = ((frozenset({"parts"}), Entity),)
+"""JSONL records that are data but no benchmark's items: knowledge-base entities."""
 
 
-def _format_of(record: object) -> str | None:
+def jsonl_models() -> list[tuple[frozenset[str], type[BaseModel]]]:
+    """(identifying keys, model) of every record kind our JSONL holds, most specific first."""
+    kinds = [(b.jsonl_keys, b.item_type) for b in all_benchmarks() if b.jsonl_keys]
+    return sorted([*kinds, *_DATA_RECORDS], key=lambda kind: len(kind[0]), reverse=True)
+
+
+def _jsonl_model_of(record: object) -> type[BaseModel] | None:
     if not isinstance(record, dict):
         return None
-    if any(key in record for key, _ in JSONL_MODELS):
-        return "jsonl"
-    if "task_id" in record or "golds" in record or is_seed_entity(record):
-        return "creativitybench"
-    if "clue" in record or {"question", "answer"} <= record.keys():
-        return "lateval"
-    return None
+    return next((model for keys, model in jsonl_models() if keys <= record.keys()), None)
 
 
-def detect_format(path: str | Path) -> str:
-    """The format of a dataset file, one of ``FORMATS``, from magic bytes, extension and first record."""
-    path = existing_file(path)
-    with path.open("rb") as handle:
-        magic = handle.read(8)
-    suffix = path.suffix.lower()
-    if magic.startswith(b"\x93NUMPY") or suffix == ".npy":
-        return "brainteaser"
-    if magic.startswith(b"PK\x03\x04") or suffix in (".xlsx", ".xlsm"):
-        return "splat"
+def formats() -> dict[str, DatasetFormat]:
+    """Every readable format by name: the registered benchmarks' plus our ``jsonl``."""
+    found = {f.name: f for b in all_benchmarks() for f in b.formats}
+    found["jsonl"] = DatasetFormat(
+        "jsonl",
+        "LateralGym JSONL: one item (or KB entity) a line",
+        lambda path, record: _jsonl_model_of(record) is not None,
+        load_jsonl,
+    )
+    return found
+
+
+def _first_record(path: Path) -> Any:
+    """The first JSON value of a text file: its first JSONL line, or a JSON list's first element."""
     lines = [line for line in read_lines(path) if line.strip()]
     if not lines:
         raise DatasetError(path, "is empty")
-    found = None
     try:
         data = json.loads(lines[0])  # a JSONL record, or a whole JSON file written on one line
     except json.JSONDecodeError:
         data = read_json(path)
-    found = _format_of(data[0] if isinstance(data, list) and data else data)
-    if found is None:
-        raise DatasetError(
-            path,
-            f"cannot tell the dataset format from its first record; pass format= one of {list(FORMATS)}",
-            record="line 1",
-        )
-    return found
+    return data[0] if isinstance(data, list) and data else data
+
+
+def detect_format(path: str | Path) -> str:
+    """The name of a dataset file's format (see ``formats()``): binary formats by their signature,
+    text formats by their first record."""
+    path = existing_file(path)
+    known = formats()
+    for fmt in known.values():
+        if fmt.binary and fmt.sniff(path, None):
+            return fmt.name
+    record = _first_record(path)
+    # Our JSONL first: its records are the item models themselves, official ones are not.
+    ordered = [known["jsonl"], *(f for f in known.values() if not f.binary and f.name != "jsonl")]
+    for fmt in ordered:
+        if fmt.sniff(path, record):
+            return fmt.name
+    raise DatasetError(
+        path,
+        f"cannot tell the dataset format from its first record; pass format= one of {sorted(known)}",
+        record="line 1",
+    )
 
 
 def _jsonl_model(path: Path) -> type[BaseModel]:
     for number, record in json_lines(path, read_lines(path)):
-        if isinstance(record, dict):
-            for key, model in JSONL_MODELS:
-                if key in record:
-                    return model
-        raise DatasetError(
-            path,
-            "cannot tell the record kind: expected a key 'gold' (CreativityTask), "
-            "'choices' (MCQPuzzle), 'story' (SituationPuzzle) or 'parts' (Entity)",
-            record=f"line {number}",
-        )
+        model = _jsonl_model_of(record)
+        if model is not None:
+            return model
+        kinds = ", ".join(f"{'/'.join(sorted(keys))} ({model.__name__})" for keys, model in jsonl_models())
+        raise DatasetError(path, f"cannot tell the record kind: expected the keys of one of {kinds}", record=f"line {number}")
     raise DatasetError(path, "is empty")
 
 
-def load_jsonl(path: str | Path) -> Records:
+def load_jsonl(path: str | Path) -> list[Any]:
     """Read a LateralGym JSONL file; the record kind comes from the first record's keys."""
     path = existing_file(path)
-    return read_jsonl(path, _jsonl_model(path))  # type: ignore[return-value]
+    return read_jsonl(path, _jsonl_model(path))
 
 
-LOADERS: dict[str, Callable[[Path], Sequence[object]]] = {
-    "brainteaser": load_brainteaser,
-    "splat": load_splat,
-    "lateval": load_lateval,
-    "creativitybench": load_creativitybench,
-    "jsonl": load_jsonl,
-}
-
-
-def load_items(path: str | Path, format: str | None = None) -> Records:
+def load_items(path: str | Path, format: str | None = None) -> Sequence[Any]:
     """Load a dataset file in any supported format.
 
     Args:
         path: The file: an official release file or a LateralGym JSONL file.
-        format: One of ``FORMATS``; detected from the file when None.
+        format: One of ``formats()``'s names; detected from the file when None.
 
     Returns:
         The file's records, all of one kind, in file order.
     """
-    if format is not None and format not in LOADERS:
-        raise DatasetError(path, f"unknown format {format!r}; choose one of {list(FORMATS)}")
+    known = formats()
+    if format is not None and format not in known:
+        raise DatasetError(path, f"unknown format {format!r}; choose one of {sorted(known)}")
     chosen = format or detect_format(path)
-    return LOADERS[chosen](Path(path))  # type: ignore[return-value]
+    return known[chosen].load(existing_file(path))

@@ -36,9 +36,20 @@ def match_name(query: str, names: Sequence[str]) -> str | None:
     return None
 
 
+_WORD = re.compile(
+    r"[\u2e80-\u9fff\uf900-\ufaff\u3040-\u30ff]"  # CJK ideographs and kana: one token each
+    r"|[^\W_\u2e80-\u9fff\uf900-\ufaff\u3040-\u30ff]+"  # other letters and digits, in runs
+)
+
+
 def words(text: str) -> list[str]:
-    """Lower-case alphanumeric tokens of ``text``."""
-    return re.findall(r"[0-9a-z]+", text.lower())
+    """Lower-case word tokens of ``text``, in any script.
+
+    Runs of letters and digits form a word (``café``, ``πr``, ``2000``); Chinese and Japanese
+    characters, written without spaces, are one token each, so overlap and leak checks work on
+    them too.
+    """
+    return _WORD.findall(text.lower())
 
 
 STOPWORDS = frozenset(

@@ -11,31 +11,35 @@ import json
 from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from lateralgym.envs._errors import DatasetError
-from lateralgym.envs._schema import AffordanceKB, CreativityTask, Entity, MCQPuzzle, SituationPuzzle
+from lateralgym.envs._schema import AffordanceKB, Entity
 
-SampleName = Literal["kb", "creativity", "brainteaser", "splat"]
-
-SAMPLE_FILES: dict[SampleName, str] = {
+SAMPLE_FILES: dict[str, str] = {
     "kb": "affordance_kb.jsonl",
     "creativity": "creativity_tasks.jsonl",
     "brainteaser": "brainteaser.jsonl",
     "splat": "situation_puzzles.jsonl",
+    "riddlesense": "riddlesense.jsonl",
 }
-"""Shipped sample file for each dataset name."""
+"""Shipped sample file for each dataset name (the benchmarks name theirs as ``sample_file``)."""
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def sample_path(name: SampleName) -> Path:
-    """Path of a shipped sample file."""
+def sample_file_path(filename: str) -> Path:
+    """Path of a file shipped in ``lateralgym/envs/data``."""
+    return Path(str(resources.files("lateralgym.envs").joinpath("data", filename)))
+
+
+def sample_path(name: str) -> Path:
+    """Path of a shipped sample file, by dataset name (``kb`` or a benchmark's name)."""
     if name not in SAMPLE_FILES:
         raise DatasetError(name, f"no sample dataset named {name!r}; choose one of {sorted(SAMPLE_FILES)}")
-    return Path(str(resources.files("lateralgym.envs").joinpath("data", SAMPLE_FILES[name])))
+    return sample_file_path(SAMPLE_FILES[name])
 
 
 def validation_message(exc: ValidationError) -> tuple[str, str]:
@@ -92,14 +96,12 @@ def load_sample_kb() -> AffordanceKB:
         raise DatasetError(path, validation_message(exc)[1]) from exc
 
 
-def load_sample_items(
-    name: Literal["creativity", "brainteaser", "splat"],
-) -> list[CreativityTask] | list[MCQPuzzle] | list[SituationPuzzle]:
-    """The shipped items of one benchmark."""
-    if name == "creativity":
-        return read_jsonl(sample_path(name), CreativityTask)
-    if name == "brainteaser":
-        return read_jsonl(sample_path(name), MCQPuzzle)
-    if name == "splat":
-        return read_jsonl(sample_path(name), SituationPuzzle)
-    raise DatasetError(name, f"no sample items named {name!r}; choose creativity, brainteaser or splat")
+def load_sample_items(name: str) -> list[Any]:
+    """The shipped items of one benchmark (by its registered name)."""
+    from lateralgym.envs._benchmark import get_benchmark
+    from lateralgym.envs._errors import ConfigError
+
+    try:
+        return get_benchmark(name).sample_items()
+    except ConfigError as exc:
+        raise DatasetError(name, f"no sample items named {name!r}: {exc}") from None

@@ -304,7 +304,26 @@ class CreativityTask(_Frozen):
         return next((e for e in self.entities if snake(e.name) == key), None)
 
 
-class MCQPuzzle(_Frozen):
+class MultipleChoiceItem(_Frozen):
+    """A multiple-choice question with one intended option (BrainTeaser, RiddleSense)."""
+
+    id: str
+    """Unique id."""
+    question: str
+    """The question or riddle."""
+    choices: tuple[str, ...] = Field(min_length=2, max_length=8)
+    """The options, in the order shown (``A`` first)."""
+    label: int = Field(ge=0)
+    """Index of the correct choice."""
+
+    @model_validator(mode="after")
+    def _label_in_range(self) -> MultipleChoiceItem:
+        if self.label >= len(self.choices):
+            raise ValueError(f"label {self.label} is out of range for {len(self.choices)} choices")
+        return self
+
+
+class MCQPuzzle(MultipleChoiceItem):
     """A BrainTeaser multiple-choice puzzle."""
 
     id: str
@@ -315,17 +334,6 @@ class MCQPuzzle(_Frozen):
     """``sentence`` or ``word`` puzzle."""
     variant: PuzzleVariant
     """``original``, ``semantic`` reconstruction or ``context`` reconstruction."""
-    question: str
-    choices: tuple[str, ...] = Field(min_length=2, max_length=8)
-    """The options, the last usually ``"None of above."``."""
-    label: int = Field(ge=0)
-    """Index of the correct choice."""
-
-    @model_validator(mode="after")
-    def _label_in_range(self) -> MCQPuzzle:
-        if self.label >= len(self.choices):
-            raise ValueError(f"label {self.label} is out of range for {len(self.choices)} choices")
-        return self
 
 
 class SituationPuzzle(_Frozen):

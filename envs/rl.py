@@ -27,7 +27,7 @@ import numpy as np
 
 from lateralgym.envs._config import EpisodeConfig, RewardConfig
 from lateralgym.envs._schema import Item
-from lateralgym.envs.creativity import CreativityEnv
+from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.wrappers import DiscreteCreativity
 
 FEATURES: tuple[str, ...] = (

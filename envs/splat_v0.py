@@ -6,8 +6,12 @@ driven from outside), alternating with the player: the player asks a yes/no ques
 proposes an explanation, then the judge replies. It feeds the same metrics as
 ``lateralgym/Splat-v0`` (Acc, Rnd, O/A per band). Use ``env()`` for the wrapped env.
 
+It is a thin adapter over the same SPLAT scene as ``lateralgym/Splat-v0``: one set of rules, one
+opening text, one verdict parser. The adapter steps the Gymnasium env's ``astep`` coroutine, and
+when the scene asks its judge, the coroutine pauses until the ``judge`` agent has spoken.
+
 ## Action Space
-Both agents: ``Text``. The player writes ``ask: <question>`` or ``commit: <explanation>``. The
+Both agents: ``UnicodeText``. The player writes ``ask: <question>`` or ``commit: <explanation>``. The
 judge writes ``yes`` / ``no`` / ``irrelevant`` to a question and ``correct`` or ``not yet: <hint>``
 to an explanation. The env normalises the judge's reply to that vocabulary (unclear answers
 become ``irrelevant``; an unclear verdict is ``not yet``) and forwards to the player only the
@@ -41,25 +45,25 @@ Both agents terminate when solved; both truncate after ``max_turns`` player roun
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Coroutine, Generator, Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from lateralgym.envs._actions import Ask, Commit, Invalid, explanation, parse_action
+from lateralgym.envs._actions import Commit
 from lateralgym.envs._config import EpisodeConfig
-from lateralgym.envs._engine import item_key, sanitise, text_space, usage_text
+from lateralgym.envs._engine import MAX_ACTION, StepResult
 from lateralgym.envs._errors import ConfigError
-from lateralgym.envs._judging import QA, AnswerLabel, clean_hint, normalise_answer, question_counts
-from lateralgym.envs._matching import words
+from lateralgym.envs._judging import QA, JudgeReply, extract_answer_label, parse_grade
 from lateralgym.envs._schema import SituationPuzzle
-from lateralgym.envs.splat import REPLY_CODES
+from lateralgym.envs._text import sanitise, text_space
+from lateralgym.envs.benchmarks.splat import SplatEnv
 
 PLAYER, JUDGE = "player", "judge"
+WAITING = "Waiting for the player."
 
 
 def env(**kwargs: Any) -> AECEnv[str, dict[str, Any], str]:
@@ -70,12 +74,35 @@ def env(**kwargs: Any) -> AECEnv[str, dict[str, Any], str]:
 
 
 def parse_verdict(text: str) -> tuple[str, str | None]:
-    """``("correct", None)`` or ``("not_yet", hint)`` from a judge's free text."""
-    tokens = words(text)
-    if tokens[:1] in (["correct"], ["yes"], ["solved"]):
-        return "correct", None
-    rest = text.split(":", 1)[1] if ":" in text else ""
-    return "not_yet", rest.strip() or None
+    """``("correct", None)`` or ``("not_yet", hint)`` from a judge's free text (unclear: not yet)."""
+    return parse_grade(text) or ("not_yet", None)
+
+
+class _JudgeTurn:
+    """What the scene awaits when it asks the judge agent; the agent's text is sent back in."""
+
+    def __init__(self, kind: str, text: str) -> None:
+        self.kind = kind
+        self.text = text
+
+    def __await__(self) -> Generator[_JudgeTurn, str, str]:
+        reply = yield self
+        return reply
+
+
+class AgentJudge:
+    """The judge seat of the AEC env: each call waits for the ``judge`` agent's reply text."""
+
+    name = "agent"
+
+    async def answer(self, item: Any, question: str, history: tuple[QA, ...]) -> JudgeReply:
+        text = await _JudgeTurn("ask", question)
+        return JudgeReply(label=extract_answer_label(text) or "irrelevant", raw=text)
+
+    async def grade(self, item: Any, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
+        text = await _JudgeTurn("commit", commit.answer or "")
+        verdict, hint = parse_verdict(text)
+        return JudgeReply(label="correct" if verdict == "correct" else "not_yet", hint=hint, raw=text)
 
 
 class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: N801 - PettingZoo naming
@@ -93,22 +120,16 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         self.config = config or EpisodeConfig.named("splat")
         if self.config.benchmark != "splat":
             raise ConfigError(f"splat_v0 needs a splat config, got {self.config.name!r}")
-        if items is None:
-            from lateralgym.envs._datasets import load_config_items
-
-            items = load_config_items(self.config)  # type: ignore[assignment]
-        assert items is not None
-        self.items = tuple(items)
+        self.game = SplatEnv(self.config, items=items, judge=AgentJudge())
+        self.items = self.game.items
         self.render_mode = render_mode
         self.possible_agents = [PLAYER, JUDGE]
         self.agents: list[str] = []
-        obs_space = spaces.Dict(
-            {"text": text_space(), "turn": spaces.Discrete(self.config.max_turns + 1), "last_reply": spaces.Discrete(6)}
-        )
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: text_space(4096) for a in self.possible_agents}
-        self._np_random, _ = seeding.np_random(None)
+        self.observation_spaces = {a: self.game.observation_space for a in self.possible_agents}
+        self.action_spaces = {a: text_space(MAX_ACTION) for a in self.possible_agents}
         self.transcript: list[str] = []
+        self._pending: Coroutine[Any, Any, StepResult] | None = None
+        self._turn: _JudgeTurn | None = None
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -117,72 +138,56 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
-        options = options or {}
-        if "item_id" in options:
-            found = [i for i in self.items if i.id == options["item_id"]]
-            if not found:
-                raise ConfigError(f"no puzzle with id {options['item_id']!r}")
-            self.puzzle = found[0]
-        else:
-            self.puzzle = self.items[int(self._np_random.integers(len(self.items)))]
+        observation, info = self.game.reset(seed=seed, options=options)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {}
-        self.rounds = 0
-        self.last_reply = 0
-        self.history: list[QA] = []
-        self.pending: Ask | Commit | None = None
-        self.solved = False
-        self.attempts = 0
-        self.first_commit_turn: int | None = None
-        self.invalid_actions = 0
-        title = f"TITLE: {self.puzzle.title}\n" if self.puzzle.title else ""
-        self._text = {
-            PLAYER: f"{title}STORY: {self.puzzle.story}\nAsk yes/no questions or explain what happened. "
-            f"You have {self.config.max_turns} rounds.\n{usage_text(self.config)}",
-            JUDGE: "Waiting for the player.",
-        }
+        if self._pending is not None:
+            self._pending.close()
+        self._pending, self._turn = None, None
+        self._text = {PLAYER: str(observation["text"]), JUDGE: WAITING}
+        self._player_info = info
         self.transcript = [self._text[PLAYER]]
         self.agent_selection = PLAYER
         self._refresh_infos()
 
-    def _refresh_infos(self, outcome: dict[str, Any] | None = None) -> None:
+    @property
+    def puzzle(self) -> SituationPuzzle:
+        """The current puzzle (privileged)."""
+        puzzle: SituationPuzzle = self.game.item
+        return puzzle
+
+    def _refresh_infos(self) -> None:
         """The player's info holds only public facts; the judge's also the move it must answer."""
-        key = item_key(self.puzzle.id)
-        history = [[qa.question, qa.label] for qa in self.history]
-        extra = {"outcome": outcome} if outcome is not None else {}
-        self.infos = {
-            PLAYER: {
-                "item": key,
-                "benchmark": "splat",
-                "mode": self.config.mode,
-                "turn": self.rounds,
-                "public": {"title": self.puzzle.title, "story": self.puzzle.story, "history": history},
-                **extra,
-            },
-            JUDGE: {
-                "item": key,
-                "pending": self.pending.model_dump() if self.pending is not None else None,
-                "history": history,
-                **extra,
-            },
-        }
+        history = self._player_info["public"]["history"]
+        pending = None
+        if self._turn is not None:
+            pending = {"kind": "ask", "question": self._turn.text} if self._turn.kind == "ask" else {
+                "kind": "commit",
+                "answer": self._turn.text,
+            }
+        judge_info: dict[str, Any] = {"item": self._player_info["item"], "pending": pending, "history": history}
+        if "outcome" in self._player_info:
+            judge_info["outcome"] = self._player_info["outcome"]
+        self.infos = {PLAYER: dict(self._player_info), JUDGE: judge_info}
 
     def observe(self, agent: str) -> dict[str, Any]:
-        return {
-            "text": sanitise(self._text[agent]),
-            "turn": np.int64(self.rounds),
-            "last_reply": np.int64(self.last_reply),
-        }
+        scene = self.game.scene
+        last = scene.last_reply if scene is not None else 0  # type: ignore[attr-defined]
+        return {"text": sanitise(self._text[agent]), "turn": np.int64(self.game.turn), "last_reply": np.int64(last)}
 
-    def _judge_brief(self) -> str:
+    def _judge_text(self, turn: _JudgeTurn) -> str:
         p = self.puzzle
-        return f"You are the judge. TITLE: {p.title}\nSTORY: {p.story}\nHIDDEN ANSWER: {p.answer}\n"
+        brief = f"You are the judge. TITLE: {p.title}\nSTORY: {p.story}\nHIDDEN ANSWER: {p.answer}\n"
+        if turn.kind == "ask":
+            return brief + f"QUESTION: {turn.text}\nReply with yes, no or irrelevant."
+        return (
+            brief
+            + f"PROPOSED EXPLANATION: {turn.text}\n"
+            + "Reply 'correct' or 'not yet: <a hint that does not give the answer away>'."
+        )
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -192,98 +197,43 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         if agent == PLAYER:
-            self._player_step(action)
+            self._pending = self.game.astep(action)
+            self._advance(None)
         else:
-            self._judge_step(action)
+            text = action if isinstance(action, str) else str(action)
+            self._advance(text)
         self._accumulate_rewards()
 
-    def _player_step(self, action: Any) -> None:
-        self.rounds += 1
-        parsed = parse_action(action)
-        self.rewards[PLAYER] += self.config.rewards.step
-        if isinstance(parsed, Invalid) or parsed.kind not in self.config.allowed_actions:
-            reason = parsed.reason if isinstance(parsed, Invalid) else f"'{parsed.kind}' is not allowed"
-            self._invalid_round(f"Invalid action: {reason}.\n{usage_text(self.config)}")
+    def _advance(self, reply: str | None) -> None:
+        """Run the scene until it finishes the round or waits for the judge agent."""
+        assert self._pending is not None
+        try:
+            waiting = self._pending.send(reply)
+        except StopIteration as done:
+            self._finish(done.value)
             return
-        assert isinstance(parsed, Ask | Commit)  # allowed_actions of a splat config excludes inspect
-        if isinstance(parsed, Commit):
-            parsed = Commit(answer=explanation(parsed))
-            if not (parsed.answer or "").strip():
-                self._invalid_round("Give your explanation: commit: <what really happened>.")
-                return
-            self.attempts += 1
-            if self.first_commit_turn is None:
-                self.first_commit_turn = self.rounds
-        self.pending = parsed
-        if isinstance(parsed, Ask):
-            self._text[JUDGE] = self._judge_brief() + f"QUESTION: {parsed.question}\nReply with yes, no or irrelevant."
-        else:
-            assert isinstance(parsed, Commit)
-            self._text[JUDGE] = (
-                self._judge_brief()
-                + f"PROPOSED EXPLANATION: {parsed.answer}\n"
-                + "Reply 'correct' or 'not yet: <a hint that does not give the answer away>'."
-            )
-        move = parsed.question if isinstance(parsed, Ask) else f"explanation: {parsed.answer}"
+        assert isinstance(waiting, _JudgeTurn), "the SPLAT scene awaits only its judge"
+        self._turn = waiting
+        self._text[JUDGE] = self._judge_text(waiting)
+        move = waiting.text if waiting.kind == "ask" else f"explanation: {waiting.text}"
         self.transcript.append(f"player: {move}")
         self.agent_selection = JUDGE
         self._refresh_infos()
 
-    def _invalid_round(self, message: str) -> None:
-        self.invalid_actions += 1
-        self.rewards[PLAYER] += self.config.rewards.invalid
-        self._text[PLAYER] = message
-        self._end_round_if_out_of_turns()
-
-    def _judge_step(self, action: Any) -> None:
-        text = action if isinstance(action, str) else str(action)
-        if isinstance(self.pending, Ask):
-            label: AnswerLabel = normalise_answer(text) or "irrelevant"
-            self.history.append(QA(question=self.pending.question, label=label))
-            self.last_reply = REPLY_CODES[label]
-            self._text[PLAYER] = f"{label.capitalize()}."
-        else:
-            verdict, hint = parse_verdict(text)
-            self.last_reply = REPLY_CODES[verdict]
-            if verdict == "correct":
-                self.solved = True
-                self._text[PLAYER] = "Correct! That is what happened."
-                self.rewards[PLAYER] += self.config.rewards.correct
-            else:
-                safe = clean_hint(hint, self.puzzle)
-                self._text[PLAYER] = "Not yet." + (f" Hint: {safe}" if safe else "")
-        self.transcript.append(f"judge: {self._text[PLAYER]}")
-        self._text[JUDGE] = "Waiting for the player."
-        self.pending = None
+    def _finish(self, result: StepResult) -> None:
+        observation, reward, terminated, truncated, info = result
+        if self._turn is not None:
+            self.transcript.append(f"judge: {observation['text']}")
+        self._pending, self._turn = None, None
+        self._text = {PLAYER: str(observation["text"]), JUDGE: WAITING}
+        self._player_info = info
+        self.rewards[PLAYER] += reward
         self.agent_selection = PLAYER
-        if self.solved:
+        if terminated:
             self.terminations = {a: True for a in self.agents}
-            self._set_outcome()
-        else:
-            self._end_round_if_out_of_turns()
-
-    def _end_round_if_out_of_turns(self) -> None:
-        if self.rounds >= self.config.max_turns and not self.solved:
+        elif truncated:
             self.truncations = {a: True for a in self.agents}
-            self._text[PLAYER] += f"\nNo rounds left ({self.config.max_turns} used)."
-            self.agent_selection = PLAYER
-            self._set_outcome()
-        else:
-            self._refresh_infos()
-
-    def _set_outcome(self) -> None:
-        outcome = {
-            "solved": self.solved,
-            "turns": self.rounds,
-            "max_turns": self.config.max_turns,
-            **question_counts(self.history),
-            "attempts": self.attempts,
-            "first_commit_turn": self.first_commit_turn,
-            "invalid_actions": self.invalid_actions,
-            "difficulty": self.puzzle.difficulty,
-            "band": self.puzzle.band,
-        }
-        self._refresh_infos(outcome)
+        self._refresh_infos()
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
@@ -291,4 +241,6 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         return "\n".join(self.transcript)
 
     def close(self) -> None:
-        pass
+        if self._pending is not None:
+            self._pending.close()
+            self._pending = None

@@ -5,6 +5,8 @@ from lateralgym.episodes._judge_labels import agreement, judge_labels_from_run, 
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     EpisodeEnd,
+    ModelCall,
+    Usage,
     EpisodeStart,
     LLMBlock,
     LogError,
@@ -29,7 +31,16 @@ from lateralgym.episodes._report import (
     render_metrics,
     write_report,
 )
-from lateralgym.episodes._runner import EpisodeSpec, RunResult, plan_episodes, run, run_async
+from lateralgym.episodes._runner import (
+    EpisodeSpec,
+    Manifest,
+    RunResult,
+    episode_seed,
+    plan_episodes,
+    read_manifest,
+    run,
+    run_async,
+)
 from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
 
 __all__ = [
@@ -42,6 +53,11 @@ __all__ = [
     "EpisodeEnd",
     "EpisodeReplay",
     "EpisodeSpec",
+    "Manifest",
+    "ModelCall",
+    "Usage",
+    "episode_seed",
+    "read_manifest",
     "EpisodeStart",
     "LLMBlock",
     "LogError",

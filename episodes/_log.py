@@ -3,9 +3,11 @@
 A run directory holds ``steps.jsonl``. Every line is one record, told apart by ``type``:
 
 * ``episode_start``: the item, seed, specs and the first observation the player saw;
-* ``step``: one action of an agent, the observation it acted on, the reply, reward, judge reply
-  and the ``llm`` block (raw text, tokens, latency, cache hit, error) for LLM agents;
-* ``episode_end``: the outcome (the metrics' inputs), total reward, turns, and any error.
+* ``step``: one action of an agent, the observation it acted on, the reply, reward, judge reply,
+  the player's model call (``llm``) and the judge's model calls (``judge_calls``), each a
+  ``ModelCall`` (role, model, raw text, tokens, latency, cost, cache hit, attempts, error);
+* ``episode_end``: the benchmark's typed outcome (the metrics' inputs; ``turns`` lives there),
+  total reward, any error, and the model usage per role.
 
 Lines are written with one ``write`` on a file opened for appending and flushed at once, so a
 killed run leaves at worst one torn last line, which the reader skips. Observations longer than
@@ -24,7 +26,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from lateralgym.agents._llm_player import LLMCallRecord as LLMBlock
+from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._errors import LateralGymError
 
 __all__ = [
@@ -34,6 +36,8 @@ __all__ = [
     "EpisodeEnd",
     "EpisodeStart",
     "LLMBlock",
+    "ModelCall",
+    "Usage",
     "LogError",
     "Observation",
     "StepLine",
@@ -43,8 +47,12 @@ __all__ = [
     "read_log",
 ]
 
-LOG_SCHEMA_VERSION = 1
-"""Bumped on any incompatible change to the records below."""
+LOG_SCHEMA_VERSION = 2
+"""Bumped on any incompatible change to the records below (2: typed outcomes with ``turns`` inside,
+judge calls logged, usage per role)."""
+
+LLMBlock = ModelCall
+"""The ``llm`` block of a step line: the player's model call."""
 
 INLINE_LIMIT = 4096
 """Observations longer than this many characters are stored by hash."""
@@ -119,7 +127,53 @@ class StepLine(_Record):
     judge_raw: str | None = None
     terminated: bool = False
     truncated: bool = False
-    llm: LLMBlock | None = None
+    llm: ModelCall | None = None
+    """The player's model call for this step (LLM players)."""
+    judge_calls: list[ModelCall] = Field(default_factory=list)
+    """The judge's model calls for this step (LLM judges), in order."""
+
+
+class Usage(BaseModel):
+    """Model calls summed: an episode's per role, or a run's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0
+    """Requests answered by a server (cache hits and failures excluded)."""
+    cache_hits: int = 0
+    """Calls answered from the on-disk cache, at no cost."""
+    failed_calls: int = 0
+    """Calls that failed for good (or whose reply could not be used)."""
+    attempts: int = 0
+    """HTTP requests sent, retries included."""
+    prompt_tokens: int = 0
+    """Prompt tokens of the calls (of the original call, on a cache hit)."""
+    completion_tokens: int = 0
+    """Completion tokens of the calls (of the original call, on a cache hit)."""
+    cost_usd: float | None = 0.0
+    """Total cost; None when any call's price is unknown."""
+
+    def add(self, call: ModelCall) -> None:
+        """Count one call."""
+        self.attempts += call.attempts
+        self.prompt_tokens += call.prompt_tokens
+        self.completion_tokens += call.completion_tokens
+        if call.cache_hit:
+            self.cache_hits += 1
+        else:
+            self.calls += 1
+        if call.error is not None and not call.text:
+            self.failed_calls += 1
+        if call.cost_usd is None and not call.cache_hit and not call.error:
+            self.cost_usd = None
+        elif self.cost_usd is not None and call.cost_usd is not None:
+            self.cost_usd += call.cost_usd
+
+    def merge(self, other: Usage) -> None:
+        """Add another total to this one."""
+        for name in ("calls", "cache_hits", "failed_calls", "attempts", "prompt_tokens", "completion_tokens"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.cost_usd = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
 
 
 class EpisodeEnd(_Record):
@@ -128,18 +182,18 @@ class EpisodeEnd(_Record):
     type: Literal["episode_end"] = "episode_end"
     repeat: int = 0
     benchmark: str
-    outcome: dict[str, Any]
-    """The scene's outcome (metric inputs); partial (as far as the episode got) when it errored."""
+    outcome: dict[str, Any] | None
+    """The benchmark's typed outcome (``Benchmark.outcome_type``; the metrics' inputs, ``turns``
+    included); partial when the episode errored, None when it never started."""
     meta: dict[str, Any] = Field(default_factory=dict)
     reward: float = 0.0
     """Total reward."""
-    turns: int = 0
     terminated: bool = False
     truncated: bool = False
     error: str | None = None
     """Why the episode could not finish (API failure, agent crash); it still counts as unsolved."""
-    usage: dict[str, Any] = Field(default_factory=dict)
-    """LLM usage summed over the episode."""
+    usage: dict[str, Usage] = Field(default_factory=dict)
+    """Model usage summed over the episode, per role (``player``, ``judge``)."""
 
 
 Record = Annotated[EpisodeStart | StepLine | EpisodeEnd, Field(discriminator="type")]

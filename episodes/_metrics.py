@@ -16,7 +16,10 @@ Conventions shared by every benchmark:
   over all episodes); behaviour means (turns, inspections, exploration) are always plain means.
   BrainTeaser's group accuracy is best-of-R only.
 
-The per-benchmark definitions are in ``_metrics_creativity`` and ``_metrics_puzzles``.
+The per-benchmark definitions belong to the benchmarks (``Benchmark.scorer``; e.g.
+``lateralgym.envs.benchmarks.creativity._metrics``). Every logged outcome is validated as the
+benchmark's typed ``Outcome`` before it is scored: a record missing a field the metrics read is a
+``MetricsError``, never a silent 0 %.
 """
 
 from __future__ import annotations
@@ -27,20 +30,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pydantic import ValidationError
+
+from lateralgym.envs import ConfigError, ScoredEpisode, get_benchmark
 from lateralgym.envs._errors import LateralGymError
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
-from lateralgym.episodes._metrics_base import Scorer
-from lateralgym.episodes._metrics_creativity import CreativityScorer
-from lateralgym.episodes._metrics_puzzles import BrainTeaserScorer, SplatScorer
 
 DEFAULT_MAX_ROUNDS = 15
 """SPLAT's round limit; an unsolved episode that was not cut off by its config counts this many."""
-
-_SCORERS: dict[str, type[Scorer[Any, Any]]] = {
-    "creativity": CreativityScorer,
-    "brainteaser": BrainTeaserScorer,
-    "splat": SplatScorer,
-}
 
 
 class MetricsError(LateralGymError, ValueError):
@@ -53,7 +50,7 @@ class RunMetrics(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     benchmark: str
-    """``creativity``, ``brainteaser`` or ``splat``."""
+    """The registered benchmark (``creativity``, ``brainteaser``, ``splat``, ``riddlesense``, ...)."""
     mode: str | None = None
     """The config's mode when the log says (``static``, ``interactive``, ...)."""
     episodes: int = 0
@@ -87,10 +84,12 @@ class MetricsAccumulator:
     """
 
     def __init__(self, benchmark: str, *, mode: str | None = None, max_turns: int = DEFAULT_MAX_ROUNDS) -> None:
-        if benchmark not in _SCORERS:
-            raise MetricsError(f"unknown benchmark {benchmark!r}; expected one of {', '.join(_SCORERS)}")
+        try:
+            self._unit = get_benchmark(benchmark)
+        except ConfigError as exc:
+            raise MetricsError(str(exc)) from None
         self.benchmark = benchmark
-        self._scorer = _SCORERS[benchmark](mode=mode, max_turns=max_turns)
+        self._scorer = self._unit.scorer(mode=mode, max_turns=max_turns)
         self._errored: set[tuple[str, int]] = set()
 
     @property
@@ -112,7 +111,25 @@ class MetricsAccumulator:
             raise MetricsError(
                 f"episode {end.episode_id!r} is a {end.benchmark} episode; this accumulator scores {self.benchmark}"
             )
-        self._scorer.add(end)
+        try:
+            outcome = self._unit.outcome_of(end.outcome) if end.outcome is not None else None
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "outcome"
+            raise MetricsError(
+                f"episode {end.episode_id!r}: its outcome is not a {self._unit.outcome_type.__name__} "
+                f"(field {field!r}: {first['msg']}); was the log written by another version?"
+            ) from None
+        self._scorer.add(
+            ScoredEpisode(
+                item_id=end.item_id,
+                repeat=end.repeat,
+                outcome=outcome,
+                meta=end.meta,
+                error=end.error,
+                truncated=end.truncated,
+            )
+        )
         key = (end.item_id, end.repeat)
         if end.error is None:
             self._errored.discard(key)

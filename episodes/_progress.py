@@ -6,14 +6,15 @@ from types import TracebackType
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from lateralgym.envs import get_benchmark
 from lateralgym.episodes._log import EpisodeEnd
 
 
 def episode_score(end: EpisodeEnd) -> float:
-    """1.0 when the episode was answered correctly (gold correct / correct choice / solved)."""
-    outcome = end.outcome
-    key = {"creativity": "gold_correct", "brainteaser": "correct", "splat": "solved"}.get(end.benchmark, "correct")
-    return 1.0 if outcome.get(key) and not end.error else 0.0
+    """1.0 when the episode succeeded by its benchmark's outcome (gold correct / correct / solved)."""
+    if end.error or end.outcome is None:
+        return 0.0
+    return 1.0 if get_benchmark(end.benchmark).outcome_of(end.outcome).succeeded() else 0.0
 
 
 class RunProgress:
@@ -32,14 +33,16 @@ class RunProgress:
             transient=False,
         )
         self.task = self.progress.add_task(label, total=total, completed=done, score="-", rate="")
-        self.scores: list[float] = []
+        self.solved = 0.0
+        self.finished = 0
         self.errors = 0
 
     def advance(self, end: EpisodeEnd) -> None:
         """Count a finished episode and update the running score."""
-        self.scores.append(episode_score(end))
+        self.solved += episode_score(end)  # running sums: no re-summing per episode
+        self.finished += 1
         self.errors += end.error is not None
-        score = f"{100 * sum(self.scores) / len(self.scores):.1f}%"
+        score = f"{100 * self.solved / self.finished:.1f}%"
         if self.errors:
             score += f" ({self.errors} errored)"
         task = self.progress.tasks[0]

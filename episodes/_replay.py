@@ -15,10 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lateralgym.envs import QA, Commit, ConfigError, EpisodeConfig, Item, JudgeReply
+from lateralgym.envs import QA, Commit, ConfigError, EpisodeConfig, JudgeReply, LateralEnv, benchmark_of, get_benchmark
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, observation_text, read_log
-from lateralgym.judges import OFFLINE_JUDGES, make_judge
 
 
 class Divergence(BaseModel):
@@ -52,6 +51,9 @@ class EpisodeReplay(BaseModel):
 class LoggedJudge:
     """Replays a run's logged judge labels in order (for LLM judges)."""
 
+    synchronous = True
+    """Its coroutines never suspend (it reads the log)."""
+
     def __init__(self, name: str, replies: list[tuple[str, str | None]]) -> None:
         self.name = name
         self._replies: Iterator[tuple[str, str | None]] = iter(replies)
@@ -60,18 +62,15 @@ class LoggedJudge:
         label, hint = next(self._replies, ("irrelevant", None))
         return JudgeReply.model_validate({"label": label, "hint": hint})
 
-    def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
+    async def answer(self, item: Any, question: str, history: tuple[QA, ...]) -> JudgeReply:
         return self._next()
 
-    def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
-        from lateralgym.envs import CreativityTask, MCQPuzzle
-        from lateralgym.judges import grade_choice, grade_creativity
-
+    async def grade(self, item: Any, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
         reply = self._next()
-        if isinstance(item, CreativityTask):  # correctness is exact match, whatever the rubric said
-            return grade_creativity(item, commit)
-        if isinstance(item, MCQPuzzle):
-            return grade_choice(item, commit)
+        exact = benchmark_of(item).offline_judges.get("exact")
+        if exact is not None:  # correctness is exact match where the benchmark has it, whatever the rubric said
+            graded: JudgeReply = await exact().grade(item, commit, history)
+            return graded
         return reply
 
 
@@ -112,12 +111,11 @@ def replay(run_dir: str | Path, episode: str | None = None) -> list[EpisodeRepla
     Returns:
         One ``EpisodeReplay`` per episode, with the first divergence when there is one.
     """
-    from lateralgym.episodes._runner import _env_class
-
     run_dir = Path(run_dir)
     config, manifest = _run_config(run_dir)
     items = load_config_items(config)
     judge_spec = manifest.get("judge", config.judge)
+    offline = get_benchmark(config.benchmark).offline_judges
     results = []
     for episode_id, records in load_episodes(run_dir, episode).items():
         start = next((r for r in records if isinstance(r, EpisodeStart)), None)
@@ -126,11 +124,11 @@ def replay(run_dir: str | Path, episode: str | None = None) -> list[EpisodeRepla
         if start is None:
             continue
         judge = (
-            make_judge(judge_spec)
-            if judge_spec in OFFLINE_JUDGES
+            offline[judge_spec]()
+            if judge_spec in offline
             else LoggedJudge(judge_spec, [(s.judge_label, _logged_hint(s, run_dir)) for s in steps if s.judge_label])
         )
-        env = _env_class(config)(config, items=items, judge=judge)
+        env = LateralEnv(config, items=items, judge=judge)
         obs, _ = env.reset(seed=start.seed, options={"item_id": start.item_id})
         divergence = None
         if _sha(obs["text"]) != start.observation.sha256:
@@ -193,6 +191,7 @@ def transcript(run_dir: str | Path, episode: str | None = None) -> str:
                 out.append(f"env: {observation_text(record.reply, run_dir)}{judge}  (reward {record.reward:g})")
             else:
                 status = f"ERROR {record.error}" if record.error else json.dumps(record.outcome, default=str)
-                out.append(f"=== end {episode_id}: reward {record.reward:g}, turns {record.turns}: {status}")
+                turns = (record.outcome or {}).get("turns", 0)
+                out.append(f"=== end {episode_id}: reward {record.reward:g}, turns {turns}: {status}")
         out.append("")
     return "\n".join(out)

@@ -1,16 +1,22 @@
 """Roll out a player against a config's env for many episodes, concurrently, into a run directory.
 
-A run directory holds ``config.yaml`` (the resolved config), ``manifest.json`` (package version,
-specs, seeds, the episode plan; no secrets, no git), ``steps.jsonl`` (the step log) and
-``summary.json`` (the metrics). ``run(..., resume=RUN_DIR)`` finishes a killed run: episodes with
-an end record are kept, partial ones are dropped from the log and run again, so every episode is
-counted exactly once.
+A run directory holds ``config.yaml`` (the resolved config, with the player and judge that ran),
+``manifest.json`` (a ``Manifest``: package version, specs, the episode plan with every episode's
+seed; no secrets, no git), ``steps.jsonl`` (the step log) and ``summary.json`` (the metrics and
+the model usage per role). ``run(..., resume=RUN_DIR)`` finishes a killed run: episodes with an end
+record are kept, partial ones are dropped from the log and run again, so every episode is counted
+exactly once.
+
+Everything runs on one event loop: the player and the judge (inside ``env.astep``) await their
+models directly, so Ctrl-C cancels whatever is in flight at once and ``--llm-concurrency`` bounds
+both roles together.
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import hashlib
 import json
 import os
 import platform
@@ -20,21 +26,22 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 import lateralgym
 from lateralgym.agents import Agent, display_url, player_factory, set_default_concurrency
-from lateralgym.envs import ConfigError, EpisodeConfig, Item, Judge, LateralEnv
+from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, ModelCall, get_benchmark
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     STEP_LOG,
     EpisodeEnd,
     EpisodeStart,
-    LLMBlock,
     StepLine,
     StepLogWriter,
+    Usage,
     observation,
     read_log,
 )
@@ -43,6 +50,8 @@ from lateralgym.judges import make_judge
 AgentFactory = Callable[[int], Agent]
 """Builds a fresh player for an episode from the episode's seed."""
 
+MANIFEST = "manifest.json"
+
 
 class EpisodeSpec(BaseModel):
     """One planned episode."""
@@ -50,9 +59,41 @@ class EpisodeSpec(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     episode_id: str
+    """``<item id>#<repeat>``."""
     item_id: str
     repeat: int
     seed: int
+    """Derived from (run seed, item id, repeat): see ``episode_seed``."""
+
+
+class Manifest(BaseModel):
+    """What a run directory's ``manifest.json`` holds (no secrets)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    run_id: str
+    lateralgym_version: str
+    log_schema_version: int = LOG_SCHEMA_VERSION
+    created: str
+    python: str = ""
+    platform: str = ""
+    config: str
+    benchmark: str
+    player: str
+    """The player spec that ran (credentials removed)."""
+    judge: str
+    """The judge spec that ran (credentials removed)."""
+    dataset: str
+    seed: int
+    limit: int | None = None
+    repeats: int = 1
+    concurrency: int = 4
+    player_base_url: str | None = None
+    judge_base_url: str | None = None
+    judge_samples: int = 1
+    use_cache: bool = True
+    episodes: list[EpisodeSpec] = Field(default_factory=list)
+    """The plan, every episode with its seed."""
 
 
 class RunResult(BaseModel):
@@ -67,69 +108,54 @@ class RunResult(BaseModel):
     """Episodes run in this call (the rest were done before a resume)."""
     metrics: Any
     """``RunMetrics`` of all finished episodes."""
-    usage: dict[str, Any] = {}
-    """LLM usage of this call (player and judge clients): calls, cache hits, tokens, cost."""
+    usage: dict[str, Usage] = {}
+    """Model usage of the whole run per role (``player``, ``judge``), summed from the step log."""
 
 
-def plan_episodes(items: Sequence[Item], seed: int, limit: int | None = None, repeats: int = 1) -> list[EpisodeSpec]:
-    """The first ``limit`` items (all when None) in dataset order, each ``repeats`` times.
+def episode_seed(run_seed: int, item_id: str, repeat: int) -> int:
+    """An episode's seed from (run seed, item id, repeat), through ``numpy.random.SeedSequence``.
 
-    Episode k gets seed ``seed + k``, so the same config, seed and agents give the same episodes.
+    Runs with different seeds draw unrelated streams (not the same stream shifted by one item),
+    and an item keeps its seed whatever ``--limit`` or the dataset's order is.
     """
+    digest = hashlib.sha256(item_id.encode("utf-8")).digest()
+    entropy = [run_seed & 0xFFFFFFFF, run_seed >> 32 & 0xFFFFFFFF, *np.frombuffer(digest[:16], dtype=np.uint32)]
+    state = np.random.SeedSequence([int(x) for x in entropy], spawn_key=(repeat,)).generate_state(1, np.uint32)
+    return int(state[0])
+
+
+def plan_episodes(items: Sequence[Any], seed: int, limit: int | None = None, repeats: int = 1) -> list[EpisodeSpec]:
+    """The first ``limit`` items (all when None) in dataset order, each ``repeats`` times, each
+    episode with its own seed (``episode_seed``)."""
     chosen = list(items)[: limit if limit is not None else None]
     plan: list[EpisodeSpec] = []
     for item in chosen:
+        item_id = str(item.id)
         for r in range(repeats):
-            k = len(plan)
-            item_id = str(item.id)
-            plan.append(EpisodeSpec(episode_id=f"{item_id}#{r}", item_id=item_id, repeat=r, seed=seed + k))
+            plan.append(
+                EpisodeSpec(episode_id=f"{item_id}#{r}", item_id=item_id, repeat=r, seed=episode_seed(seed, item_id, r))
+            )
     return plan
 
 
-def item_meta(item: Item) -> dict[str, Any]:
-    """Public metadata of an item for filtering and breakdowns (nothing hidden)."""
-    from lateralgym.envs import CreativityTask, MCQPuzzle, SituationPuzzle
-
-    if isinstance(item, CreativityTask):
-        f = item.factors
-        return {
-            "scene": item.scene,
-            "cluster_band": f.cluster_band,
-            "gold_level": f.gold_level,
-            "distractor_count": f.distractor_count,
-            "distractor_similarity": f.distractor_similarity,
-        }
-    if isinstance(item, MCQPuzzle):
-        return {"group_id": item.group_id, "kind": item.kind, "variant": item.variant}
-    if isinstance(item, SituationPuzzle):
-        return {"title": item.title, "difficulty": item.difficulty, "band": item.band}
-    return {}
-
-
-def _env_class(config: EpisodeConfig) -> type[LateralEnv[Any]]:
-    from lateralgym.envs import BrainTeaserEnv, CreativityEnv, SplatEnv
-
-    classes: dict[str, type[LateralEnv[Any]]] = {
-        "creativity": CreativityEnv,
-        "brainteaser": BrainTeaserEnv,
-        "splat": SplatEnv,
-    }
-    return classes[config.benchmark]
+def _add(usage: dict[str, Usage], calls: Sequence[ModelCall]) -> None:
+    for call in calls:
+        usage.setdefault(call.role, Usage()).add(call)
 
 
 async def run_episode(
     spec: EpisodeSpec,
-    env: LateralEnv[Any],
+    env: LateralEnv,
     agent: Agent,
     writer: StepLogWriter,
     run_id: str,
     run_dir: Path,
     player: str,
 ) -> EpisodeEnd:
-    """Play one episode, logging every step; an agent failure ends the episode with ``error`` set."""
+    """Play one episode, logging every step; an agent or judge failure ends the episode with ``error`` set."""
     config = env.config
     obs, info = env.reset(seed=spec.seed, options={"item_id": spec.item_id})
-    meta = item_meta(env.item)
+    meta = env.benchmark.item_meta(env.item)
     ids = {"run_id": run_id, "episode_id": spec.episode_id, "item_id": spec.item_id}
     writer.write(
         EpisodeStart(
@@ -148,7 +174,7 @@ async def run_episode(
     agent.reset(obs, info, seed=spec.seed)
     total, error = 0.0, None
     terminated = truncated = False
-    usage: dict[str, Any] = {}
+    usage: dict[str, Usage] = {}
     while not (terminated or truncated):
         if hasattr(agent, "last_llm"):
             agent.last_llm = None  # so a failure below is never blamed on the previous call
@@ -156,19 +182,21 @@ async def run_episode(
             action = await agent.act_async(obs, info)
         except Exception as exc:  # noqa: BLE001 - a failing agent ends its episode, not the run
             error = f"{type(exc).__name__}: {exc}"
-            _count_call(usage, getattr(agent, "last_llm", None))
+            failed: ModelCall | None = getattr(agent, "last_llm", None)
+            _add(usage, [failed] if failed is not None else [])
             break
-        llm: LLMBlock | None = getattr(agent, "last_llm", None)
-        _count_call(usage, llm)
+        llm: ModelCall | None = getattr(agent, "last_llm", None)
+        _add(usage, [llm] if llm is not None else [])
         before = obs["text"]
         try:
-            # in a worker thread: an LLM judge inside the env makes blocking calls
-            obs, reward, terminated, truncated, info = await asyncio.to_thread(env.step, action)
+            obs, reward, terminated, truncated, info = await env.astep(action)
         except Exception as exc:  # noqa: BLE001 - a failing judge ends its episode, not the run
             error = f"{type(exc).__name__}: {exc}"
+            _add(usage, getattr(exc, "calls", ()))
             break
         total += reward
         record = env.records[-1]
+        _add(usage, record.judge_calls)
         writer.write(
             StepLine(
                 **ids,
@@ -183,17 +211,16 @@ async def run_episode(
                 terminated=terminated,
                 truncated=truncated,
                 llm=llm,
+                judge_calls=list(record.judge_calls),
             )
         )
-    outcome = info.get("outcome", {}) if error is None else env.outcome()
     end = EpisodeEnd(
         **ids,
         repeat=spec.repeat,
         benchmark=config.benchmark,
-        outcome=outcome,
+        outcome=env.outcome().model_dump(mode="json"),
         meta=meta,
         reward=total,
-        turns=len(env.records),
         terminated=terminated,
         truncated=truncated,
         error=error,
@@ -204,27 +231,12 @@ async def run_episode(
     return end
 
 
-def _without_credentials(spec: str) -> str:
+def without_credentials(spec: str) -> str:
     """A player or judge spec with any ``user:secret@`` in its URLs removed (for the manifest).
 
     A run whose server URL carries credentials must be given them again (``--base-url``) to resume.
     """
     return re.sub(r"://[^/@\s?#]+@", "://", spec)
-
-
-def _count_call(usage: dict[str, Any], llm: LLMBlock | None) -> None:
-    """Add one LLM call's tokens, attempts and cost to an episode's usage."""
-    if llm is None:
-        return
-    usage["prompt_tokens"] = usage.get("prompt_tokens", 0) + llm.prompt_tokens
-    usage["completion_tokens"] = usage.get("completion_tokens", 0) + llm.completion_tokens
-    usage["calls"] = usage.get("calls", 0) + (0 if llm.cache_hit else 1)
-    usage["cache_hits"] = usage.get("cache_hits", 0) + int(llm.cache_hit)
-    usage["attempts"] = usage.get("attempts", 0) + llm.attempts
-    if llm.error:
-        usage["failed_calls"] = usage.get("failed_calls", 0) + 1
-    if llm.cost_usd is not None:
-        usage["cost_usd"] = usage.get("cost_usd", 0.0) + llm.cost_usd
 
 
 def finished_episodes(log_path: Path) -> set[str]:
@@ -250,7 +262,8 @@ def drop_partial_episodes(log_path: Path) -> int:
     return dropped
 
 
-def _write_json(path: Path, data: Any) -> None:
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically (a temporary file, then a rename)."""
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
     os.replace(tmp, path)
@@ -265,12 +278,38 @@ def new_run_dir(root: Path, config_name: str) -> tuple[Path, str]:
     return path, run_id
 
 
+def read_manifest(run_dir: Path) -> Manifest:
+    """A run directory's manifest.
+
+    Raises:
+        ConfigError: the directory has no (readable) manifest.
+    """
+    path = run_dir / MANIFEST
+    if not path.exists():
+        raise ConfigError(f"{run_dir} is not a run directory (no {MANIFEST}); pass the directory a run created")
+    return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def usage_from_log(log_path: Path) -> dict[str, Usage]:
+    """Model usage per role over every episode end of a step log (the last record of each episode)."""
+    latest: dict[str, EpisodeEnd] = {}
+    if log_path.exists():
+        for record in read_log(log_path):
+            if isinstance(record, EpisodeEnd):
+                latest[record.episode_id] = record
+    totals: dict[str, Usage] = {}
+    for end in latest.values():
+        for role, usage in end.usage.items():
+            totals.setdefault(role, Usage()).merge(usage)
+    return totals
+
+
 async def run_async(
     config: EpisodeConfig,
     *,
     player: str | None = None,
     judge: Judge | str | None = None,
-    items: Sequence[Item] | None = None,
+    items: Sequence[Any] | None = None,
     agent_factory: AgentFactory | None = None,
     limit: int | None = None,
     repeats: int = 1,
@@ -289,20 +328,17 @@ async def run_async(
     from lateralgym.episodes._metrics import compute_metrics
     from lateralgym.episodes._progress import RunProgress
 
-    manifest: dict[str, Any] = {}
+    manifest: Manifest | None = None
     if resume is not None:
         run_dir = Path(resume)
-        manifest_path = run_dir / "manifest.json"
-        if not manifest_path.exists():
-            raise ConfigError(f"{run_dir} is not a run directory (no manifest.json); pass the directory a run created")
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = read_manifest(run_dir)
         # a resumed run continues exactly as it was started: same config, player, judge and plan
         config = EpisodeConfig.from_file(run_dir / "config.yaml")
-        player, judge, run_id = manifest["player"], manifest["judge"], manifest["run_id"]
-        base_url = base_url or manifest.get("player_base_url")
-        judge_base_url = judge_base_url or manifest.get("judge_base_url")
-        judge_samples = manifest.get("judge_samples", judge_samples)
-        use_cache = manifest.get("use_cache", use_cache)
+        player, judge, run_id = manifest.player, manifest.judge, manifest.run_id
+        base_url = base_url or manifest.player_base_url
+        judge_base_url = judge_base_url or manifest.judge_base_url
+        judge_samples = manifest.judge_samples
+        use_cache = manifest.use_cache
     if llm_concurrency is not None:
         set_default_concurrency(llm_concurrency)
     player = player or config.player
@@ -313,66 +349,74 @@ async def run_async(
     if judge is None or isinstance(judge, str):
         judge_obj = make_judge(
             judge or config.judge,
+            benchmark=config.benchmark,
             base_url=judge_base_url or base_url,
             cache_dir=cache_dir,
             use_cache=use_cache,
-            samples=judge_samples,
+            samples=judge_samples if judge_samples != 1 else None,
         )
     else:
         judge_obj = judge
     factory = agent_factory or player_factory(
         player, items, base_url=base_url, cache_dir=cache_dir, use_cache=use_cache
     )
-    env_class = _env_class(config)
-    env_class(config, items=items, judge=judge_obj)  # fail now (e.g. a judge for another benchmark), not mid-run
-    if resume is not None:
-        plan = [EpisodeSpec.model_validate(s) for s in manifest["episodes"]]
+    judge_name = without_credentials(getattr(judge_obj, "name", str(judge)))
+    # config.yaml tells the truth: the player and judge that actually run.
+    config = config.model_copy(update={"player": without_credentials(player), "judge": judge_name})
+    slots = max(1, concurrency)
+    envs = [LateralEnv(config, items=items, judge=judge_obj)]  # fail now (e.g. a wrong judge), not mid-run
+    if manifest is not None:
+        plan = list(manifest.episodes)
     else:
         plan = plan_episodes(items, config.seed, limit, repeats)
     if not plan:
         raise ConfigError("nothing to run: the dataset is empty or --limit is 0")
-    if resume is None:
+    if manifest is None:
         # created only now, so a run that fails to set up leaves no empty directory behind
         run_dir, run_id = new_run_dir(Path(out), config.name)
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
-        manifest = {
-            "run_id": run_id,
-            "lateralgym_version": lateralgym.__version__,
-            "log_schema_version": LOG_SCHEMA_VERSION,
-            "created": dt.datetime.now(dt.UTC).isoformat(),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "config": config.name,
-            "benchmark": config.benchmark,
-            "player": _without_credentials(player),
-            "judge": _without_credentials(getattr(judge_obj, "name", str(judge))),
-            "dataset": config.dataset or "sample",
-            "seed": config.seed,
-            "limit": limit,
-            "repeats": repeats,
-            "concurrency": concurrency,
-            "player_base_url": display_url(base_url),
-            "judge_base_url": display_url(judge_base_url or base_url),
-            "judge_samples": judge_samples,
-            "use_cache": use_cache,
-            "episodes": [s.model_dump() for s in plan],
-        }
-        _write_json(run_dir / "manifest.json", manifest)
+        (run_dir / "config.yaml").write_text(
+            yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True), encoding="utf-8"
+        )
+        manifest = Manifest(
+            run_id=run_id,
+            lateralgym_version=lateralgym.__version__,
+            created=dt.datetime.now(dt.UTC).isoformat(),
+            python=platform.python_version(),
+            platform=platform.platform(),
+            config=config.name,
+            benchmark=config.benchmark,
+            player=without_credentials(player),
+            judge=judge_name,
+            dataset=config.dataset or "sample",
+            seed=config.seed,
+            limit=limit,
+            repeats=repeats,
+            concurrency=concurrency,
+            player_base_url=display_url(base_url),
+            judge_base_url=display_url(judge_base_url or base_url),
+            judge_samples=judge_samples,
+            use_cache=use_cache,
+            episodes=plan,
+        )
+        write_json(run_dir / MANIFEST, manifest.model_dump(mode="json"))
     log_path = run_dir / STEP_LOG
     drop_partial_episodes(log_path)
     done = finished_episodes(log_path)
     todo = [s for s in plan if s.episode_id not in done]
-    semaphore = asyncio.Semaphore(max(1, concurrency))
+    envs += [LateralEnv(config, items=items, judge=judge_obj) for _ in range(min(slots, len(todo)) - 1)]
+    free: asyncio.Queue[LateralEnv] = asyncio.Queue()
+    for env in envs:
+        free.put_nowait(env)
     writer = StepLogWriter(log_path)
     bar = RunProgress(total=len(plan), done=len(done), label=config.name, enabled=progress)
 
     async def one(spec: EpisodeSpec) -> None:
-        async with semaphore:
-            env = env_class(config, items=items, judge=judge_obj)
-            end = await run_episode(
-                spec, env, factory(spec.seed), writer, run_id, run_dir, _without_credentials(player)
-            )
-            bar.advance(end)
+        env = await free.get()  # an env per episode in flight, reused: building one indexes every item
+        try:
+            end = await run_episode(spec, env, factory(spec.seed), writer, run_id, run_dir, without_credentials(player))
+        finally:
+            free.put_nowait(env)
+        bar.advance(end)
 
     try:
         with bar:
@@ -380,20 +424,10 @@ async def run_async(
     finally:
         writer.close()
     metrics = compute_metrics(read_log(log_path))
-    usage = {
-        "player": _usage_of(getattr(factory, "client", None)),
-        "judge": _usage_of(getattr(judge_obj, "client", None)),
-    }
-    summary = {**metrics.model_dump(mode="json"), "llm_usage_this_call": usage}
-    _write_json(run_dir / "summary.json", summary)
+    usage = usage_from_log(log_path)
+    summary = {**metrics.model_dump(mode="json"), "llm_usage": {role: u.model_dump() for role, u in usage.items()}}
+    write_json(run_dir / "summary.json", summary)
     return RunResult(run_dir=run_dir, run_id=run_id, planned=len(plan), ran=len(todo), metrics=metrics, usage=usage)
-
-
-def _usage_of(client: Any) -> dict[str, Any] | None:
-    """Token, call and cost totals of an LLM client (None for offline agents and judges)."""
-    if client is None:
-        return None
-    return client.usage.summary().model_dump(mode="json")  # type: ignore[no-any-return]
 
 
 def run(config: EpisodeConfig | str, **kwargs: Any) -> RunResult:
@@ -416,10 +450,10 @@ def run(config: EpisodeConfig | str, **kwargs: Any) -> RunResult:
         judge_samples: LLM judge: majority vote over this many samples.
         cache_dir: LLM response cache (default ``.lateralgym-cache/llm``).
         use_cache: read and write the LLM response cache (reruns and replays then cost nothing).
-        llm_concurrency: process-wide cap on LLM requests in flight (default 8), players and judges.
+        llm_concurrency: cap on LLM requests in flight (default 8), players and judges together.
 
     Returns:
-        The run directory, counts and metrics.
+        The run directory, counts, metrics and model usage per role.
     """
     cfg = config if isinstance(config, EpisodeConfig) else EpisodeConfig.named(config)
     return asyncio.run(run_async(cfg, **kwargs))

@@ -18,6 +18,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from lateralgym.envs import ConfigError, get_benchmark
 from lateralgym.envs._errors import LateralGymError
 from lateralgym.episodes._log import (
     STEP_LOG,
@@ -36,15 +39,6 @@ VIEWER_FILE = "viewer.html"
 _TEMPLATE = "_viewer_template.html"
 _SLOTS = re.compile(r"__LATERALGYM_(DATA|SUMMARY|TITLE)__")
 
-_HEADLINE_FIRST: dict[str, tuple[str, ...]] = {
-    "creativity": ("gold_correct_rate", "entity_correct_rate"),
-    "brainteaser": ("overall_acc",),
-    "splat": ("acc", "oa"),
-}
-"""The metrics the summary line names first, per benchmark (the papers' headline numbers)."""
-
-_SUCCESS_KEYS = ("gold_correct", "correct", "solved")
-"""Outcome keys that say an episode succeeded (CreativityBench, BrainTeaser, SPLAT)."""
 
 _MANIFEST_KEYS = (
     "run_id",
@@ -63,7 +57,7 @@ _MANIFEST_KEYS = (
 _START_FIELDS = {"benchmark", "mode", "seed", "repeat", "player", "judge", "meta"}
 """What an episode's entry takes from its ``EpisodeStart``."""
 
-_END_FIELDS = {"benchmark", "outcome", "reward", "turns", "terminated", "truncated", "error", "usage"}
+_END_FIELDS = {"benchmark", "outcome", "reward", "terminated", "truncated", "error", "usage"}
 """What an episode's entry takes from its ``EpisodeEnd``."""
 
 _HEADER_FALLBACK_FIELDS = {"run_id", "config", "benchmark", "mode", "player", "judge"}
@@ -185,6 +179,7 @@ def _add_record(
         episode["steps"].append(step)
     else:
         episode.update(record.model_dump(include=_END_FIELDS), ended=True)
+        episode["turns"] = (record.outcome or {}).get("turns", 0)
         episode["meta"] = episode["meta"] or record.meta
 
 
@@ -204,12 +199,14 @@ def _status(episode: dict[str, Any]) -> tuple[str, str]:
         return "unfinished", "unfinished"
     if episode.get("error"):
         return "errored", "errored"
-    outcome = episode.get("outcome") or {}
-    if any(outcome.get(key) is True for key in _SUCCESS_KEYS):
-        return "correct", "solved" if episode["benchmark"] == "splat" else "correct"
-    if outcome.get("entity_correct") is True:
-        return "wrong", "entity only"
-    return "wrong", "wrong"
+    outcome = episode.get("outcome")
+    if not outcome:
+        return "wrong", "wrong"
+    try:
+        typed = get_benchmark(str(episode["benchmark"])).outcome_of(outcome)
+    except (ConfigError, ValidationError):
+        return "wrong", "unreadable outcome"
+    return ("correct" if typed.succeeded() else "wrong"), typed.badge()
 
 
 def _header(run_dir: Path, start: EpisodeStart | None) -> dict[str, Any]:
@@ -243,7 +240,10 @@ def _summary(start: EpisodeStart | None, ends: list[EpisodeEnd], total: int, sho
         if unfinished > 0:
             parts.append(f"{unfinished} unfinished")
         headline = {name: f"{value:.1f}" for name, value in metrics.headline.items()}
-        first = _HEADLINE_FIRST.get(metrics.benchmark, ())
+        try:
+            first: tuple[str, ...] = get_benchmark(metrics.benchmark).headline
+        except ConfigError:
+            first = ()
         named = [n for p in first for n in metrics.headline if n == p or n.startswith(f"{p}_best_of_")]
         parts.extend(f"{name} {headline[name]}" for name in (named or list(headline)[:1]))
     return {"line": " · ".join(parts), "headline": headline, "episodes": total, "shown": shown}

@@ -1,17 +1,19 @@
-"""Judges: exact match, the KB judge (CreativityBench questions), the reference judge (SPLAT), LLM
-judges (SPLAT protocol, CreativityBench rubric) and judge/human agreement tooling.
+"""Judges: the factory that builds any judge from a spec, LLM judges (SPLAT protocol, CreativityBench
+rubric), ``JudgeSeat`` for the PettingZoo judge agent, and judge/human agreement tooling.
 
-``make_judge(spec)`` builds one from the spec a config names. The LLM judge modules import the
-openai SDK, so they load on first use.
+Offline judges belong to their benchmarks (``Benchmark.offline_judges``: exact match, the KB
+judge, the reference judge) and are re-exported here. ``make_judge(spec, benchmark=...)`` builds
+one from the spec a config names. The LLM judge modules import the openai SDK, so they load on
+first use.
 """
 
 from typing import Any
 
 from lateralgym.envs._judging import QA, Judge, JudgeReply, normalise_answer
-from lateralgym.judges._exact import ExactMatchJudge, grade_choice, grade_creativity
-from lateralgym.judges._factory import OFFLINE_JUDGES, LLMJudge, make_judge
-from lateralgym.judges._kb import KBJudge
-from lateralgym.judges._reference import ReferenceJudge, key_facts
+from lateralgym.envs.benchmarks._mcq import ExactChoiceJudge, grade_choice
+from lateralgym.envs.benchmarks.creativity._judges import ExactMatchJudge, KBJudge, grade_creativity
+from lateralgym.envs.benchmarks.splat._judges import ReferenceJudge, key_facts
+from lateralgym.judges._factory import llm_judge_for, make_judge, offline_judges
 from lateralgym.judges._seat import JudgeSeat
 
 _LAZY = {
@@ -40,18 +42,19 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     *_LAZY,
-    "OFFLINE_JUDGES",
     "QA",
+    "ExactChoiceJudge",
     "ExactMatchJudge",
     "Judge",
     "JudgeReply",
     "JudgeSeat",
     "KBJudge",
-    "LLMJudge",
     "ReferenceJudge",
     "grade_choice",
     "grade_creativity",
     "key_facts",
+    "llm_judge_for",
     "make_judge",
     "normalise_answer",
+    "offline_judges",
 ]

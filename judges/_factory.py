@@ -2,85 +2,98 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lateralgym.envs import Commit, ConfigError, CreativityTask, Item, SituationPuzzle
-from lateralgym.envs._judging import QA, Judge, JudgeReply
-from lateralgym.judges._exact import ExactMatchJudge
-from lateralgym.judges._kb import KBJudge
-from lateralgym.judges._reference import ReferenceJudge
+from lateralgym.envs import ConfigError, get_benchmark
+from lateralgym.envs._judging import Judge
 
-OFFLINE_JUDGES: dict[str, Callable[[], Judge]] = {
-    "exact": ExactMatchJudge,
-    "kb": KBJudge,
-    "reference": ReferenceJudge,
-}
-"""Judges that need no model, by spec."""
+if TYPE_CHECKING:
+    from lateralgym.agents import LLMClient
 
 
-class LLMJudge:
-    """One LLM judging every benchmark: SPLAT's protocol for situation puzzles, the rubric and
-    failure categories for CreativityBench, exact match for BrainTeaser choices."""
+def offline_judges() -> dict[str, list[str]]:
+    """Offline judge specs -> the benchmarks that have a judge of that name."""
+    from lateralgym.envs import all_benchmarks
 
-    def __init__(self, client: Any, samples: int = 1, temperature: float | None = None) -> None:
-        from lateralgym.judges._llm_creativity import LLMCreativityJudge
-        from lateralgym.judges._llm_splat import LLMSplatJudge
+    found: dict[str, list[str]] = {}
+    for benchmark in all_benchmarks():
+        for name in benchmark.offline_judges:
+            found.setdefault(name, []).append(benchmark.name)
+    return found
 
-        self.name: str = client.spec.name
-        self.client = client
-        self._splat = LLMSplatJudge(client, samples=samples, temperature=temperature)
-        self._creativity = LLMCreativityJudge(client, samples=samples, temperature=temperature)
 
-    def _judge(self, item: Item) -> Judge:
-        if isinstance(item, SituationPuzzle):
-            return self._splat
-        if isinstance(item, CreativityTask):
-            return self._creativity
-        return ExactMatchJudge()
+def llm_judge_for(benchmark: str, client: LLMClient, **options: Any) -> Judge:
+    """The benchmark's LLM judge on ``client``; a benchmark without one grades by its exact rules.
 
-    def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
-        return self._judge(item).answer(item, question, history)
-
-    def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
-        return self._judge(item).grade(item, commit, history)
+    A benchmark names its LLM judge as ``module:Class`` (``Benchmark.llm_judge``), imported only here.
+    """
+    unit = get_benchmark(benchmark)
+    if unit.llm_judge is None:
+        # Multiple choice needs no model to grade: the exact judge decides, as the papers do.
+        return unit.offline_judges[unit.default_judge]()
+    module_name, _, class_name = unit.llm_judge.partition(":")
+    judge_class = getattr(importlib.import_module(module_name), class_name)
+    judge: Judge = judge_class(client, **options)
+    return judge
 
 
 def make_judge(
     spec: str,
     *,
+    benchmark: str | None = None,
     base_url: str | None = None,
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
-    samples: int = 1,
+    samples: int | None = None,
     temperature: float | None = None,
     **fields: Any,
 ) -> Judge:
-    """The judge ``spec`` names: ``exact``, ``kb``, ``reference``, or an LLM as ``provider/model``.
+    """The judge ``spec`` names: ``exact``, ``kb``, ``reference``, or an LLM as a model spec.
 
     Args:
-        spec: offline judge name or model string (``openai/gpt-4o-mini``, ``openai/NAME`` with
-            ``base_url`` for an OpenAI-compatible server, ``anthropic/...`` through litellm).
-        base_url: OpenAI-compatible server for the LLM judge.
+        spec: offline judge name (the benchmark's ``exact``, ``kb``, ``reference``, ...) or model spec, ``provider/model[?name=value&...]``
+            (``openai/gpt-4o-mini?temperature=0``, ``openai/NAME?base_url=...`` for an
+            OpenAI-compatible server, ``anthropic/...`` through litellm). Besides the generation
+            settings it may carry the judge options ``samples`` and ``max_reasks``.
+        benchmark: the benchmark judged (its offline judges and its LLM judge protocol).
+        base_url: OpenAI-compatible server for the LLM judge, when the spec names none.
         cache_dir: response cache directory (default ``.lateralgym-cache/llm``).
         use_cache: read and write the response cache.
-        samples: LLM judge: majority vote over this many samples.
-        temperature: LLM judge sampling temperature.
-        **fields: other ``ModelSpec`` fields (``timeout``, ``max_retries``, ``seed``, ...).
+        samples: LLM judge: majority vote over this many samples (wins over the spec's).
+        temperature: LLM judge sampling temperature (wins over the spec's).
+        **fields: other settings or judge options, winning over the spec's (``timeout``,
+            ``max_retries``, ``seed``, ``max_reasks``, ...); ``None`` is ignored.
 
     Raises:
-        ConfigError: the spec names no known judge (``LLMConfigError`` for a bad model setup).
+        ConfigError: the spec names no known judge (``LLMConfigError`` for a bad model setup or
+            an unknown judge option).
     """
-    factory = OFFLINE_JUDGES.get(spec)
-    if factory is not None:
-        return factory()
-    if "/" in spec:
-        from lateralgym.agents import LLMClient
+    if benchmark is not None:
+        factory = get_benchmark(benchmark).offline_judges.get(spec)
+        if factory is not None:
+            return factory()
+    from lateralgym.agents._llm_spec import ModelSpec, is_model_spec
 
-        client = LLMClient(spec, base_url=base_url, cache_dir=cache_dir, use_cache=use_cache, **fields)
-        return LLMJudge(client, samples=samples, temperature=temperature)
+    if is_model_spec(spec):
+        from lateralgym.agents import LLMClient
+        from lateralgym.judges._llm_splat import JUDGE_OPTIONS
+
+        model = ModelSpec.parse(spec, samples=samples, temperature=temperature, **fields)
+        if model.base_url is None:
+            model = model.merge(base_url=base_url)
+        options = model.role_options(JUDGE_OPTIONS, role="judge")
+        if benchmark is None:
+            raise ConfigError(f"an LLM judge needs the benchmark it judges: make_judge({spec!r}, benchmark=...)")
+        return llm_judge_for(benchmark, LLMClient(model, cache_dir=cache_dir, use_cache=use_cache), **options)
+    known = offline_judges()
+    if spec in known:
+        raise ConfigError(
+            f"judge {spec!r} cannot judge {benchmark} (it judges {', '.join(known[spec])}); "
+            "pick another judge, e.g. the config's default"
+        )
     raise ConfigError(
-        f"unknown judge {spec!r}; offline judges are: {', '.join(OFFLINE_JUDGES)}; "
+        f"unknown judge {spec!r}; offline judges are: {', '.join(sorted(known))}; "
         "or name a model as provider/model (e.g. openai/gpt-4o-mini)"
     )

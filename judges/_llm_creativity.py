@@ -40,7 +40,8 @@ whatever the model says. The model then adds, in ``JudgeReply.rubric``:
 The model answers in JSON; a fenced block or JSON inside prose is accepted (read with the LLM
 players' ``json_objects``; of several objects, the last usable one counts). A reply that does not
 parse is re-asked ``max_reasks`` times, then the rubric stays empty and ``raw`` keeps the texts:
-bad model output never raises (``LLMCallError`` from the client still does).
+bad model output never raises (``LLMCallError`` from the client still does, carrying the calls made
+before it). Every call is in ``JudgeReply.calls`` (role ``judge``), as for the SPLAT judge.
 
 ``answer`` replies yes / no / irrelevant to interactive questions about the entities' attributes;
 the model sees the entities' parts and attributes and the other scene items, never the gold
@@ -54,11 +55,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from lateralgym.agents._llm_client import LLMClient
-from lateralgym.agents._parsing_text import json_objects
+from lateralgym.envs._reply_text import json_objects
 from lateralgym.envs import Commit, CreativityTask, Item, MCQPuzzle
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._matching import match_name
-from lateralgym.judges._exact import grade_choice, grade_creativity
+from lateralgym.envs.benchmarks._mcq import grade_choice
+from lateralgym.envs.benchmarks.creativity._judges import grade_creativity
 from lateralgym.judges._llm_splat import LabelAsker, join_raw, judged_item, quoted
 
 RUBRIC_CRITERIA: tuple[str, ...] = (
@@ -203,12 +205,13 @@ class LLMCreativityJudge:
         self._asker = LabelAsker(client, samples=samples, max_reasks=max_reasks, temperature=temperature)
         self._single = LabelAsker(client, samples=1, max_reasks=max_reasks, temperature=temperature)
 
-    def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
+    async def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
         """yes / no / irrelevant about the entities' attributes (the model never sees the gold).
 
         Raises:
             TypeError: ``item`` is not a CreativityBench task.
-            LLMCallError: the model could not be reached after the client's retries.
+            LLMCallError: the model could not be reached after the client's retries (``calls``:
+                the calls made for this reply, the failed one last).
         """
         task = judged_item(item, CreativityTask, WRONG_ITEM)
         lines = [entity.describe() for entity in task.entities]
@@ -216,16 +219,17 @@ class LLMCreativityJudge:
             lines.append(
                 "Other things in the room: " + "; ".join(_item_text(i.name, i.description) for i in task.items)
             )
-        return self._asker.answer(ANSWER_INSTRUCTIONS.format(entities="\n".join(lines)), question, history)
+        return await self._asker.answer(ANSWER_INSTRUCTIONS.format(entities="\n".join(lines)), question, history)
 
-    def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
+    async def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
         """Exact match, then the rubric (gold correct) or a failure category (otherwise).
 
         BrainTeaser choices are graded by exact match alone.
 
         Raises:
             TypeError: ``item`` is a situation puzzle (use ``LLMSplatJudge``).
-            LLMCallError: the model could not be reached after the client's retries.
+            LLMCallError: the model could not be reached after the client's retries (``calls``:
+                the calls made for this reply, the failed one last).
         """
         if isinstance(item, MCQPuzzle):
             return grade_choice(item, commit)
@@ -242,8 +246,8 @@ class LLMCreativityJudge:
             system, parse = FAILURE_INSTRUCTIONS.format(codes=codes), parse_failure
         user = _case_text(task, commit, how, exact)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        rubric, texts = self._single.ask_once(messages, parse, JSON_REASK)
-        return exact.model_copy(update={"rubric": rubric or {}, "raw": join_raw(texts)})
+        rubric, calls = await self._single.ask_once(messages, parse, JSON_REASK)
+        return exact.model_copy(update={"rubric": rubric or {}, "raw": join_raw(calls), "calls": tuple(calls)})
 
 
 def _item_text(name: str, description: str) -> str:

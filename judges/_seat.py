@@ -1,4 +1,4 @@
-"""``JudgeSeat``: any judge (reference or LLM) playing the ``judge`` agent of the SPLAT AEC env."""
+"""``JudgeSeat``: any judge (reference, LLM or your own) playing the ``judge`` agent of the SPLAT AEC env."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from lateralgym.envs import Commit, ConfigError, SituationPuzzle, item_key
-from lateralgym.envs._judging import QA, Judge
+from lateralgym.envs._engine import drive
+from lateralgym.envs._judging import QA, Judge, JudgeReply
+from lateralgym.envs._sync import run_sync
 
 
 class JudgeSeat:
@@ -18,7 +20,7 @@ class JudgeSeat:
     leak-checks the hint before the player sees anything.
 
     Args:
-        judge: the judge answering (``ReferenceJudge()``, ``make_judge("openai/...", ...)``).
+        judge: the judge answering (``ReferenceJudge()``, ``make_judge("openai/...", benchmark="splat")``).
         items: the puzzles the env draws from.
     """
 
@@ -37,8 +39,12 @@ class JudgeSeat:
             return "irrelevant"
         history = tuple(QA(question=q, label=label) for q, label in info.get("history", []))
         if pending["kind"] == "ask":
-            return self.judge.answer(puzzle, pending["question"], history).label
-        reply = self.judge.grade(puzzle, Commit(answer=pending.get("answer") or ""), history)
+            return self._run(self.judge.answer(puzzle, pending["question"], history)).label
+        reply = self._run(self.judge.grade(puzzle, Commit(answer=pending.get("answer") or ""), history))
         if reply.label == "correct":
             return "correct"
         return f"not yet: {reply.hint}" if reply.hint else "not yet"
+
+    def _run(self, coroutine: Any) -> JudgeReply:
+        reply: JudgeReply = drive(coroutine) if getattr(self.judge, "synchronous", False) else run_sync(coroutine)
+        return reply

@@ -1,13 +1,22 @@
 """LateralGym: Gymnasium/PettingZoo environments for lateral thinking and creative tool use.
 
-Importing ``lateralgym`` registers the env ids (``lateralgym/Creativity-Interactive-v0`` etc.);
-``lateralgym.make(name)`` builds an env from a shipped config name or a YAML file.
+Importing ``lateralgym`` registers the env ids of every built-in benchmark
+(``lateralgym/Creativity-Interactive-v0``, ``lateralgym/RiddleSense-v0``, ...);
+``lateralgym.make(config)`` builds an env from an ``EpisodeConfig``, a shipped config name or a
+YAML/TOML file, for any registered benchmark (yours too).
 """
 
-from lateralgym._registration import ENV_IDS, make, register_envs
+from lateralgym._registration import env_ids, make, register_envs
 
 __version__ = "0.1.0"
 
 register_envs()
 
-__all__ = ["ENV_IDS", "__version__", "make", "register_envs"]
+
+def __getattr__(name: str) -> object:
+    if name == "ENV_IDS":  # computed: benchmarks registered later add theirs
+        return env_ids()
+    raise AttributeError(f"module 'lateralgym' has no attribute {name!r}")
+
+
+__all__ = ["ENV_IDS", "__version__", "env_ids", "make", "register_envs"]

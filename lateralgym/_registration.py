@@ -1,4 +1,4 @@
-"""The one place LateralGym's Gymnasium environment ids are registered."""
+"""Gymnasium ids: each registered benchmark names its env ids; this registers them all."""
 
 from __future__ import annotations
 
@@ -6,14 +6,12 @@ from typing import Any
 
 import gymnasium
 
-ENV_IDS: dict[str, str] = {
-    "lateralgym/Creativity-Static-v0": "creativity-static",
-    "lateralgym/Creativity-CoT-v0": "creativity-cot",
-    "lateralgym/Creativity-Interactive-v0": "creativity-interactive",
-    "lateralgym/BrainTeaser-v0": "brainteaser",
-    "lateralgym/Splat-v0": "splat",
-}
-"""Registered env id -> shipped config name."""
+
+def env_ids() -> dict[str, str]:
+    """Registered env id -> the shipped config it runs, over every registered benchmark."""
+    from lateralgym.envs._benchmark import all_benchmarks
+
+    return {env_id: config for b in all_benchmarks() for env_id, config in b.env_ids.items()}
 
 
 def make(config: Any, **kwargs: Any) -> Any:
@@ -21,15 +19,14 @@ def make(config: Any, **kwargs: Any) -> Any:
 
     Keyword arguments go to the env: ``items``, ``judge``, ``render_mode``.
     """
-    from lateralgym.envs import BrainTeaserEnv, CreativityEnv, EpisodeConfig, SplatEnv
+    from lateralgym.envs import EpisodeConfig, LateralEnv
 
     cfg = config if isinstance(config, EpisodeConfig) else EpisodeConfig.named(str(config))
-    env_class = {"creativity": CreativityEnv, "brainteaser": BrainTeaserEnv, "splat": SplatEnv}[cfg.benchmark]
-    return env_class(cfg, **kwargs)
+    return LateralEnv(cfg, **kwargs)
 
 
 def register_envs() -> None:
-    """Register every env id (idempotent)."""
-    for env_id, config in ENV_IDS.items():
+    """Register every benchmark's env ids (idempotent)."""
+    for env_id, config in env_ids().items():
         if env_id not in gymnasium.registry:
             gymnasium.register(id=env_id, entry_point="lateralgym._registration:make", kwargs={"config": config})

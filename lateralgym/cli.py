@@ -11,7 +11,7 @@ from pathlib import Path
 from lateralgym.envs import SHIPPED_CONFIGS, LateralGymError
 
 DESCRIPTION = """\
-LateralGym: roll out players against CreativityBench, BrainTeaser and SPLAT scenes.
+LateralGym: roll out players against CreativityBench, BrainTeaser, SPLAT and RiddleSense scenes.
 
 Everything runs offline by default (scripted players, rule judges, the sample data shipped in
 the package). Examples:
@@ -19,6 +19,7 @@ the package). Examples:
   lateralgym run creativity-interactive              # heuristic player, KB judge, sample tasks
   lateralgym run splat --player oracle --limit 5     # 5 puzzles, upper bound
   lateralgym run brainteaser --data SP-train.npy     # the official BrainTeaser file
+  lateralgym run riddlesense --data rs_dev.jsonl     # the official RiddleSense dev split
   lateralgym run splat --resume runs/splat-...       # finish a killed run
   lateralgym report runs/splat-...                   # tables + Markdown report with plots
   lateralgym data stats puzzles.xlsx                 # what a dataset file holds
@@ -52,7 +53,11 @@ def _parser() -> argparse.ArgumentParser:
         "--base-url, anthropic/... via litellm; options as openai/NAME?temperature=0&reasoning=cot (default: "
         "the config's)",
     )
-    run.add_argument("--judge", help="judge: exact, kb, reference, or a model string (default: the config's)")
+    run.add_argument(
+        "--judge",
+        help="judge: the benchmark's offline judge (exact, kb, reference) or a model spec "
+        "provider/model[?temperature=0&samples=3] (default: the config's)",
+    )
     run.add_argument("--base-url", metavar="URL", help="OpenAI-compatible server (vLLM, Ollama, llama.cpp) for LLMs")
     run.add_argument("--judge-base-url", metavar="URL", help="server for the LLM judge if it differs from --base-url")
     run.add_argument("--judge-samples", type=int, default=1, metavar="K", help="LLM judge: majority vote of K")
@@ -62,7 +67,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--limit", type=int, metavar="N", help="run only the first N items")
     run.add_argument("--repeats", type=int, default=1, metavar="R", help="episodes per item (best-of-R and mean)")
     run.add_argument("--concurrency", type=int, default=4, metavar="C", help="episodes in flight (default 4)")
-    run.add_argument("--seed", type=int, help="base seed (default: the config's); episode k uses seed+k")
+    run.add_argument(
+        "--seed",
+        type=int,
+        help="run seed (default: the config's); each episode's seed derives from (seed, item, repeat)",
+    )
     run.add_argument("--max-turns", type=int, metavar="T", help="override the config's turn limit")
     run.add_argument("--out", default="runs", metavar="DIR", help="where run directories go (default ./runs)")
     run.add_argument(
@@ -78,11 +87,13 @@ def _parser() -> argparse.ArgumentParser:
         "stats",
         help="detect a dataset file's format, load it and print its counts",
         description="Detect the "
-        "format (brainteaser .npy, SPLAT .xlsx, CreativityBench / LatEval .json, LateralGym .jsonl), load the "
+        "format (brainteaser .npy, SPLAT .xlsx, CreativityBench / LatEval .json, RiddleSense / LateralGym .jsonl), load the "
         "file and print its counts, or an error naming the file, record and field.",
     )
     stats.add_argument("path", help="the dataset file")
-    stats.add_argument("--format", help="skip detection: brainteaser, splat, lateval, creativitybench, jsonl")
+    stats.add_argument(
+        "--format", help="skip detection: brainteaser, splat, lateval, creativitybench, riddlesense, jsonl"
+    )
 
     replay = sub.add_parser(
         "replay",
@@ -249,12 +260,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         result = run(config, **kwargs)
     print_metrics(result.metrics)
     for role, usage in result.usage.items():
-        if usage:
-            cost = "unknown" if usage.get("cost_usd") is None else f"${usage['cost_usd']:.4f}"
-            print(
-                f"{role} LLM: {usage['calls']} calls, {usage['cache_hits']} cache hits, "
-                f"{usage['prompt_tokens']}+{usage['completion_tokens']} tokens, cost {cost}"
-            )
+        cost = "unknown" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+        print(
+            f"{role} LLM: {usage.calls} calls, {usage.cache_hits} cache hits, "
+            f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, cost {cost}"
+        )
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
     return 0
 

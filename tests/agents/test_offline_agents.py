@@ -94,6 +94,6 @@ def test_make_agent() -> None:
 
 
 def test_probe_words_are_distinct() -> None:
-    from lateralgym.agents._offline import PROBE_WORDS
+    from lateralgym.envs.benchmarks.splat._player import PROBE_WORDS
 
     assert len(PROBE_WORDS) == len(set(PROBE_WORDS))

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from lateralgym.agents import _parsing_text
+from lateralgym.envs import _reply_text as _parsing_text
 from lateralgym.agents._parsing import (
     json_objects,
     parse_creativity_reply,
@@ -14,7 +14,7 @@ from lateralgym.agents._parsing import (
     parse_reply,
     parse_situation_reply,
 )
-from lateralgym.agents._parsing_text import JSON_SCAN_LIMIT
+from lateralgym.envs._reply_text import JSON_SCAN_LIMIT
 from lateralgym.envs import Ask, Commit, Inspect, Invalid
 
 # -- JSON extraction -----------------------------------------------------------------------------

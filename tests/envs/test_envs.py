@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import gymnasium
 import numpy as np
 import pytest
@@ -141,7 +143,8 @@ def test_observations_are_sanitised_into_the_space() -> None:
     env = SplatEnv(EpisodeConfig.named("splat"), items=[odd])
     obs, _ = env.reset(seed=0)
     assert env.observation_space.contains(obs)
-    assert "?" in obs["text"] and "\U0001f600" not in obs["text"]
+    # Unicode end to end: the emoji reaches the player; the bell (a control character) does not.
+    assert "\U0001f600" in obs["text"] and "\x07" not in obs["text"] and "?" not in obs["text"].split("STORY")[1][:40]
 
 
 def test_interactive_masks_track_inspection() -> None:
@@ -193,19 +196,24 @@ def test_no_leak_walk_over_every_sample_item_in_every_mode() -> None:
     assert len(load_sample_items("creativity")) >= 48
 
 
-def test_official_creativitybench_ids_never_reach_the_player() -> None:
-    """The release's task ids spell out the gold entity and part: agents get an opaque key instead."""
-    from pathlib import Path
-
+def _assert_task_ids_stay_hidden(path: Path, gold_part: str) -> None:
     from lateralgym.envs import load_creativitybench
 
-    path = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "creativitybench" / "sample_tasks.json"
-    if not path.exists():
-        pytest.skip(f"shared data sample not found at {path}")
     tasks = load_creativitybench(path)
-    assert "led-bulbs" in tasks[0].id  # the trap is real
-    for name in ("creativity-static", "creativity-interactive"):
-        env = CreativityEnv(EpisodeConfig.named(name), items=tasks)
-        obs, info = env.reset(seed=0)
-        assert tasks[0].id not in obs["text"] + repr(info) and info["item"] == item_key(tasks[0].id)
-        assert check_no_leak(env) >= 2
+    assert gold_part in tasks[0].id  # the trap is real
+    for task in tasks:
+        for name in ("creativity-static", "creativity-interactive"):
+            env = CreativityEnv(EpisodeConfig.named(name), items=[task])
+            obs, info = env.reset(seed=0)
+            assert task.id not in obs["text"] + repr(info) and info["item"] == item_key(task.id)
+            assert check_no_leak(env) >= 2
+
+
+def test_official_creativitybench_ids_never_reach_the_player(official_data: Path) -> None:
+    """The release's task ids spell out the gold entity and part: agents get an opaque key instead."""
+    _assert_task_ids_stay_hidden(official_data / "creativitybench" / "sample_tasks.json", "magnetic-bit-holder")
+
+
+def test_real_creativitybench_ids_never_reach_the_player(shared_data: Path) -> None:
+    """The same on the real release sample in ../shared/data (skipped without it)."""
+    _assert_task_ids_stay_hidden(shared_data / "creativitybench" / "sample_tasks.json", "led-bulbs")

@@ -6,8 +6,9 @@ import pytest
 from _items import PAINT_TASK, PUZZLES, STORY
 
 from lateralgym.envs import Commit, ConfigError
+from lateralgym.envs._engine import drive as run
 from lateralgym.envs._judging import clean_hint, leak_free, normalise_answer
-from lateralgym.judges import ExactMatchJudge, KBJudge, ReferenceJudge, make_judge
+from lateralgym.judges import ExactChoiceJudge, ExactMatchJudge, KBJudge, ReferenceJudge, make_judge
 
 
 @pytest.mark.parametrize(
@@ -21,17 +22,19 @@ from lateralgym.judges import ExactMatchJudge, KBJudge, ReferenceJudge, make_jud
     ],
 )
 def test_exact_match_creativity(entity: str, part: str, label: str, entity_ok: bool, hallucinated: bool) -> None:
-    reply = ExactMatchJudge().grade(PAINT_TASK, Commit(entity=entity, part=part), ())
+    reply = run(ExactMatchJudge().grade(PAINT_TASK, Commit(entity=entity, part=part), ()))
     assert (reply.label, reply.entity_correct, reply.hallucinated) == (label, entity_ok, hallucinated)
     assert reply.part_correct is (label == "correct")
 
 
-def test_exact_match_mcq_and_refuses_situation_puzzles() -> None:
-    judge = ExactMatchJudge()
-    assert judge.grade(PUZZLES[2], Commit(choice=3), ()).label == "correct"
-    assert judge.grade(PUZZLES[2], Commit(choice=0), ()).label == "incorrect"
-    with pytest.raises(TypeError, match="reference"):
-        judge.grade(STORY, Commit(answer="x"), ())
+def test_exact_match_mcq_and_judges_belong_to_their_benchmarks() -> None:
+    judge = ExactChoiceJudge()
+    assert run(judge.grade(PUZZLES[2], Commit(choice=3), ())).label == "correct"
+    assert run(judge.grade(PUZZLES[2], Commit(choice=0), ())).label == "incorrect"
+    assert isinstance(make_judge("exact", benchmark="brainteaser"), ExactChoiceJudge)
+    assert isinstance(make_judge("exact", benchmark="creativity"), ExactMatchJudge)
+    with pytest.raises(ConfigError, match="cannot judge splat"):
+        make_judge("exact", benchmark="splat")
 
 
 @pytest.mark.parametrize(
@@ -48,7 +51,7 @@ def test_exact_match_mcq_and_refuses_situation_puzzles() -> None:
     ],
 )
 def test_kb_judge_answers_from_attributes(question: str, label: str) -> None:
-    assert KBJudge().answer(PAINT_TASK, question, ()).label == label
+    assert run(KBJudge().answer(PAINT_TASK, question, ())).label == label
 
 
 @pytest.mark.parametrize(
@@ -61,14 +64,14 @@ def test_kb_judge_answers_from_attributes(question: str, label: str) -> None:
     ],
 )
 def test_reference_judge_questions(question: str, label: str) -> None:
-    assert ReferenceJudge().answer(STORY, question, ()).label == label
+    assert run(ReferenceJudge().answer(STORY, question, ())).label == label
 
 
 def test_reference_judge_grades_by_key_facts() -> None:
     judge = ReferenceJudge()
-    good = judge.grade(STORY, Commit(answer="A silent film in a cinema; the violinist was an actor on screen."), ())
+    good = run(judge.grade(STORY, Commit(answer="A silent film in a cinema; the violinist was an actor on screen."), ()))
     assert good.label == "correct"
-    partial = judge.grade(STORY, Commit(answer="It was a silent film."), ())
+    partial = run(judge.grade(STORY, Commit(answer="It was a silent film."), ()))
     assert partial.label == "not_yet" and partial.hint == "Your explanation covers 1 of 3 key points."
     assert clean_hint(partial.hint, STORY) == partial.hint
 
@@ -91,6 +94,6 @@ def test_leak_guard() -> None:
 
 
 def test_make_judge() -> None:
-    assert isinstance(make_judge("kb"), KBJudge)
+    assert isinstance(make_judge("kb", benchmark="creativity"), KBJudge)
     with pytest.raises(ConfigError, match="offline judges are: exact, kb, reference; or name a model"):
-        make_judge("oracle")
+        make_judge("oracle", benchmark="creativity")

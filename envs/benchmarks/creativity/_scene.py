@@ -1,70 +1,84 @@
-"""CreativityBench: find an entity part that can be repurposed to solve a household problem.
-
-## Description
-Implements the static and interactive modes of CreativityBench (affordance-based tool
-repurposing). Each episode is one ``CreativityTask``: a first-person problem in one of eight
-household scenes, the gold entity among 3-12 distractors, and a hidden gold (entity, part,
-affordance) with a four-step reference solution. It feeds the metrics gold correct, entity
-correct, hallucinated entity, and (interactive) turns, inspections and gold-inspection rate,
-broken down by cluster size band, gold level, distractor count and distractor similarity.
-
-## Action Space
-``Text``: ``inspect: <entity>`` (interactive), ``ask: <yes/no question>`` (interactive, answered
-by the KB judge from the entities' attributes) and ``commit: <entity> | <part> | <how to use>``;
-or an action's JSON / ``lateralgym.envs.Action``. Unknown entities, disallowed actions and
-garbage are answered with a message and count as a turn.
-
-## Observation Space
-``Dict``: ``text`` (what a person or LLM reads), ``turn``, ``entity_mask`` (1 for each entity
-slot in use, in scene order) and ``inspected_mask`` (1 for inspected entities).
-
-## Starting State
-``static``/``cot``: the task, the environment, every entity with every part's physical and state
-attributes, and the scene items. ``interactive``: the task, the entity names and the scene items.
-Entities appear in an order drawn per episode from the reset seed (``shuffle_entities``).
-
-## Rewards
-``rewards.correct`` when entity and part are the gold ones, ``rewards.entity_only`` when only
-the entity is; plus ``rewards.step`` per turn, ``rewards.invalid`` per invalid action and
-``rewards.gold_inspection`` at the end of an episode in which the gold entity was inspected (paid
-then, not on the inspecting step, which would mark the gold).
-
-## Episode End
-Terminated on a valid commit, or (static, one turn) when the turn is spent on an invalid action;
-truncated after ``max_turns`` turns (interactive: 20).
-
-## Arguments
-``config`` (an ``EpisodeConfig``), ``items`` (tasks; default the sample data or
-``config.dataset``), ``judge`` (default from ``config.judge``), ``render_mode`` (``"ansi"``).
-
-## Version History
-* v0: initial release.
-"""
+"""The rules of one CreativityBench task: inspect entities, ask about attributes, commit a part."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from gymnasium import spaces
+from pydantic import BaseModel, ConfigDict
 
 from lateralgym.envs._actions import Ask, Commit, Inspect
 from lateralgym.envs._config import EpisodeConfig
-from lateralgym.envs._engine import Handled, LateralEnv, Scene, usage_text
+from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._errors import ConfigError
 from lateralgym.envs._judging import Judge, question_counts
 from lateralgym.envs._matching import match_name
-from lateralgym.envs._schema import CreativityTask, Entity, snake
+from lateralgym.envs._schema import ClusterBand, CreativityTask, DistractorSimilarity, Entity, snake
+from lateralgym.envs._scoring import ExplorationOutcome
 
 
-class CreativityScene(Scene[CreativityTask]):
+class Factors(BaseModel):
+    """The sampling factors of the task, as the metrics break down by them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cluster_band: ClusterBand
+    gold_level: int
+    level_kind: Literal["normal", "emergency"]
+    distractor_count: int
+    distractor_similarity: DistractorSimilarity
+
+
+class Answer(BaseModel):
+    """The committed answer."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    entity: str | None
+    part: str | None
+    how_to_use: str | None
+
+
+class CreativityOutcome(ExplorationOutcome):
+    """A CreativityBench episode's outcome (paper §5-6: gold / entity correct, exploration)."""
+
+    answer: Answer | None
+    """The committed answer; None without a commit."""
+    gold_correct: bool
+    """Entity and part are the gold ones."""
+    entity_correct: bool
+    """The entity is the gold one."""
+    hallucinated: bool
+    """The answer named an entity that is not in the scene."""
+    rubric: dict[str, float]
+    """LLM judge rubric scores (empty with an offline judge)."""
+    inspections: int
+    """Distinct entities inspected."""
+    inspected: list[str]
+    """The inspected entities, in order."""
+    gold_inspected: bool
+    """The gold entity was inspected."""
+    entity_count: int
+    """Entities in the scene."""
+    asks: int
+    """Yes/no questions asked (interactive)."""
+    factors: Factors
+    """The task's sampling factors."""
+    scene: str
+    """The household scene."""
+
+    def succeeded(self) -> bool:
+        return self.gold_correct
+
+    def badge(self) -> str:
+        return "correct" if self.gold_correct else "entity only" if self.entity_correct else "wrong"
+
+
+class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
     """The rules of one CreativityBench task."""
 
-    item_type = CreativityTask
-
-    def __init__(
-        self, item: CreativityTask, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator | None = None
-    ) -> None:
+    def __init__(self, item: CreativityTask, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator) -> None:
         super().__init__(item, config, judge, rng)
         if len(item.entities) > config.max_entities:
             raise ConfigError(
@@ -80,6 +94,7 @@ class CreativityScene(Scene[CreativityTask]):
         self.inspected: list[str] = []
         self.asks = 0
         self.committed: Commit | None = None
+        self.first_commit_turn: int | None = None
         self.result: dict[str, Any] = {}
         self._gold_entity = snake(item.gold.entity)
 
@@ -100,14 +115,14 @@ class CreativityScene(Scene[CreativityTask]):
         lines.append(usage_text(self.config))
         return "\n".join(lines)
 
-    def handle(self, action: Inspect | Ask | Commit) -> Handled:
+    async def handle(self, action: Inspect | Ask | Commit) -> Handled:
         if isinstance(action, Inspect):
             return self._inspect(action.entity)
         if isinstance(action, Ask):
             self.asks += 1
-            reply = self.ask_judge(action.question)
+            reply = await self.ask_judge(action.question)
             return Handled(message=f"{self.history[-1].label.capitalize()}.", judge=reply)
-        return self._commit(action)
+        return await self._commit(action)
 
     def _inspect(self, query: str) -> Handled:
         name = match_name(query, self.names)
@@ -120,12 +135,14 @@ class CreativityScene(Scene[CreativityTask]):
             self.inspected.append(name)
         return Handled(message=self._entity(name).describe())
 
-    def _commit(self, action: Commit) -> Handled:
+    async def _commit(self, action: Commit) -> Handled:
         if not action.entity or not action.part:
             return Handled(
                 message="A commit needs an entity and a part: commit: <entity> | <part> | <how>.", valid=False
             )
-        reply = self.grade(action)
+        reply = await self.grade(action)
+        if self.first_commit_turn is None:
+            self.first_commit_turn = self.turn
         self.committed = action
         gold_correct = bool(reply.part_correct)
         entity_correct = bool(reply.entity_correct)
@@ -161,38 +178,36 @@ class CreativityScene(Scene[CreativityTask]):
         gold_seen = any(snake(n) == self._gold_entity for n in self.inspected)
         return self.config.rewards.gold_inspection if gold_seen else 0.0
 
-    def outcome(self) -> dict[str, Any]:
+    def outcome(self, turns: int, invalid_actions: int) -> CreativityOutcome:
         task = self.item
         factors = task.factors
         gold_seen = any(snake(n) == self._gold_entity for n in self.inspected)
-        return {
-            "committed": self.committed is not None,
-            "answer": None
-            if self.committed is None
-            else {
-                "entity": self.committed.entity,
-                "part": self.committed.part,
-                "how_to_use": self.committed.how_to_use,
-            },
-            "gold_correct": self.result.get("gold_correct", False),
-            "entity_correct": self.result.get("entity_correct", False),
-            "hallucinated": self.result.get("hallucinated", False),
-            "rubric": self.result.get("rubric", {}),
-            "inspections": len(self.inspected),
-            "inspected": list(self.inspected),
-            "gold_inspected": gold_seen,
-            "entity_count": len(task.entities),
-            "asks": self.asks,
+        committed = self.committed
+        return CreativityOutcome(
+            **self.common(turns, invalid_actions, committed=committed is not None),
             **question_counts(self.history),
-            "factors": {
-                "cluster_band": factors.cluster_band,
-                "gold_level": factors.gold_level,
-                "level_kind": factors.level_kind,
-                "distractor_count": factors.distractor_count,
-                "distractor_similarity": factors.distractor_similarity,
-            },
-            "scene": task.scene,
-        }
+            first_commit_turn=self.first_commit_turn,
+            answer=None
+            if committed is None
+            else Answer(entity=committed.entity, part=committed.part, how_to_use=committed.how_to_use),
+            gold_correct=bool(self.result.get("gold_correct", False)),
+            entity_correct=bool(self.result.get("entity_correct", False)),
+            hallucinated=bool(self.result.get("hallucinated", False)),
+            rubric=dict(self.result.get("rubric", {})),
+            inspections=len(self.inspected),
+            inspected=list(self.inspected),
+            gold_inspected=gold_seen,
+            entity_count=len(task.entities),
+            asks=self.asks,
+            factors=Factors(
+                cluster_band=factors.cluster_band,
+                gold_level=factors.gold_level,
+                level_kind=factors.level_kind,
+                distractor_count=factors.distractor_count,
+                distractor_similarity=factors.distractor_similarity,
+            ),
+            scene=task.scene,
+        )
 
     def public(self) -> dict[str, Any]:
         """The task, entity names, and the parts and attributes of every revealed entity."""
@@ -224,9 +239,3 @@ class CreativityScene(Scene[CreativityTask]):
 
 def _item_line(name: str, description: str) -> str:
     return f"{name} ({description})" if description else name
-
-
-class CreativityEnv(LateralEnv[CreativityScene]):
-    """CreativityBench static / CoT / interactive env; see the module docstring (the env card)."""
-
-    scene_type = CreativityScene

@@ -22,14 +22,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from lateralgym.episodes._log import EpisodeEnd
-from lateralgym.episodes._metrics_base import (
+from lateralgym.envs._scoring import (
     Exploration,
     Scored,
+    ScoredEpisode,
     Scorer,
-    count,
     exploration_of,
-    lookup,
     mean,
     pct,
     put,
@@ -37,6 +35,7 @@ from lateralgym.episodes._metrics_base import (
     success_rates,
     summarise_exploration,
 )
+from lateralgym.envs.benchmarks.creativity._scene import CreativityOutcome
 
 FACTORS = ("cluster_band", "gold_level", "level_kind", "distractor_count", "distractor_similarity")
 """The sampling factors the accuracy is broken down by (plus the scene)."""
@@ -65,7 +64,7 @@ class CreativityAnswer:
     inspections: int
     entity_count: int
     gold_inspected: bool
-    explore: Exploration
+    explore: Exploration | None
 
     @property
     def outcome_class(self) -> str:
@@ -76,37 +75,36 @@ class CreativityAnswer:
 class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
     """Scores CreativityBench (static, CoT and interactive)."""
 
-    def summarise(self, end: EpisodeEnd) -> CreativityAnswer:
-        ok = end.error is None
-        outcome = end.outcome
-        gold = ok and bool(outcome.get("gold_correct", False))
-        committed = ok and bool(outcome.get("committed", gold))
+    def summarise(self, end: ScoredEpisode) -> CreativityAnswer:
+        outcome = end.outcome if isinstance(end.outcome, CreativityOutcome) else None
+        ok = end.ok and outcome is not None
+        gold = ok and outcome is not None and outcome.gold_correct
         return CreativityAnswer(
             errored=not ok,
             gold=gold,
-            entity=gold or (ok and bool(outcome.get("entity_correct", False))),
-            hallucinated=ok and bool(outcome.get("hallucinated", False)),
-            turns=end.turns or count(end, "turns"),
-            inspections=count(end, "inspections"),
-            entity_count=count(end, "entity_count") or int(end.meta.get("entity_count", 0) or 0),
-            gold_inspected=ok and bool(outcome.get("gold_inspected", False)),
-            explore=exploration_of(end, committed),
+            entity=gold or (ok and outcome is not None and outcome.entity_correct),
+            hallucinated=ok and outcome is not None and outcome.hallucinated,
+            turns=end.turns,
+            inspections=outcome.inspections if outcome is not None else 0,
+            entity_count=outcome.entity_count if outcome is not None else int(end.meta.get("entity_count", 0) or 0),
+            gold_inspected=ok and outcome is not None and outcome.gold_inspected,
+            explore=exploration_of(outcome) if outcome is not None else None,
         )
 
-    def describe(self, end: EpisodeEnd) -> dict[str, Any]:
-        factors = lookup(end, "factors")
-        factors = factors if isinstance(factors, dict) else {}
-        info = {name: factors.get(name, end.meta.get(name)) for name in FACTORS}
-        if info["level_kind"] is None and isinstance(info["gold_level"], int):
-            info["level_kind"] = "normal" if info["gold_level"] == 0 else "emergency"
-        info["scene"] = lookup(end, "scene")
+    def describe(self, end: ScoredEpisode) -> dict[str, Any]:
+        if isinstance(end.outcome, CreativityOutcome):
+            info: dict[str, Any] = {**end.outcome.factors.model_dump(), "scene": end.outcome.scene}
+        else:  # an episode that never started: its public metadata
+            info = {name: end.meta.get(name) for name in (*FACTORS, "scene")}
+            if info["level_kind"] is None and isinstance(info["gold_level"], int):
+                info["level_kind"] = "normal" if info["gold_level"] == 0 else "emergency"
         return {key: UNKNOWN if value is None else value for key, value in info.items()}
 
     def interactive(self) -> bool:
         """Whether the run explored (interactive mode), so turn and inspection metrics mean something."""
         if self.mode is not None:
             return self.mode == "interactive"
-        return any(a.inspections or a.explore.questions or a.turns > 1 for a in self.episodes())
+        return any(a.inspections or (a.explore and a.explore.questions) or a.turns > 1 for a in self.episodes())
 
     def score(self) -> Scored:
         scored = Scored()
@@ -139,7 +137,7 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
             put_plain(row, "gold_inspection_rate", rate)
             rows.append(row)
         scored.breakdowns["by_outcome"] = rows
-        exploration = summarise_exploration([a.explore for a in finished])
+        exploration = summarise_exploration([a.explore for a in finished if a.explore is not None])
         put_plain(exploration, "mean_inspections", mean(a.inspections for a in finished))
         put_plain(
             exploration,

@@ -4,15 +4,22 @@ A scorer keeps, for each item, its info (factors, group, band) and one compact s
 that is the only state the papers' definitions need (best-of-R looks across an item's repeats,
 group accuracy across a group's items). Keying summaries by ``(item, repeat)`` also makes a
 re-run episode (a retried error after a resume) replace the earlier record instead of counting twice.
+
+Scorers read ``ScoredEpisode`` records whose outcome is the benchmark's typed ``Outcome``: the
+episodes layer validates each logged outcome before it gets here, so a missing field is an error,
+never a silent 0 %.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from lateralgym.episodes._log import EpisodeEnd
+from lateralgym.envs._benchmark import Outcome
+
+if TYPE_CHECKING:
+    from lateralgym.envs._benchmark import Benchmark
 
 S = TypeVar("S")
 I = TypeVar("I")  # noqa: E741 - the item-info type parameter
@@ -79,17 +86,47 @@ def success_rates(per_item: Sequence[Sequence[bool]]) -> tuple[float | None, flo
     return best, plain
 
 
-def lookup(end: EpisodeEnd, key: str) -> Any:
-    """``key`` from the outcome, else from the episode's public metadata (an errored end may have no outcome)."""
-    if key in end.outcome:
-        return end.outcome[key]
-    return end.meta.get(key)
+@dataclass(frozen=True, slots=True)
+class ScoredEpisode:
+    """One finished (or errored) episode as a scorer sees it."""
+
+    item_id: str
+    repeat: int
+    outcome: Outcome | None
+    """The typed outcome; partial when the episode errored, None when it never started."""
+    meta: Mapping[str, Any]
+    """The item's public metadata (factors, group, band), from the log."""
+    error: str | None = None
+    """Why the episode could not finish; it counts as unsolved."""
+    truncated: bool = False
+    """The episode ran out of turns."""
+
+    @property
+    def ok(self) -> bool:
+        """Finished without an error."""
+        return self.error is None and self.outcome is not None
+
+    @property
+    def turns(self) -> int:
+        """Turns taken (0 when the episode never started)."""
+        return self.outcome.turns if self.outcome is not None else 0
 
 
-def count(end: EpisodeEnd, key: str, default: int = 0) -> int:
-    """An integer count from the outcome."""
-    value = end.outcome.get(key, default)
-    return int(value) if isinstance(value, int | float) else default
+class ExplorationOutcome(Outcome):
+    """An outcome of a mode where the player asks questions: the exploration counts."""
+
+    questions: int
+    """Yes/no questions asked."""
+    yes: int
+    """Questions answered yes."""
+    no: int
+    """Questions answered no."""
+    irrelevant: int
+    """Questions answered irrelevant (or unclear)."""
+    repeated_questions: int
+    """Questions asked again word for word."""
+    first_commit_turn: int | None
+    """The turn of the first graded answer; None when there was none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,37 +134,26 @@ class Exploration:
     """How one interactive episode explored, from its outcome."""
 
     questions: int
-    yes: int | None
-    no: int | None
-    irrelevant: int | None
-    repeated: int | None
+    yes: int
+    no: int
+    irrelevant: int
+    repeated: int
     invalid: int
     turns_before_commit: int | None
-    """Turns spent before the episode's final commit; None when it never committed."""
+    """Turns spent before the episode's first graded answer; None when it never gave one."""
 
 
-def exploration_of(end: EpisodeEnd, committed: bool) -> Exploration:
-    """Read the exploration counts an outcome carries (answer labels only when the env reports them)."""
-    outcome = end.outcome
-
-    def optional(key: str) -> int | None:
-        value = outcome.get(key)
-        return int(value) if isinstance(value, int | float) else None
-
-    first_commit = optional("first_commit_turn")
-    before: int | None = None
-    if first_commit is not None:
-        before = first_commit - 1
-    elif committed:
-        before = max(end.turns - 1, 0)
+def exploration_of(outcome: ExplorationOutcome) -> Exploration:
+    """The exploration counts of an outcome."""
+    first = outcome.first_commit_turn
     return Exploration(
-        questions=count(end, "questions", count(end, "asks")),
-        yes=optional("yes"),
-        no=optional("no"),
-        irrelevant=optional("irrelevant"),
-        repeated=optional("repeated_questions"),
-        invalid=count(end, "invalid_actions"),
-        turns_before_commit=before,
+        questions=outcome.questions,
+        yes=outcome.yes,
+        no=outcome.no,
+        irrelevant=outcome.irrelevant,
+        repeated=outcome.repeated_questions,
+        invalid=outcome.invalid_actions,
+        turns_before_commit=None if first is None else first - 1,
     )
 
 
@@ -135,16 +161,12 @@ def summarise_exploration(rows: Sequence[Exploration]) -> dict[str, float]:
     """Means per episode and answer-label shares (percent of questions asked)."""
     out: dict[str, float] = {}
     put_plain(out, "mean_questions", mean(r.questions for r in rows))
-    labelled = [r for r in rows if r.yes is not None and r.no is not None and r.irrelevant is not None]
-    asked = sum(r.questions for r in labelled)
-    put_plain(out, "yes_ratio", pct(sum(r.yes or 0 for r in labelled), asked))
-    put_plain(out, "no_ratio", pct(sum(r.no or 0 for r in labelled), asked))
-    put_plain(out, "irrelevant_ratio", pct(sum(r.irrelevant or 0 for r in labelled), asked))
-    counted = [r for r in rows if r.repeated is not None]
-    put_plain(out, "mean_repeated_questions", mean(r.repeated or 0 for r in counted))
-    put_plain(
-        out, "repeated_question_rate", pct(sum(r.repeated or 0 for r in counted), sum(r.questions for r in counted))
-    )
+    asked = sum(r.questions for r in rows)
+    put_plain(out, "yes_ratio", pct(sum(r.yes for r in rows), asked))
+    put_plain(out, "no_ratio", pct(sum(r.no for r in rows), asked))
+    put_plain(out, "irrelevant_ratio", pct(sum(r.irrelevant for r in rows), asked))
+    put_plain(out, "mean_repeated_questions", mean(r.repeated for r in rows))
+    put_plain(out, "repeated_question_rate", pct(sum(r.repeated for r in rows), asked))
     put_plain(out, "mean_invalid_actions", mean(r.invalid for r in rows))
     put_plain(
         out,
@@ -164,22 +186,22 @@ class Scorer(Generic[S, I]):
         self.info: dict[str, I] = {}
         self._info_from_error: set[str] = set()
 
-    def add(self, end: EpisodeEnd) -> None:
+    def add(self, end: ScoredEpisode) -> None:
         """Record one episode; a later record of the same (item, repeat) replaces the earlier one."""
         self.items.setdefault(end.item_id, {})[end.repeat] = self.summarise(end)
         # An errored end carries only metadata: prefer the info of a finished episode.
-        if end.item_id not in self.info or (end.item_id in self._info_from_error and end.error is None):
+        if end.item_id not in self.info or (end.item_id in self._info_from_error and end.ok):
             self.info[end.item_id] = self.describe(end)
-            if end.error is not None:
+            if not end.ok:
                 self._info_from_error.add(end.item_id)
             else:
                 self._info_from_error.discard(end.item_id)
 
-    def summarise(self, end: EpisodeEnd) -> S:
+    def summarise(self, end: ScoredEpisode) -> S:
         """The compact outcome of one episode."""
         raise NotImplementedError
 
-    def describe(self, end: EpisodeEnd) -> I:
+    def describe(self, end: ScoredEpisode) -> I:
         """The item's info (grouping keys) as this episode reports it."""
         raise NotImplementedError
 
@@ -201,3 +223,39 @@ class Scorer(Generic[S, I]):
         """For each item (all, or those given), ``test`` applied to each of its repeats."""
         keys = self.items if items is None else items
         return [[test(s) for s in self.items[k].values()] for k in keys if k in self.items]
+
+
+class SuccessScorer(Scorer[bool, None]):
+    """The default scorer: success rate (best-of-R and mean-of-R) and mean turns.
+
+    An episode succeeds when its outcome's ``succeeded()`` says so; errored episodes fail.
+    """
+
+    def __init__(
+        self,
+        benchmark: Benchmark[Any, Any],
+        *,
+        mode: str | None = None,
+        max_turns: int = 15,
+        metric: str = "success_rate",
+    ) -> None:
+        super().__init__(mode=mode, max_turns=max_turns)
+        self.benchmark = benchmark
+        self.metric = metric
+        self._turns: dict[tuple[str, int], int] = {}
+
+    def summarise(self, end: ScoredEpisode) -> bool:
+        if end.ok:
+            self._turns[(end.item_id, end.repeat)] = end.turns
+        else:
+            self._turns.pop((end.item_id, end.repeat), None)
+        return end.ok and end.outcome is not None and end.outcome.succeeded()
+
+    def describe(self, end: ScoredEpisode) -> None:
+        return None
+
+    def score(self) -> Scored:
+        scored = Scored()
+        put(scored.headline, self.metric, *success_rates(self.per_item(lambda ok: ok)), self.repeats)
+        put_plain(scored.headline, "mean_turns", mean(float(t) for t in self._turns.values()))
+        return scored

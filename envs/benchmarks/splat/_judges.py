@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import re
 
-from lateralgym.envs import Commit, Item, SituationPuzzle
+from typing import Any
+
+from lateralgym.envs._actions import Commit
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._matching import content_stems
+from lateralgym.envs._schema import SituationPuzzle
 
 
 def key_facts(puzzle: SituationPuzzle) -> list[set[str]]:
@@ -35,13 +38,13 @@ class ReferenceJudge:
     """Word-overlap judge for situation puzzles (see the module docstring)."""
 
     name = "reference"
-    benchmarks: frozenset[str] = frozenset({"splat"})
-    """Benchmarks this judge can grade; envs refuse it for others."""
+    synchronous = True
+    """Its coroutines never suspend: ``LateralEnv.step`` drives them without an event loop."""
 
     def __init__(self, threshold: float = 0.6) -> None:
         self.threshold = threshold
 
-    def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
+    async def answer(self, item: Any, question: str, history: tuple[QA, ...]) -> JudgeReply:
         """yes / no / irrelevant by overlap with the hidden answer and the story."""
         if not isinstance(item, SituationPuzzle):
             return JudgeReply(label="irrelevant")
@@ -54,7 +57,7 @@ class ReferenceJudge:
             return JudgeReply(label="no")
         return JudgeReply(label="irrelevant")
 
-    def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
+    async def grade(self, item: Any, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
         """correct when enough key facts are covered, else not_yet with a count-only hint."""
         if not isinstance(item, SituationPuzzle):
             raise TypeError("the reference judge grades situation puzzles only")

@@ -1,4 +1,8 @@
-"""The KB judge: answers yes/no questions about entity attributes in interactive CreativityBench.
+"""CreativityBench's offline judges: exact match, and the KB judge for interactive questions.
+
+Exact match is the paper's correctness (gold correct = entity and part; names match tolerantly;
+an entity not in the scene is a hallucination). The KB judge answers yes/no questions about entity
+attributes in interactive CreativityBench.
 
 It is a rule judge, documented as an approximation of an LLM judge: it finds the entity (and
 optionally the part) a question names, then checks whether the question's attribute words occur
@@ -8,10 +12,47 @@ the solution?") are ``irrelevant``: the judge never confirms the gold.
 
 from __future__ import annotations
 
-from lateralgym.envs import CreativityTask, Entity, Item, snake
+from typing import Any
+
+from lateralgym.envs._actions import Commit
 from lateralgym.envs._judging import QA, JudgeReply
-from lateralgym.envs._matching import content_stems
-from lateralgym.judges._exact import ExactMatchJudge
+from lateralgym.envs._matching import content_stems, match_name
+from lateralgym.envs._schema import CreativityTask, Entity, snake
+
+
+def grade_creativity(task: CreativityTask, commit: Commit) -> JudgeReply:
+    """CreativityBench's exact match: gold correct = entity and part; names match tolerantly.
+
+    An entity that is not in the scene is a hallucination (counted separately by the metrics).
+    """
+    names = [e.name for e in task.entities]
+    chosen = match_name(commit.entity or "", names)
+    if chosen is None:
+        return JudgeReply(label="incorrect", entity_correct=False, part_correct=False, hallucinated=True)
+    entity_correct = snake(chosen) == snake(task.gold.entity)
+    entity = task.entity(chosen)
+    assert entity is not None
+    part = match_name(commit.part or "", [p.name for p in entity.parts])
+    part_correct = entity_correct and part is not None and snake(part) == snake(task.gold.part)
+    return JudgeReply(
+        label="correct" if part_correct else "incorrect", entity_correct=entity_correct, part_correct=part_correct
+    )
+
+
+class ExactMatchJudge:
+    """Grades by exact match; answers every question with ``irrelevant`` (it knows no facts)."""
+
+    name = "exact"
+    synchronous = True
+    """Its coroutines never suspend: ``LateralEnv.step`` drives them without an event loop."""
+
+    async def answer(self, item: Any, question: str, history: tuple[QA, ...]) -> JudgeReply:
+        """No knowledge to answer from: always ``irrelevant``."""
+        return JudgeReply(label="irrelevant")
+
+    async def grade(self, item: Any, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
+        """Exact match of the committed entity and part."""
+        return grade_creativity(item, commit)
 
 _ABOUT_ANSWER = frozenset({"answer", "gold", "solution", "correct", "right", "intended", "best", "use", "us"})
 
@@ -26,7 +67,7 @@ class KBJudge(ExactMatchJudge):
 
     name = "kb"
 
-    def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
+    async def answer(self, item: Any, question: str, history: tuple[QA, ...]) -> JudgeReply:
         """``yes`` when the named entity has the asked attribute, ``no`` when it lacks it, else ``irrelevant``."""
         if not isinstance(item, CreativityTask):
             return JudgeReply(label="irrelevant")

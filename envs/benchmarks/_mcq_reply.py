@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from lateralgym.agents._parsing_text import (
+from lateralgym.envs._reply_text import (
     clean_line,
     first_value,
     invalid,
@@ -22,7 +22,7 @@ from lateralgym.agents._parsing_text import (
 )
 from lateralgym.envs import Commit, Invalid
 from lateralgym.envs._matching import match_name, words
-from lateralgym.envs.brainteaser import LETTERS
+LETTERS = "ABCDEFGH"
 
 __all__ = ["parse_mcq_reply"]
 

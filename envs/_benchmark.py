@@ -1,0 +1,303 @@
+"""A benchmark is one registered unit: ``Benchmark`` and the registry of them.
+
+Everything LateralGym knows about one benchmark sits in one subclass of ``Benchmark`` (and the
+modules of its folder under ``lateralgym.envs.benchmarks``): the item schema, the dataset formats
+it reads, the scene's rules and action forms, what is public and what is secret (for the leak
+check), the typed outcome, the metrics, the LLM prompt and reply parser, and the offline players'
+policies and judges. The engine, the runner, the metrics, the reports, the viewer, replay, the
+conformance checks and the players only ever ask the registry, the way Gymnasium's ``make`` asks
+its registry of env ids.
+
+Register one with the ``@register_benchmark`` decorator (``docs/adding-a-benchmark.md``)::
+
+    @register_benchmark
+    class TwentyQuestions(Benchmark[Secret, GuessOutcome]):
+        name = "twenty-questions"
+        ...
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from lateralgym.envs._actions import Action, Commit, Invalid
+from lateralgym.envs._errors import ConfigError
+
+if TYPE_CHECKING:
+    from lateralgym.envs._config import EpisodeConfig
+    from lateralgym.envs._engine import Scene
+    from lateralgym.envs._judging import Judge
+    from lateralgym.envs._scoring import Scorer
+
+__all__ = [
+    "BENCHMARKS",
+    "Benchmark",
+    "DatasetFormat",
+    "Outcome",
+    "PromptRequest",
+    "all_benchmarks",
+    "benchmark_of",
+    "get_benchmark",
+    "register_benchmark",
+]
+
+
+class Outcome(BaseModel):
+    """What an episode ended with: the engine's counts plus the benchmark's own fields.
+
+    Each benchmark subclasses it with the fields its metrics read; metrics read typed attributes,
+    never ``dict.get``, so a renamed field fails the type checker and validation instead of
+    scoring 0 %. ``turns`` lives here and only here.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    turns: int
+    """Turns the player took (every action counts, invalid ones too)."""
+    max_turns: int
+    """The config's turn limit the episode ran under."""
+    invalid_actions: int
+    """Turns spent on invalid actions."""
+    committed: bool
+    """Whether the player gave a final answer that was graded."""
+
+    def succeeded(self) -> bool:
+        """Whether the episode counts as a success (the progress bar and the viewer use it)."""
+        return False
+
+    def badge(self) -> str:
+        """A word or two for the viewer's episode list (``correct``, ``wrong``, ``entity only``)."""
+        return "correct" if self.succeeded() else "wrong"
+
+
+@dataclass(frozen=True)
+class DatasetFormat:
+    """A file format a benchmark reads, with the test that recognises it.
+
+    Attributes:
+        name: The name users pass as ``format=`` (``brainteaser``, ``splat``, ``riddlesense``, ...).
+        description: One line for ``--help`` and errors.
+        sniff: ``(path, first_record)`` -> whether the file is in this format. ``first_record`` is
+            the file's first JSON value (a JSONL line, or a JSON file's first list element), or
+            ``None`` when the file is not JSON text. Binary formats look at ``path`` themselves.
+        load: Reads the file into items (or, for data that is not a benchmark's items, records).
+        binary: True for formats that are not text (read before any text-based sniffing).
+    """
+
+    name: str
+    description: str
+    sniff: Callable[[Path, Any], bool]
+    load: Callable[[Path], Sequence[Any]]
+    binary: bool = False
+
+
+class PromptRequest(BaseModel):
+    """What an LLM player asks a benchmark for its opening messages."""
+
+    model_config = ConfigDict(frozen=True)
+
+    mode: str | None
+    """The config's mode."""
+    reasoning: str
+    """``direct`` or ``cot``."""
+    few_shot: bool = False
+    """Whether worked examples precede the first observation (where the benchmark has them)."""
+
+
+ItemT = TypeVar("ItemT", bound=BaseModel)
+OutcomeT = TypeVar("OutcomeT", bound=Outcome)
+
+
+class Benchmark(Generic[ItemT, OutcomeT]):
+    """One benchmark: subclass it, fill in the class attributes, override what differs.
+
+    Only ``name``, ``item_type``, ``outcome_type``, ``scene_type``, ``modes`` and ``action_forms``
+    have no default; the rest default to something sensible for a question-and-answer game.
+    """
+
+    name: ClassVar[str]
+    """Registry key and the ``benchmark:`` of configs and logs (``brainteaser``)."""
+    title: ClassVar[str] = ""
+    """Human name with its paper (``BrainTeaser (EMNLP 2023)``)."""
+    item_type: ClassVar[type[BaseModel]]
+    """The pydantic model of one item; it must have an ``id`` field."""
+    outcome_type: ClassVar[type[Outcome]]
+    """The pydantic model of an episode's outcome."""
+    scene_type: ClassVar[type[Scene[Any, Any]]]
+    """The scene class: the rules of one item."""
+    modes: ClassVar[tuple[str, ...]]
+    """Config modes this benchmark runs (``static``, ``interactive``, ``mcq``, ``multiturn``, ...)."""
+    reveals: ClassVar[tuple[str, ...]] = ("question",)
+    """What a first observation may show; the first is the default."""
+    action_forms: ClassVar[dict[str, str]]
+    """How to write each action kind this benchmark understands (``{"commit": "commit: <letter>"}``)."""
+    env_ids: ClassVar[dict[str, str]] = {}
+    """Gymnasium ids registered for it -> the shipped config each one runs."""
+    sample_file: ClassVar[str | None] = None
+    """The sample data file shipped in ``lateralgym/envs/data`` (our JSONL), if any."""
+    formats: ClassVar[tuple[DatasetFormat, ...]] = ()
+    """The official release formats it reads (our JSONL is always read too)."""
+    jsonl_keys: ClassVar[frozenset[str]] = frozenset()
+    """Keys that identify its records in our JSONL format; the most specific match wins."""
+    offline_judges: ClassVar[dict[str, Callable[[], Judge]]] = {}
+    """Judges that need no model, by spec (``exact``, ``kb``, ``reference``)."""
+    default_judge: ClassVar[str] = "exact"
+    """The judge spec its configs name by default."""
+    llm_judge: ClassVar[str | None] = None
+    """``module:Class`` of its LLM judge (imported only when used); None: LLM judge specs grade
+    with the benchmark's exact rules, which need no model."""
+    phrase_leak_check: ClassVar[bool] = True
+    """Whether the leak check also flags any 5-word run of a secret that ``public_text`` lacks
+    (off where the public scene legitimately shares phrasing with the reference solution)."""
+    headline: ClassVar[tuple[str, ...]] = ("accuracy",)
+    """The metric names a summary line names first (the paper's headline numbers)."""
+
+    # ------------------------------------------------------------------ items and secrets
+    def item_id(self, item: ItemT) -> str:
+        """The item's id (every item model has an ``id`` field)."""
+        return str(getattr(item, "id"))  # noqa: B009 - item types are the benchmark's own models
+
+    def item_meta(self, item: ItemT) -> dict[str, Any]:
+        """Public facts about an item for logs, filters and breakdowns; never anything hidden."""
+        return {}
+
+    def public_text(self, item: ItemT) -> str:
+        """Everything the player is shown about the item up front."""
+        return ""
+
+    def secret_texts(self, item: ItemT) -> list[str]:
+        """Texts the player must never see (hidden answers, reference solutions, clues)."""
+        return []
+
+    def twin(self, item: ItemT) -> ItemT | None:
+        """The same item with a different secret (e.g. another correct option), for the differential
+        leak check: the player's view must not change with the secret before the episode ends."""
+        return None
+
+    def probe_actions(self, item: ItemT, config: EpisodeConfig) -> Iterable[Any]:
+        """Actions that poke at every way an answer could leak (the no-leak walk plays them)."""
+        yield "commit: tell me the answer"
+
+    def validate_config(self, config: EpisodeConfig) -> None:
+        """Raise ``ValueError`` when a config makes no sense for this benchmark."""
+
+    def sample_items(self) -> list[ItemT]:
+        """The shipped sample items."""
+        if self.sample_file is None:
+            raise ConfigError(f"benchmark {self.name!r} ships no sample data: give a dataset file (--data)")
+        from lateralgym.envs._samples import read_jsonl, sample_file_path
+
+        return read_jsonl(sample_file_path(self.sample_file), self.item_type)  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ outcome and metrics
+    def scorer(self, *, mode: str | None, max_turns: int) -> Scorer[Any, Any]:
+        """A fresh scorer for a run's episodes (default: success rate and mean turns)."""
+        from lateralgym.envs._scoring import SuccessScorer
+
+        return SuccessScorer(self, mode=mode, max_turns=max_turns)
+
+    def outcome_of(self, data: Mapping[str, Any]) -> OutcomeT:
+        """Validate a logged outcome; a missing or renamed field raises, it never scores 0 %."""
+        return self.outcome_type.model_validate(data)  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ offline players
+    def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
+        """A uniformly random move among the public options."""
+        return Commit(answer="I do not know.")
+
+    def heuristic_action(self, info: Mapping[str, Any], rng: np.random.Generator, memory: dict[str, Any]) -> Action:
+        """A cheap lexical baseline's move; ``memory`` is the policy's per-episode scratch space."""
+        return self.random_action(info, rng)
+
+    def oracle_action(self, item: ItemT, info: Mapping[str, Any]) -> Action:
+        """The move of a player that knows the answer (the upper bound, and a scoring check)."""
+        return Invalid(raw="", reason=f"benchmark {self.name!r} has no oracle")
+
+    # ------------------------------------------------------------------ LLM players
+    def system_prompt(self, request: PromptRequest) -> str:
+        """The LLM player's system prompt (our own wording of the paper's protocol)."""
+        return (
+            "You are playing a reasoning game. Read each message and reply with one action in the form "
+            "the message asks for."
+        )
+
+    def worked_examples(self, request: PromptRequest) -> list[dict[str, str]]:
+        """Chat messages shown before the first observation (few-shot); none by default."""
+        return []
+
+    def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
+        """The action a model's reply makes; ``Invalid`` when there is none. Default: the env's forms."""
+        from lateralgym.envs._actions import parse_action
+
+        return parse_action(text.strip())
+
+    def __repr__(self) -> str:
+        return f"<benchmark {self.name}>"
+
+
+BENCHMARKS: dict[str, Benchmark[Any, Any]] = {}
+"""Registered benchmarks by name."""
+
+_builtins_loaded = False
+_lock = threading.Lock()
+
+
+def register_benchmark(cls: type[Benchmark[ItemT, OutcomeT]]) -> type[Benchmark[ItemT, OutcomeT]]:
+    """Class decorator: register a benchmark (and its env ids, when Gymnasium is asked)."""
+    for attribute in ("name", "item_type", "outcome_type", "scene_type", "modes", "action_forms"):
+        if not hasattr(cls, attribute):
+            raise TypeError(f"benchmark {cls.__name__} must define {attribute!r}")
+    BENCHMARKS[cls.name] = cls()
+    from lateralgym._registration import register_envs
+
+    register_envs()
+    return cls
+
+
+def _load_builtins() -> None:
+    global _builtins_loaded
+    if _builtins_loaded:
+        return
+    with _lock:
+        if not _builtins_loaded:
+            _builtins_loaded = True
+            importlib.import_module("lateralgym.envs.benchmarks")
+
+
+def get_benchmark(name: str) -> Benchmark[Any, Any]:
+    """The registered benchmark called ``name``.
+
+    Raises:
+        ConfigError: no benchmark has that name (the message lists the known ones).
+    """
+    _load_builtins()
+    try:
+        return BENCHMARKS[name]
+    except KeyError:
+        raise ConfigError(f"unknown benchmark {name!r}; known: {', '.join(sorted(BENCHMARKS))}") from None
+
+
+def all_benchmarks() -> list[Benchmark[Any, Any]]:
+    """Every registered benchmark, built-ins first."""
+    _load_builtins()
+    return list(BENCHMARKS.values())
+
+
+def benchmark_of(item: object) -> Benchmark[Any, Any]:
+    """The benchmark whose item type ``item`` is (the most derived match wins).
+
+    Raises:
+        ConfigError: no registered benchmark has items of that type.
+    """
+    matches = [b for b in all_benchmarks() if isinstance(item, b.item_type)]
+    if not matches:
+        raise ConfigError(f"no registered benchmark has items of type {type(item).__name__}")
+    return max(matches, key=lambda b: len(b.item_type.__mro__))

@@ -1,0 +1,183 @@
+"""What every multiple-choice benchmark shares (BrainTeaser, RiddleSense): scene, outcome, judge,
+offline policies and the LLM protocol.
+
+One episode is one question: the player sees the question and lettered options and commits one
+letter (or the option's text); the exact judge compares it with the label. A subclass of
+``MultipleChoiceBenchmark`` names its item type, outcome type, formats and metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from lateralgym.envs._actions import Action, Ask, Commit, Inspect, parse_choice
+from lateralgym.envs._benchmark import Benchmark, Outcome, PromptRequest
+from lateralgym.envs._config import EpisodeConfig
+from lateralgym.envs._engine import Handled, Scene, usage_text
+from lateralgym.envs._judging import QA, JudgeReply
+from lateralgym.envs._matching import match_name
+from lateralgym.envs._schema import MultipleChoiceItem
+from lateralgym.envs.benchmarks._mcq_reply import parse_mcq_reply
+
+LETTERS = "ABCDEFGH"
+"""Option letters, ``A`` for the first option."""
+
+
+class ChoiceOutcome(Outcome):
+    """The outcome of one multiple-choice question."""
+
+    choice: int | None
+    """Index of the committed option; None when the player never gave a valid one."""
+    correct: bool
+    """The committed option is the intended one."""
+
+    def succeeded(self) -> bool:
+        return self.correct
+
+
+def letters(n: int) -> str:
+    """``A-D`` for four options, ``A-E`` for five."""
+    return f"A-{LETTERS[n - 1]}"
+
+
+class ChoiceScene(Scene[MultipleChoiceItem, ChoiceOutcome]):
+    """The rules of one multiple-choice question (the benchmark's outcome type adds its own fields)."""
+
+    outcome_type: ClassVar[type[ChoiceOutcome]] = ChoiceOutcome
+
+    def __init__(
+        self, item: MultipleChoiceItem, config: EpisodeConfig, judge: Any, rng: np.random.Generator
+    ) -> None:
+        super().__init__(item, config, judge, rng)
+        self.choice: int | None = None
+        self.correct = False
+
+    def brief(self) -> str:
+        options = "\n".join(f"{LETTERS[n]}. {text}" for n, text in enumerate(self.item.choices))
+        return f"QUESTION: {self.item.question}\nCHOICES:\n{options}\n{usage_text(self.config)}"
+
+    async def handle(self, action: Inspect | Ask | Commit) -> Handled:
+        assert isinstance(action, Commit)
+        choice = self._choice(action)
+        n = len(self.item.choices)
+        if choice is None or not 0 <= choice < n:
+            return Handled(message=f"Choose one of the options {letters(n)} (or 0-{n - 1}).", valid=False)
+        reply = await self.grade(Commit(choice=choice))
+        self.choice = choice
+        self.correct = reply.label == "correct"
+        reward = self.config.rewards.correct if self.correct else 0.0
+        result = "correct" if self.correct else "incorrect"
+        return Handled(
+            message=f"Answer {LETTERS[choice]} recorded: {result}.", reward=reward, terminated=True, judge=reply
+        )
+
+    def _choice(self, action: Commit) -> int | None:
+        if action.choice is not None:
+            return action.choice
+        text = action.answer or action.entity or ""
+        # The option's own text names it exactly (an option may itself be a single letter or digit).
+        exact = [n for n, choice in enumerate(self.item.choices) if choice.strip().lower() == text.strip().lower()]
+        if len(exact) == 1:
+            return exact[0]
+        parsed = parse_choice(text)
+        if parsed is not None:
+            return parsed
+        matched = match_name(text, list(self.item.choices))
+        return self.item.choices.index(matched) if matched else None
+
+    def public(self) -> dict[str, Any]:
+        """The question and its choices."""
+        return {"question": self.item.question, "choices": list(self.item.choices)}
+
+    def outcome(self, turns: int, invalid_actions: int) -> ChoiceOutcome:
+        return self.outcome_type(
+            **self.common(turns, invalid_actions, committed=self.choice is not None),
+            choice=self.choice,
+            correct=self.correct,
+            **self.extra_outcome(),
+        )
+
+    def extra_outcome(self) -> dict[str, Any]:
+        """The benchmark's own outcome fields (BrainTeaser: group, kind, variant)."""
+        return {}
+
+
+class ExactChoiceJudge:
+    """Grades a choice by its index; answers every question ``irrelevant`` (it knows no facts)."""
+
+    name = "exact"
+    synchronous = True
+    """Its coroutines never suspend: ``LateralEnv.step`` drives them without an event loop."""
+
+    async def answer(self, item: Any, question: str, history: tuple[QA, ...]) -> JudgeReply:
+        """No knowledge to answer from: always ``irrelevant``."""
+        return JudgeReply(label="irrelevant")
+
+    async def grade(self, item: Any, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
+        """Correct when the chosen index is the label."""
+        return grade_choice(item, commit)
+
+
+def grade_choice(item: MultipleChoiceItem, commit: Commit) -> JudgeReply:
+    """Correct when the chosen index is the item's label."""
+    return JudgeReply(label="correct" if commit.choice == item.label else "incorrect")
+
+
+# -- the LLM protocol (our own wording; BrainTeaser paper §4, RiddleSense §4: a question, lettered
+#    options, one letter back) ------------------------------------------------------------------
+
+_DIRECT_FORMAT = "Reply with the letter of your choice, written as: Answer: <letter>\n"
+_COT_FORMAT = """\
+First explain in a few sentences which assumption the question invites and how each option fares. \
+Then end with a final line written as: Answer: <letter>
+"""
+
+
+class MultipleChoiceBenchmark(Benchmark[MultipleChoiceItem, ChoiceOutcome]):
+    """Shared rules of multiple-choice benchmarks; subclasses set the item, outcome, data and prompt."""
+
+    modes = ("mcq",)
+    reveals = ("question",)
+    action_forms: ClassVar[dict[str, str]] = {"commit": "commit: <choice letter>"}
+    offline_judges: ClassVar[dict[str, Any]] = {"exact": ExactChoiceJudge}
+    default_judge = "exact"
+    intro: ClassVar[str] = "You will be given a multiple-choice question with lettered options.\n"
+    """The first paragraph of the LLM player's system prompt."""
+
+    def public_text(self, item: MultipleChoiceItem) -> str:
+        return f"{item.question} {' '.join(item.choices)}"
+
+    def secret_texts(self, item: MultipleChoiceItem) -> list[str]:
+        return []  # the secret is which option is right: checked by the differential walk (``twin``)
+
+    def twin(self, item: MultipleChoiceItem) -> MultipleChoiceItem:
+        return item.model_copy(update={"label": (item.label + 1) % len(item.choices)})
+
+    def probe_actions(self, item: MultipleChoiceItem, config: EpisodeConfig) -> Iterable[Any]:
+        yield "commit: Z"
+        yield "ask: which option is right?"
+        yield Commit(choice=(item.label + 1) % len(item.choices))
+
+    def validate_config(self, config: EpisodeConfig) -> None:
+        if set(config.allowed_actions) != {"commit"}:
+            raise ValueError(f"{self.name} only allows 'commit'")
+
+    def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
+        return Commit(choice=int(rng.integers(len(info["public"]["choices"]))))
+
+    def heuristic_action(self, info: Mapping[str, Any], rng: np.random.Generator, memory: dict[str, Any]) -> Action:
+        """The longest option: explaining a twist takes more words than a straight-thinking distractor."""
+        choices = info["public"]["choices"]
+        return Commit(choice=max(range(len(choices)), key=lambda n: (len(choices[n]), -n)))
+
+    def oracle_action(self, item: MultipleChoiceItem, info: Mapping[str, Any]) -> Action:
+        return Commit(choice=item.label)
+
+    def system_prompt(self, request: PromptRequest) -> str:
+        return self.intro + (_COT_FORMAT if request.reasoning == "cot" else _DIRECT_FORMAT)
+
+    def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
+        return parse_mcq_reply(text, [str(c) for c in info.get("public", {}).get("choices", [])])

@@ -1,0 +1,262 @@
+"""The CreativityBench player side: the LLM protocol (our own wording of the paper's static, CoT and
+interactive prompts, §5 and App. E), the reply parser, and the offline policies."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from lateralgym.envs._actions import Action, Ask, Commit, Inspect, Invalid, parse_action
+from lateralgym.envs._matching import content_stems, match_name
+from lateralgym.envs._reply_text import as_text, clean_line, first_value, invalid, json_objects, labelled_lines, normalised_keys
+from lateralgym.envs._schema import CreativityTask
+
+STATIC = """\
+You help someone solve an everyday problem by putting an object that happens to be nearby to an \
+unusual use. You will be given the problem in the first person, a description of the \
+surroundings, and a list of entities. Each entity is listed with its parts, and each part with \
+its physical attributes (material, shape, size, weight, rigidity) and its current state \
+(visibility, accessibility, moisture, temperature).
+
+Choose the one entity, and the one part of it, that would best get the job done, even when that \
+is not what the object was made for. Decide from the attributes: what the part's material, \
+shape, size and state make it able to do. Write the entity and part names exactly as they appear \
+in the list.
+"""
+
+DIRECT_FORMAT = """\
+Reply with a single JSON object and nothing else:
+{"gold_entity": "<entity name>", "gold_part": "<part name>", "how_to_use": "<one or two sentences \
+on how you would use that part>"}
+"""
+
+COT_FORMAT = """\
+Work it out step by step before answering:
+1. What does the problem physically call for (for example a thin stiff edge, something \
+absorbent, weight, grip, heat resistance)?
+2. For the promising entities, which parts have attributes that supply it, and which state \
+attributes (wet, hot, out of reach) help or get in the way?
+3. What can the best part therefore be used to do here, and why are the other candidates worse?
+Write your reasoning first. Then finish with your answer as one JSON object in a ```json code \
+block; only the last JSON object counts:
+{"gold_entity": "<entity name>", "gold_part": "<part name>", "how_to_use": "<how you would use it>"}
+"""
+
+INTERACTIVE = """\
+You help someone solve an everyday problem by putting an object that happens to be nearby to an \
+unusual use. At the start you only see the problem, the surroundings and the names of the \
+entities around you; what their parts are made of and what state they are in stays hidden until \
+you inspect them.
+
+You play in turns. Every turn, reply with exactly one JSON object, one of:
+- {"action": "inspect", "entity": "<entity name>"}: look closely at one entity; you will be shown \
+its parts with their physical and state attributes.
+- {"action": "ask", "question": "<a yes/no question>"}: ask about an entity or a part; the reply \
+is yes, no or irrelevant.
+- {"action": "commit", "gold_entity": "<entity name>", "gold_part": "<part name>", "how_to_use": \
+"<how you would use it>"}: give your final answer; this ends the episode.
+The next message after each of your moves says what happened. Every move uses up one turn of a \
+limited budget, so inspect the entities that look promising rather than all of them, and commit \
+before the turns run out. Write entity and part names exactly as shown.
+"""
+
+INTERACTIVE_COT = """\
+Before each move, think briefly about what the problem needs and what you have learnt so far; \
+then end your reply with the JSON object of your move (only the last JSON object counts).
+"""
+
+
+def system_prompt(mode: str | None, reasoning: str) -> str:
+    """The CreativityBench system prompt for a mode (``cot`` asks for reasoning first)."""
+    cot = reasoning == "cot"
+    if mode == "interactive":
+        return INTERACTIVE + (INTERACTIVE_COT if cot else "")
+    return STATIC + (COT_FORMAT if cot else DIRECT_FORMAT)
+
+
+# -- the reply parser -----------------------------------------------------------------------------
+
+_INSPECT_WORDS = frozenset({"inspect", "explore", "examine", "look", "look_at", "check", "view", "investigate"})
+_ASK_WORDS = frozenset({"ask", "question", "query", "ask_question"})
+_COMMIT_WORDS = frozenset({"commit", "answer", "submit", "final", "final_answer", "solve", "solution", "use"})
+
+_ENTITY_KEYS = ("gold_entity", "entity", "entity_name", "tool", "object", "item", "target", "name")
+_PART_KEYS = ("gold_part", "part", "part_name", "component")
+_HOW_KEYS = ("how_to_use", "how", "how_to", "usage", "use", "method", "explanation", "plan")
+_ACTION_KEYS = ("action", "kind", "type", "move")
+_QUESTION_KEYS = ("question", "ask", "query")
+_EXPLANATION_KEYS = ("answer", "explanation", "solution", "final_answer", "commit")
+
+
+# -- action words and env commands --------------------------------------------------------------
+
+
+def _kind(data: Mapping[str, Any]) -> str | None:
+    """``inspect``, ``ask`` or ``commit`` from an ``action``-like key, if it names one."""
+    value = first_value(data, _ACTION_KEYS)
+    if not isinstance(value, str):
+        return None
+    word = re.sub(r"[\s\-]+", "_", value.strip().lower())
+    if word in _INSPECT_WORDS:
+        return "inspect"
+    if word in _ASK_WORDS:
+        return "ask"
+    if word in _COMMIT_WORDS:
+        return "commit"
+    return None
+
+
+def _command(text: str) -> Inspect | Ask | Commit | None:
+    """The last line written as an env command (``inspect: x``, ``ask: y``, ``commit: a | b | c``)."""
+    for line in reversed(text.splitlines()):
+        cleaned = clean_line(line)
+        if re.match(r"^(inspect|ask|commit)\s*:", cleaned, re.IGNORECASE):
+            action = parse_action(cleaned)
+            if not isinstance(action, Invalid):
+                return action
+    return None
+
+
+# -- CreativityBench -----------------------------------------------------------------------------
+
+
+def _resolve_names(action: Inspect | Ask | Commit, public: Mapping[str, Any]) -> Inspect | Ask | Commit:
+    """Replace near-miss entity and part names by the scene's spelling; keep unknown names as written."""
+    entities = [str(e) for e in public.get("entities", [])]
+    revealed: Mapping[str, Mapping[str, Any]] = public.get("revealed", {}) or {}
+    if isinstance(action, Inspect):
+        return Inspect(entity=match_name(action.entity, entities) or action.entity)
+    if isinstance(action, Commit) and action.entity:
+        entity = match_name(action.entity, entities) or action.entity
+        part = action.part
+        if part and entity in revealed:
+            part = match_name(part, [str(p) for p in revealed[entity]]) or part
+        return action.model_copy(update={"entity": entity, "part": part})
+    return action
+
+
+def _creativity_from_json(data: Mapping[str, Any], allowed: frozenset[str]) -> Inspect | Ask | Commit | None:
+    data = normalised_keys(data)
+    entity = as_text(first_value(data, _ENTITY_KEYS))
+    part = as_text(first_value(data, _PART_KEYS))
+    how = as_text(first_value(data, _HOW_KEYS))
+    question = as_text(first_value(data, _QUESTION_KEYS))
+    kind = _kind(data)
+    if kind is None:  # infer the move from the fields present
+        if part or how or "gold_entity" in data:
+            kind = "commit"
+        elif question:
+            kind = "ask"
+        elif entity:
+            kind = "inspect" if "inspect" in allowed else "commit"
+    if kind == "inspect" and entity:
+        return Inspect(entity=entity)
+    if kind == "ask" and question:
+        return Ask(question=question)
+    if kind == "commit" and (entity or part):
+        return Commit(entity=entity, part=part, how_to_use=how)
+    return None
+
+
+def _creativity_from_labels(text: str) -> Commit | None:
+    fields: dict[str, str] = {}
+    for label, value, _ in labelled_lines(text):
+        if not value:
+            continue
+        if label in _ENTITY_KEYS[:4]:
+            fields["entity"] = value
+        elif label in _PART_KEYS:
+            fields["part"] = value
+        elif label in ("how_to_use", "how", "how_to", "usage", "use", "method"):
+            fields["how_to_use"] = value
+    if "entity" in fields and "part" in fields:
+        return Commit(**fields)
+    return None
+
+
+def parse_creativity_reply(
+    text: str, public: Mapping[str, Any], allowed: Sequence[str] = ("inspect", "ask", "commit")
+) -> Action:
+    """A CreativityBench move from a reply: JSON, ``Entity:``/``Part:`` lines or an env command.
+
+    Args:
+        text: The model's reply.
+        public: ``info["public"]``: entity names and revealed parts, for resolving near-misses.
+        allowed: The actions the mode allows; an entity-only JSON object is an inspection when
+            ``inspect`` is allowed, else an (incomplete) commit.
+    """
+    allowed_set = frozenset(allowed)
+    action: Inspect | Ask | Commit | None = None
+    for data in reversed(json_objects(text)):
+        action = _creativity_from_json(data, allowed_set)
+        if action is not None:
+            break
+    if action is None:
+        action = _command(text) or _creativity_from_labels(text)
+    if action is None:
+        return invalid(
+            text,
+            'no answer found: reply with a JSON object such as {"gold_entity": "<entity>", "gold_part": "<part>", '
+            '"how_to_use": "<how>"}'
+            + (' or {"action": "inspect", "entity": "<entity>"}' if "inspect" in allowed_set else ""),
+        )
+    return _resolve_names(action, public)
+
+
+
+# -- offline policies ----------------------------------------------------------------------------
+
+
+def overlap(a: Iterable[str], b: Iterable[str]) -> float:
+    """Jaccard overlap of two word collections."""
+    sa, sb = set(a), set(b)
+    return len(sa & sb) / len(sa | sb) if sa | sb else 0.0
+
+
+def random_action(info: Mapping[str, Any], rng: np.random.Generator) -> Action:
+    """Inspect a random unseen entity half the time (interactive), else commit a random part."""
+    public = info["public"]
+    entities = public["entities"]
+    revealed = public.get("revealed", {})
+    unseen = [e for e in entities if e not in revealed]
+    if unseen and info.get("mode") == "interactive" and rng.random() < 0.5:
+        return Inspect(entity=str(rng.choice(unseen)))
+    entity = str(rng.choice(entities))
+    parts = list(revealed.get(entity, {})) or ["body"]
+    return Commit(entity=entity, part=str(rng.choice(parts)), how_to_use="use it")
+
+
+def heuristic_action(info: Mapping[str, Any], inspections: int = 3) -> Action:
+    """Inspect the entities whose names overlap the task most (interactive), then commit the
+    (entity, part) whose attributes overlap the task most."""
+    public = info["public"]
+    need = content_stems(public["task"] + " " + " ".join(public.get("items", [])))
+    revealed: Mapping[str, Mapping[str, str]] = public.get("revealed", {})
+    if info.get("mode") == "interactive" and len(revealed) < min(inspections, len(public["entities"])):
+        ranked = sorted(public["entities"], key=lambda e: (-overlap(need, content_stems(e)), e))
+        target = next(e for e in ranked if e not in revealed)
+        return Inspect(entity=target)
+    best = max(
+        (
+            (overlap(need, content_stems(f"{part.replace('_', ' ')} {attrs} {entity}")), entity, part)
+            for entity, parts in revealed.items()
+            for part, attrs in parts.items()
+        ),
+        default=None,
+    )
+    if best is None:
+        entity = public["entities"][0]
+        return Commit(entity=entity, part="body", how_to_use="use it for the task")
+    _, entity, part = best
+    return Commit(entity=entity, part=part, how_to_use=f"Use the {part.replace('_', ' ')} of the {entity} for this.")
+
+
+def oracle_action(item: CreativityTask, info: Mapping[str, Any]) -> Action:
+    """Inspect the gold entity (interactive), then commit the gold part with the reference use."""
+    revealed = info.get("public", {}).get("revealed", {})
+    if info.get("mode") == "interactive" and item.gold.entity not in revealed:
+        return Inspect(entity=item.gold.entity)
+    return Commit(entity=item.gold.entity, part=item.gold.part, how_to_use=item.solution.apply_affordance)

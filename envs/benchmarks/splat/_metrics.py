@@ -1,0 +1,118 @@
+"""SPLAT metrics, as the paper defines them (SPLAT §4.3; the official ``metrics.py``).
+
+Per difficulty band (easy, medium, hard; ``none`` for puzzles without a level) and averaged over
+the bands present:
+
+* Acc: the solved rate;
+* Rnd: the rounds used, the maximum when unsolved (an errored or cut-off episode counts as the
+  run's ``max_turns`` rounds, read from the outcome; 15 when a log does not say);
+* O/A: the mean over puzzles of ``1[solved] / Rnd``, times 100.
+
+Best-of-R takes each puzzle's best repeat: solved in the fewest rounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lateralgym.envs._scoring import (
+    Exploration,
+    Scored,
+    ScoredEpisode,
+    Scorer,
+    exploration_of,
+    mean,
+    put,
+    put_plain,
+    summarise_exploration,
+)
+from lateralgym.envs.benchmarks.splat._scene import SplatOutcome
+
+BANDS = ("easy", "medium", "hard", "none")
+"""SPLAT's difficulty bands, plus ``none`` for puzzles without a level (LatEval)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SplatAttempt:
+    """The compact outcome of one SPLAT episode."""
+
+    errored: bool
+    solved: bool
+    rounds: int
+    """Rnd: rounds used, the maximum when unsolved."""
+    attempts: int
+    explore: Exploration | None
+    """None when the episode never started."""
+
+    @property
+    def score(self) -> float:
+        """``1[solved] / Rnd``, the O/A term (before the x 100)."""
+        return 1.0 / self.rounds if self.solved and self.rounds > 0 else 0.0
+
+
+class SplatScorer(Scorer[SplatAttempt, str]):
+    """Scores SPLAT situation puzzles; the item info is the difficulty band."""
+
+    def summarise(self, end: ScoredEpisode) -> SplatAttempt:
+        outcome = end.outcome if isinstance(end.outcome, SplatOutcome) else None
+        ok = end.ok and outcome is not None
+        solved = ok and outcome is not None and outcome.solved
+        turns = end.turns
+        if solved or (ok and end.truncated):
+            rounds = turns  # a truncated episode already used every round of its config
+        else:  # errored: the run's own limit (logged in the outcome), else SPLAT's 15
+            rounds = max(turns, outcome.max_turns if outcome is not None else self.max_turns)
+        return SplatAttempt(
+            errored=not ok,
+            solved=solved,
+            rounds=rounds,
+            attempts=outcome.attempts if outcome is not None else 0,
+            explore=exploration_of(outcome) if outcome is not None else None,
+        )
+
+    def describe(self, end: ScoredEpisode) -> str:
+        if isinstance(end.outcome, SplatOutcome):
+            band: Any = end.outcome.band
+        else:
+            band = end.meta.get("band")
+            difficulty = end.meta.get("difficulty")
+            if band is None and isinstance(difficulty, int):
+                band = "easy" if difficulty <= 3 else "medium" if difficulty <= 6 else "hard"
+        return str(band) if band else "none"
+
+    def score(self) -> Scored:
+        repeats = self.repeats
+        rows = []
+        for band in sorted(set(self.info.values()), key=lambda b: (BANDS.index(b) if b in BANDS else len(BANDS), b)):
+            rows.append(self._row(band, [i for i, b in self.info.items() if b == band]))
+        graded = [r for r in rows if r["band"] in BANDS[:3]]
+        if graded:
+            average: dict[str, Any] = {
+                "band": "average",
+                "puzzles": sum(r["puzzles"] for r in graded),
+                "episodes": sum(r["episodes"] for r in graded),
+            }
+            for metric in ("acc", "rnd", "oa"):
+                names = (metric,) if repeats == 1 else (f"{metric}_best_of_{repeats}", f"{metric}_mean_of_{repeats}")
+                for name in names:
+                    put_plain(average, name, mean(r[name] for r in graded if name in r))
+            rows.append(average)
+        overall = self._row("all", list(self.items))
+        headline = {k: v for k, v in overall.items() if isinstance(v, float)}
+        if graded:
+            headline.update({f"band_avg_{k}": v for k, v in rows[-1].items() if isinstance(v, float)})
+        finished = [a for a in self.episodes() if not a.errored]
+        exploration = summarise_exploration([a.explore for a in finished if a.explore is not None])
+        put_plain(exploration, "mean_commit_attempts", mean(a.attempts for a in finished))
+        return Scored(headline=headline, breakdowns={"by_band": rows}, exploration=exploration)
+
+    def _row(self, band: str, items: list[str]) -> dict[str, Any]:
+        repeats = self.repeats
+        best = [max(self.items[i].values(), key=lambda a: (a.score, -a.rounds)) for i in items]
+        every = [a for i in items for a in self.items[i].values()]
+        row: dict[str, Any] = {"band": band, "puzzles": len(items), "episodes": len(every)}
+        put(row, "acc", mean(100.0 * a.solved for a in best), mean(100.0 * a.solved for a in every), repeats)
+        put(row, "rnd", mean(float(a.rounds) for a in best), mean(float(a.rounds) for a in every), repeats)
+        put(row, "oa", mean(100.0 * a.score for a in best), mean(100.0 * a.score for a in every), repeats)
+        return row

@@ -1,0 +1,226 @@
+"""The SPLAT player side: the LLM protocol (our own wording of SPLAT §4 / App. A.2), the reply
+parser, and the offline policies (random, heuristic, oracle)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from lateralgym.envs._actions import Action, Ask, Commit
+from lateralgym.envs._matching import content_stems
+from lateralgym.envs._reply_text import as_text, clean_line, first_value, invalid, json_objects, labelled_lines, normalised_keys
+from lateralgym.envs._schema import SituationPuzzle
+
+SYSTEM = """\
+You are playing a situation puzzle, a game of lateral thinking. You get a short story that \
+leaves out the facts that make sense of it; a judge knows what really happened. Your goal is to \
+uncover the full explanation in as few rounds as you can.
+
+Each round, do exactly one of these:
+- ask one question that can be answered with yes or no; the judge replies Yes, No or Irrelevant;
+- or, once you are confident, give your full explanation of what happened; the judge tells you \
+whether it is correct, or says not yet (sometimes with a hint).
+
+Guidelines:
+- One question per round, never several at once, and never a question you already asked.
+- Build on the answers you have; when a line of questions keeps getting No or Irrelevant, drop \
+the assumption behind it (who the people are, where it happens, what the objects really are).
+- An explanation must account for every strange detail of the story, not just part of it.
+"""
+
+DIRECT_FORMAT = """\
+Reply with a single line, either
+Question: <your yes/no question>
+or
+Answer: <your full explanation>
+"""
+
+COT_FORMAT = """\
+You may reason briefly first, but end your reply with exactly one line, either
+Question: <your yes/no question>
+or
+Answer: <your full explanation>
+"""
+
+_ACTION_KEYS = ("action", "kind", "type", "move")
+_ASK_WORDS = frozenset({"ask", "question", "query", "ask_question"})
+_COMMIT_WORDS = frozenset({"commit", "answer", "submit", "final", "final_answer", "solve", "solution", "use"})
+_QUESTION_KEYS = ("question", "ask", "query")
+_EXPLANATION_KEYS = ("answer", "explanation", "solution", "final_answer", "commit")
+
+
+def _kind(data: Mapping[str, Any]) -> str | None:
+    value = first_value(data, _ACTION_KEYS)
+    if not isinstance(value, str):
+        return None
+    word = re.sub(r"[\s\-]+", "_", value.strip().lower())
+    return "ask" if word in _ASK_WORDS else "commit" if word in _COMMIT_WORDS else None
+
+
+_QUESTION_LABELS = frozenset({"question", "q", "ask", "my_question", "next_question"})
+_ANSWER_LABELS = frozenset(
+    {"answer", "a", "explanation", "final_answer", "solution", "commit", "my_answer", "full_explanation"}
+)
+
+
+def _situation_from_json(data: Mapping[str, Any]) -> Ask | Commit | None:
+    data = normalised_keys(data)
+    kind = _kind(data)
+    question = as_text(first_value(data, _QUESTION_KEYS))
+    explanation = as_text(first_value(data, _EXPLANATION_KEYS))
+    if kind == "ask" or (kind is None and question and not explanation):
+        text = question or explanation
+        return Ask(question=text) if text else None
+    if kind == "commit" or (kind is None and explanation):
+        text = explanation or question
+        return Commit(answer=text) if text else None
+    return None
+
+
+def _situation_from_labels(text: str, *, last: bool = False) -> Ask | Commit | None:
+    lines = text.splitlines()
+    labelled = [
+        (label, value, n) for label, value, n in labelled_lines(text) if label in _QUESTION_LABELS | _ANSWER_LABELS
+    ]
+    if not labelled:
+        return None
+    chosen = len(labelled) - 1 if last else 0
+    label, value, n = labelled[chosen]
+    if label in _QUESTION_LABELS:
+        return Ask(question=value) if value else None
+    # An explanation may run over several lines: up to the next labelled line.
+    stop = next((m for _, _, m in labelled[chosen + 1 :]), len(lines))
+    body = " ".join([value, *(clean_line(line) for line in lines[n + 1 : stop])]).strip()
+    body = re.sub(r"\s+", " ", body)
+    return Commit(answer=body) if body else None
+
+
+def parse_situation_reply(text: str, *, last_label: bool = False) -> Action:
+    """A SPLAT move: a yes/no question (``Ask``) or an explanation (``Commit(answer=...)``).
+
+    Args:
+        text: The model's reply.
+        last_label: Read the last ``Question:`` / ``Answer:`` line rather than the first (for
+            replies that reason before they move).
+    """
+    action: Ask | Commit | None = None
+    for data in reversed(json_objects(text)):
+        action = _situation_from_json(data)
+        if action is not None:
+            return action
+    action = _situation_from_labels(text, last=last_label)
+    if action is not None:
+        return action
+    questions = [clean_line(line) for line in text.splitlines() if clean_line(line).endswith("?")]
+    if questions:
+        return Ask(question=questions[-1])
+    return invalid(
+        text, "no move found: reply with one line, 'Question: <a yes/no question>' or 'Answer: <explanation>'"
+    )
+
+
+# Words that situation-puzzle answers often turn on; the heuristic probes them with questions.
+PROBE_WORDS: tuple[str, ...] = (
+    "dead",
+    "death",
+    "kill",
+    "blind",
+    "twin",
+    "mirror",
+    "ice",
+    "water",
+    "snow",
+    "dream",
+    "game",
+    "photo",
+    "doctor",
+    "child",
+    "baby",
+    "animal",
+    "dog",
+    "ghost",
+    "mistake",
+    "joke",
+    "pretend",
+    "actor",
+    "film",
+    "stage",
+    "statue",
+    "painting",
+    "toy",
+    "sleep",
+    "night",
+    "dark",
+    "light",
+    "train",
+    "car",
+    "plane",
+    "ship",
+    "phone",
+    "letter",
+    "money",
+    "gift",
+    "birthday",
+    "hospital",
+    "prison",
+    "police",
+    "poison",
+    "allergy",
+    "deaf",
+    "height",
+    "short",
+    "tall",
+    "glass",
+    "window",
+    "clock",
+    "time",
+    "wrong",
+    "reflection",
+    "dive",
+    "fish",
+    "bird",
+    "fire",
+    "smoke",
+    "tree",
+    "rain",
+    "shadow",
+    "sound",
+    "music",
+)
+
+
+
+def random_action(info: Mapping[str, Any], rng: np.random.Generator) -> Action:
+    """Mostly a question about a random story word, sometimes an explanation built on one."""
+    story = content_stems(info.get("public", {}).get("story", "")) or {"something"}
+    word = str(rng.choice(sorted(story)))
+    if rng.random() < 0.8:
+        return Ask(question=f"Is the {word} important?")
+    return Commit(answer=f"It has to do with the {word}.")
+
+
+def heuristic_action(info: Mapping[str, Any], rng: np.random.Generator, memory: dict[str, Any]) -> Action:
+    """Asks about common lateral-thinking words and story words, then explains with the words the
+    judge said yes to (it rarely solves a puzzle: a floor, not a competitor)."""
+    public = info.get("public", {})
+    asked: list[str] = memory.setdefault("asked", [])
+    probes = int(memory.get("probes", 10))
+    history = public.get("history", [])
+    yes_words = [w for q, label in history if label == "yes" for w in content_stems(q)]
+    if len(asked) < probes:
+        story = sorted(content_stems(public.get("story", "")))
+        candidates = [w for w in (*PROBE_WORDS, *story) if w not in asked]
+        if candidates:
+            word = candidates[int(rng.integers(len(candidates)))] if len(asked) % 2 else candidates[0]
+            asked.append(word)
+            return Ask(question=f"Does the answer involve {word}?")
+    keep = [w for w in dict.fromkeys(yes_words) if w not in {"answer", "involve"}]
+    return Commit(answer="The answer involves " + ", ".join(keep or ["a misunderstanding"]) + ".")
+
+
+def oracle_action(item: SituationPuzzle, info: Mapping[str, Any]) -> Action:
+    """Commit the hidden answer itself."""
+    return Commit(answer=item.answer)

@@ -36,6 +36,7 @@ def match_name(query: str, names: Sequence[str]) -> str | None:
     return None
 
 
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\u3040-\u30ff]")
 _WORD = re.compile(
     r"[\u2e80-\u9fff\uf900-\ufaff\u3040-\u30ff]"  # CJK ideographs and kana: one token each
     r"|[^\W_\u2e80-\u9fff\uf900-\ufaff\u3040-\u30ff]+"  # other letters and digits, in runs
@@ -62,8 +63,9 @@ STOPWORDS = frozenset(
 
 
 def content_words(text: str) -> set[str]:
-    """Tokens of ``text`` that carry meaning (stopwords and 1-letter tokens dropped)."""
-    return {w for w in words(text) if w not in STOPWORDS and len(w) > 1}
+    """Tokens of ``text`` that carry meaning (stopwords and 1-letter Latin tokens dropped; a
+    Chinese or Japanese character is a word of its own)."""
+    return {w for w in words(text) if w not in STOPWORDS and (len(w) > 1 or _CJK.match(w))}
 
 
 def stem(word: str) -> str:

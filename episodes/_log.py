@@ -182,7 +182,7 @@ class EpisodeEnd(_Record):
     type: Literal["episode_end"] = "episode_end"
     repeat: int = 0
     benchmark: str
-    outcome: dict[str, Any] | None
+    outcome: dict[str, Any] | None = None
     """The benchmark's typed outcome (``Benchmark.outcome_type``; the metrics' inputs, ``turns``
     included); partial when the episode errored, None when it never started."""
     meta: dict[str, Any] = Field(default_factory=dict)

@@ -228,7 +228,7 @@ class BrainTeaser(MultipleChoiceBenchmark):
             binary=True,
         ),
     )
-    jsonl_keys = frozenset({"choices", "group_id", "variant"})
+    jsonl_keys = frozenset({"choices", "group_id"})
     headline = ("overall_acc",)
     intro = """\
 You will be given a brain teaser: a short puzzle that seems to have an obvious answer but is \

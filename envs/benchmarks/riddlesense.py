@@ -133,7 +133,7 @@ class RiddleSense(MultipleChoiceBenchmark):
     env_ids: ClassVar[dict[str, str]] = {"lateralgym/RiddleSense-v0": "riddlesense"}
     sample_file = "riddlesense.jsonl"
     formats = (DatasetFormat("riddlesense", "RiddleSense rs_train.jsonl / rs_dev.jsonl", _is_official, load_riddlesense),)
-    jsonl_keys = frozenset({"choices", "concept"})
+    jsonl_keys = frozenset({"choices"})
     headline = ("accuracy",)
     intro = """\
 You will be given a riddle and five lettered options. A riddle describes something in figurative, \

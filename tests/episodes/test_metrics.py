@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _outcomes import outcome as full_outcome
 
 from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, observation
 from lateralgym.episodes._metrics import (
@@ -36,9 +37,8 @@ def end(
         item_id=item,
         repeat=repeat,
         benchmark=benchmark,
-        outcome={} if error else {**outcome, "turns": turns},
+        outcome=None if error else full_outcome(benchmark, outcome, turns=turns),
         meta=meta or {},
-        turns=turns,
         terminated=not truncated and error is None,
         truncated=truncated,
         error=error,
@@ -99,6 +99,9 @@ def creative(
         "gold_inspected": gold_inspected,
         "entity_count": entities,
         "asks": asks,
+        "questions": asks,
+        "irrelevant": asks,  # the KB judge's label for every question here
+        "first_commit_turn": turns if committed else None,
         "invalid_actions": invalid,
         "factors": {
             "cluster_band": band,
@@ -169,7 +172,7 @@ def test_creativity_exploration() -> None:
     assert x["mean_inspections"] == approx(3.0)
     assert x["mean_invalid_actions"] == approx(0.2)  # 1 / 5
     assert x["mean_turns_before_commit"] == approx(2.75)  # committed t1, t2, t3, t5: (3 + 5 + 2 + 1) / 4
-    assert "yes_ratio" not in x  # the creativity outcome does not report answer labels
+    assert x["irrelevant_ratio"] == 100.0  # every question of the fixture was answered irrelevant
 
 
 def test_creativity_factor_breakdowns() -> None:
@@ -344,6 +347,7 @@ def situation(
         "irrelevant": irrelevant,
         "repeated_questions": repeated,
         "attempts": attempts,
+        "first_commit_turn": turns if solved else None,
         "invalid_actions": 0,
         "difficulty": None,
         "band": band,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _outcomes import outcome as full_outcome
 from rich.console import Console
 
 from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, StepLogWriter, observation
@@ -52,7 +53,7 @@ def write_run(run_dir: Path, benchmark: str, mode: str, ends: list[EpisodeEnd], 
 def end(benchmark: str, item: str, outcome: dict[str, Any], turns: int = 1, **kw: Any) -> EpisodeEnd:
     return EpisodeEnd(
         run_id="run", episode_id=f"{item}#0", item_id=item, benchmark=benchmark,
-        outcome={**outcome, "turns": turns}, turns=turns, **kw,
+        outcome=full_outcome(benchmark, outcome, turns=turns), **kw,
     )  # fmt: skip
 
 

@@ -46,8 +46,8 @@ def test_run_directory_contents_and_log_contract(tmp_path: Path) -> None:
     starts = [r for r in records if isinstance(r, EpisodeStart)]
     ends = [r for r in records if isinstance(r, EpisodeEnd)]
     steps = [r for r in records if isinstance(r, StepLine)]
-    assert len(starts) == len(ends) == 5 and len(steps) == sum(e.turns for e in ends)
-    assert all(s.schema_version == 1 and s.run_id == result.run_id for s in steps)
+    assert len(starts) == len(ends) == 5 and len(steps) == sum((e.outcome or {})["turns"] for e in ends)
+    assert all(s.schema_version == 2 and s.run_id == result.run_id for s in steps)
     assert all(e.meta["distractor_count"] in (3, 6, 9, 12) for e in ends)
     summary = json.loads((result.run_dir / "summary.json").read_text())
     assert summary["episodes"] == 5
@@ -185,8 +185,12 @@ def test_heuristic_agent_spec_is_reproducible() -> None:
 
 
 def test_resume_reruns_errored_episodes_once(tmp_path: Path) -> None:
+    from lateralgym.envs import load_sample_items
+    from lateralgym.episodes import plan_episodes
+
+    failing = {s.seed for s in plan_episodes(load_sample_items("brainteaser"), 0, limit=9)[::3]}  # 3 of the 9
     first = run(
-        "brainteaser", agent_factory=lambda seed: Exploding(fail=seed % 3 == 0), limit=9, out=tmp_path, progress=False
+        "brainteaser", agent_factory=lambda seed: Exploding(fail=seed in failing), limit=9, out=tmp_path, progress=False
     )
     assert first.metrics.errored == 3
     again = run("brainteaser", agent_factory=lambda seed: Exploding(fail=False), resume=first.run_dir, progress=False)

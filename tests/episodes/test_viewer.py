@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _outcomes import outcome as full_outcome
 
 from lateralgym.episodes._log import (
     INLINE_LIMIT,
@@ -88,10 +89,11 @@ def _write_run(run_dir: Path, benchmark: str, episodes: list[dict[str, Any]], *,
                 EpisodeEnd(
                     **ids,
                     benchmark=benchmark,
-                    outcome=ep.get("outcome") or {},
+                    outcome=full_outcome(benchmark, ep["outcome"], turns=len(ep.get("steps", [])))
+                    if ep.get("outcome")
+                    else None,
                     meta=ep["meta"],
                     reward=sum(s[3] for s in ep.get("steps", [])),
-                    turns=len(ep.get("steps", [])),
                     terminated="error" not in ep,
                     error=ep.get("error"),
                 )
@@ -141,7 +143,7 @@ def creativity_run(tmp_path: Path) -> Path:
         }
 
     answer = {"entity": "steel soup spoon", "part": "handle", "how_to_use": "lever the lid up with the handle"}
-    llm = LLMBlock(model="openai:gpt-test", raw_text='{"kind": "inspect"}', prompt_tokens=12, completion_tokens=4)
+    llm = LLMBlock(model="openai:gpt-test", text='{"kind": "inspect"}', prompt_tokens=12, completion_tokens=4)
     return _write_run(
         tmp_path / "creativity-run",
         "creativity",

@@ -108,7 +108,7 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
     }
     sample_file = "creativity_tasks.jsonl"
     formats = (DatasetFormat("creativitybench", "CreativityBench task JSON (a list of tasks)", _is_release, load_creativitybench),)
-    jsonl_keys = frozenset({"gold", "entities"})
+    jsonl_keys = frozenset({"gold"})
     offline_judges: ClassVar[dict[str, Any]] = {"exact": ExactMatchJudge, "kb": KBJudge}
     default_judge = "exact"
     llm_judge = "lateralgym.judges._llm_creativity:LLMCreativityJudge"

@@ -112,7 +112,7 @@ class Splat(Benchmark[SituationPuzzle, SplatOutcome]):
         DatasetFormat("splat", "SPLAT puzzles.xlsx", _is_xlsx, _load_xlsx, binary=True),
         DatasetFormat("lateval", "LatEval english.json / chinese.json", _is_lateval, _load_lateval),
     )
-    jsonl_keys = frozenset({"story", "answer"})
+    jsonl_keys = frozenset({"story"})
     offline_judges: ClassVar[dict[str, Any]] = {"reference": ReferenceJudge}
     default_judge = "reference"
     llm_judge = "lateralgym.judges._llm_splat:LLMSplatJudge"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from lateralgym.agents._base import Agent
 from lateralgym.agents._human import HumanAgent
+from lateralgym.agents._llm_spec import is_model_spec
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
 from lateralgym.envs import ConfigError, Item
 
@@ -16,7 +17,7 @@ OFFLINE_AGENTS: tuple[str, ...] = ("random", "heuristic", "oracle", "human")
 
 def make_agent(spec: str, items: Sequence[Item] = (), seed: int | None = None) -> Agent:
     """The player ``spec`` names: ``random``, ``heuristic``, ``oracle`` (needs ``items``), ``human``,
-    or a model ``provider/model[?option=value&...]`` (see ``parse_player_spec``).
+    or a model ``provider/model[?name=value&...]`` (see ``ModelSpec.parse`` and ``PLAYER_OPTIONS``).
 
     Raises:
         ConfigError: unknown spec (``LLMConfigError`` for a bad model setup).
@@ -29,9 +30,9 @@ def make_agent(spec: str, items: Sequence[Item] = (), seed: int | None = None) -
         return OracleAgent(items, seed=seed)
     if spec == "human":
         return HumanAgent()
-    from lateralgym.agents._llm_player import LLMPlayer, is_model_spec
-
     if is_model_spec(spec):
+        from lateralgym.agents._llm_player import LLMPlayer
+
         return LLMPlayer.from_spec(spec, seed=seed)
     raise ConfigError(
         f"unknown player {spec!r}; offline players are: {', '.join(OFFLINE_AGENTS)}; "
@@ -54,21 +55,24 @@ def player_factory(
     which tags its cache entries without being sent, so repeats of an item are distinct requests
     whatever the backend, and a rerun with the same seeds replays from the cache. With the
     ``openai`` backend the episode seed is also sent as the sampling seed unless the spec sets one.
+    ``base_url`` is used when the spec names none.
     """
-    from lateralgym.agents._llm_client import LLMClient
-    from lateralgym.agents._llm_player import LLMPlayer, is_model_spec, split_player_spec
-
     if not is_model_spec(spec):
         make_agent(spec, items)  # fail now, not in the first episode, on an unknown spec
         return lambda seed: make_agent(spec, items, seed)
-    name, client_fields, options = split_player_spec(spec)
-    if base_url and "base_url" not in client_fields:
-        client_fields["base_url"] = base_url
-    client = LLMClient(name, cache_dir=cache_dir, use_cache=use_cache, **client_fields)
-    fixed_seed = options.pop("seed", None)
+
+    from lateralgym.agents._llm_client import LLMClient
+    from lateralgym.agents._llm_player import PLAYER_OPTIONS, LLMPlayer
+    from lateralgym.agents._llm_spec import ModelSpec
+
+    model = ModelSpec.parse(spec)
+    if model.base_url is None:
+        model = model.merge(base_url=base_url or None)
+    options = model.role_options(PLAYER_OPTIONS, role="player")
+    client = LLMClient(model, cache_dir=cache_dir, use_cache=use_cache)
 
     def build(seed: int) -> Agent:
-        request_seed = fixed_seed if fixed_seed is not None else seed if client.spec.backend == "openai" else None
+        request_seed = model.seed if model.seed is not None else seed if model.backend == "openai" else None
         return LLMPlayer(client, seed=request_seed, episode_seed=seed, **options)
 
     build.client = client  # type: ignore[attr-defined]

@@ -1,8 +1,9 @@
 """The two ways a request leaves the process: the ``openai`` SDK and ``litellm``.
 
 Each backend sends one request with the SDK's own retries off and returns a
-``RawReply``; ``classify`` turns whatever either library raised into a
-``Failure`` the client's retry loop understands.
+``ModelCall`` holding what the server said (text, the model it named, tokens,
+finish reason); the client fills in the rest. ``classify`` turns whatever either
+library raised into a ``Failure`` the client's retry loop understands.
 """
 
 from __future__ import annotations
@@ -24,23 +25,13 @@ from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_secrets import conventional_key_values, url_secrets
 from lateralgym.agents._llm_spec import ModelSpec
 from lateralgym.agents._llm_usage import LITELLM_INSTALL_HINT, import_litellm, litellm_available
+from lateralgym.envs._calls import ModelCall
 
 PLACEHOLDER_KEY = "not-needed"
 """Sent as the key to a ``base_url`` server when no key is set (local servers ignore it). Through
 litellm only when the spec names a key variable: otherwise litellm looks up the provider's own."""
 
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
-
-
-@dataclass(frozen=True)
-class RawReply:
-    """What one successful request returned."""
-
-    text: str
-    model: str
-    prompt_tokens: int
-    completion_tokens: int
-    finish_reason: str | None
 
 
 @dataclass(frozen=True)
@@ -69,7 +60,7 @@ class MalformedReplyError(Exception):
 class Backend(Protocol):
     """Sends one chat request; no retries of its own."""
 
-    async def send(self, messages: list[dict[str, Any]], params: Mapping[str, Any]) -> RawReply:
+    async def send(self, messages: list[dict[str, Any]], params: Mapping[str, Any]) -> ModelCall:
         """Send one request and return the reply, or raise whatever the library raised."""
         ...
 
@@ -142,11 +133,11 @@ class OpenAIBackend:
             self._clients[loop] = client
         return client
 
-    async def send(self, messages: list[dict[str, Any]], params: Mapping[str, Any]) -> RawReply:
+    async def send(self, messages: list[dict[str, Any]], params: Mapping[str, Any]) -> ModelCall:
         """Send one chat-completions request."""
         create: Any = self._client().chat.completions.create
         response = await create(model=self.spec.model, messages=messages, **params)
-        return normalise_reply(response, self.spec.model)
+        return normalise_reply(response, self.spec.name)
 
     async def aclose(self) -> None:
         """Close the SDK client of the running loop."""
@@ -173,7 +164,7 @@ class LiteLLMBackend:
         _require_key(spec, own_lookup=True)
         self.spec = spec
 
-    async def send(self, messages: list[dict[str, Any]], params: Mapping[str, Any]) -> RawReply:
+    async def send(self, messages: list[dict[str, Any]], params: Mapping[str, Any]) -> ModelCall:
         """Send one request through litellm with its retries off and our timeout."""
         if "litellm" not in sys.modules:
             # The first import takes seconds; keep the event loop responsive meanwhile.
@@ -194,7 +185,7 @@ class LiteLLMBackend:
         if key is not None:
             kwargs["api_key"] = key
         response = await litellm.acompletion(**kwargs)
-        return normalise_reply(response, self.spec.model)
+        return normalise_reply(response, self.spec.name)
 
     async def aclose(self) -> None:
         """Nothing to release: litellm manages its own client cache."""
@@ -209,8 +200,13 @@ def make_backend(spec: ModelSpec) -> Backend:
     return OpenAIBackend(spec) if spec.backend == "openai" else LiteLLMBackend(spec)
 
 
-def normalise_reply(response: Any, fallback_model: str) -> RawReply:
-    """Read text, model, tokens and finish reason from an OpenAI-shaped response object."""
+def normalise_reply(response: Any, model: str) -> ModelCall:
+    """The call of an OpenAI-shaped response: its text, the model it names, tokens and finish reason.
+
+    Args:
+        response: The SDK's response object.
+        model: The spec that was asked, ``provider/model``.
+    """
     choices = getattr(response, "choices", None)
     if not choices:
         raise MalformedReplyError(f"reply has no choices (got {type(response).__name__})")
@@ -220,12 +216,15 @@ def normalise_reply(response: Any, fallback_model: str) -> RawReply:
         raise MalformedReplyError("reply's first choice has no message")
     content = getattr(message, "content", None)
     usage = getattr(response, "usage", None)
-    return RawReply(
+    served_by = getattr(response, "model", None)
+    finish_reason = getattr(choice, "finish_reason", None)
+    return ModelCall(
+        model=model,
+        served_by=_utf8(str(served_by)) if served_by else None,
         text=_utf8(content if isinstance(content, str) else ""),
-        model=_utf8(str(getattr(response, "model", None) or fallback_model)),
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        finish_reason=getattr(choice, "finish_reason", None),
+        finish_reason=str(finish_reason) if finish_reason is not None else None,
     )
 
 
@@ -303,7 +302,6 @@ __all__ = [
     "LiteLLMBackend",
     "MalformedReplyError",
     "OpenAIBackend",
-    "RawReply",
     "classify",
     "make_backend",
 ]

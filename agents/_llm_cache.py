@@ -1,4 +1,9 @@
-"""On-disk response cache: one JSON file per request, keyed by a sha256 of the full request."""
+"""On-disk response cache: one JSON file per request, keyed by a sha256 of the full request.
+
+An entry holds the request and the ``ModelCall`` that answered it, as the original call returned
+it (tokens, cost, latency and attempts of that call); the client turns it into this call's record
+on a hit (``cache_hit``, no attempts, no cost, the caller's role).
+"""
 
 from __future__ import annotations
 
@@ -11,12 +16,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from lateralgym.agents._llm_errors import redact
+from lateralgym.envs._calls import ModelCall
 
-CACHE_FORMAT = 1
-"""Version of the entry layout; part of every key, so a change never reads old entries."""
+CACHE_FORMAT = 2
+"""Version of the entry layout; part of every key, so a change never reads old entries.
+2: entries hold a ``ModelCall`` (1 held the reply's text, model, tokens and cost)."""
 
 DEFAULT_CACHE_DIR = Path(".lateralgym-cache") / "llm"
 """Where the cache lives by default, relative to the working directory."""
@@ -40,27 +47,6 @@ def request_key(request: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class CachedReply(BaseModel):
-    """The part of a completion worth replaying."""
-
-    model_config = ConfigDict(frozen=True)
-
-    text: str
-    """The assistant message content."""
-    model: str
-    """The model name the server reported."""
-    prompt_tokens: int
-    """Prompt tokens of the original call."""
-    completion_tokens: int
-    """Completion tokens of the original call."""
-    finish_reason: str | None = None
-    """Why generation stopped (``stop``, ``length``, ...), as the server said."""
-    cost_usd: float | None = None
-    """What the original call cost, when known."""
-    created_at: float = 0.0
-    """Unix time the entry was written."""
-
-
 class ResponseCache:
     """A directory of cached replies, ``<dir>/<key[:2]>/<key>.json``.
 
@@ -82,13 +68,14 @@ class ResponseCache:
         """The file that holds (or would hold) the entry for ``key``."""
         return self.directory / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> CachedReply | None:
-        """The cached reply for ``key``, or ``None`` on a miss or an unreadable entry."""
+    def get(self, key: str) -> ModelCall | None:
+        """The call cached for ``key`` (as the original call returned it), or ``None`` on a miss or
+        an unreadable entry."""
         try:
             entry = json.loads(self.path_for(key).read_text(encoding="utf-8"))
-            if entry.get("key") != key:
+            if entry.get("key") != key or entry.get("format") != CACHE_FORMAT:
                 return None
-            return CachedReply.model_validate(entry["response"])
+            return ModelCall.model_validate(entry["call"])
         except (OSError, ValueError, KeyError, TypeError, AttributeError, ValidationError):
             return None
 
@@ -96,7 +83,7 @@ class ResponseCache:
         self,
         key: str,
         request: Mapping[str, Any],
-        reply: CachedReply,
+        call: ModelCall,
         *,
         secrets: Iterable[str | None] = (),
     ) -> Path:
@@ -104,8 +91,8 @@ class ResponseCache:
 
         Args:
             key: The request's key (``request_key(request)``).
-            request: The request, stored beside the reply for inspection.
-            reply: The reply to replay on a hit.
+            request: The request, stored beside the call for inspection.
+            call: The call that answered it, replayed on a hit.
             secrets: Values redacted from the file's text before it is written,
                 as a last line of defence (the request should hold none).
 
@@ -117,8 +104,9 @@ class ResponseCache:
         entry = {
             "format": CACHE_FORMAT,
             "key": key,
+            "created_at": time.time(),
             "request": dict(request),
-            "response": reply.model_copy(update={"created_at": time.time()}).model_dump(mode="json"),
+            "call": call.model_dump(mode="json"),
         }
         text = redact(json.dumps(entry, ensure_ascii=False, indent=1, default=str), secrets)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")

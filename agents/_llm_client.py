@@ -1,10 +1,14 @@
 """``LLMClient``: the one way LateralGym talks to a language model.
 
 It owns retries (exponential backoff with jitter, ``Retry-After`` honoured),
-timeouts, a process-wide concurrency limit, the on-disk response cache and usage
-accounting, and it never writes an API key anywhere: keys are read from the
-environment variable the ``ModelSpec`` names and live only inside the SDK
-client objects.
+timeouts, a concurrency cap, the on-disk response cache and usage accounting, and
+it never writes an API key anywhere: keys are read from the environment variable
+the ``ModelSpec`` names and live only inside the SDK client objects. Every call,
+whoever makes it (``role``: player, judge, annotator), comes back as one
+``ModelCall`` record.
+
+The cap holds per event loop: a run's players and judges share the runner's loop;
+synchronous calls (``complete_sync``) all run on the one background loop.
 
 Example:
     >>> client = LLMClient("openai/qwen", base_url="http://127.0.0.1:8000/v1")  # doctest: +SKIP
@@ -14,7 +18,6 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import os
 import random
@@ -24,33 +27,31 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
-from lateralgym.agents._llm_backends import Backend, Failure, RawReply, classify, make_backend
-from lateralgym.agents._llm_cache import DEFAULT_CACHE_DIR, CachedReply, ResponseCache, request_key
+from lateralgym.agents._llm_backends import Backend, Failure, classify, make_backend
+from lateralgym.agents._llm_cache import DEFAULT_CACHE_DIR, ResponseCache, request_key
 from lateralgym.agents._llm_concurrency import (
     DEFAULT_CONCURRENCY,
     ConcurrencyLimiter,
     default_concurrency,
     default_limiter,
     set_default_concurrency,
-    sync_loop,
 )
 from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError, redact
 from lateralgym.agents._llm_secrets import display_url
-from lateralgym.agents._llm_spec import ModelSpec
+from lateralgym.agents._llm_spec import GENERATION_KEYS, ModelSpec
 from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
+from lateralgym.envs._calls import ModelCall
+from lateralgym.envs._sync import background
 
 __all__ = [
     "DEFAULT_CACHE_DIR",
     "DEFAULT_CONCURRENCY",
-    "CachedReply",
-    "Completion",
     "ConcurrencyLimiter",
     "LLMCallError",
     "LLMClient",
     "LLMConfigError",
     "LLMError",
+    "Messages",
     "ModelSpec",
     "ResponseCache",
     "UsageMeter",
@@ -69,55 +70,28 @@ _TIMEOUT_GRACE_S = 1.0  # the hard outer bound sits just past the SDK's own time
 Messages = str | Sequence[Mapping[str, Any]]
 
 
-class Completion(BaseModel):
-    """One answer from a model (or from the cache), with what it cost."""
-
-    model_config = ConfigDict(frozen=True)
-
-    text: str
-    """The assistant message content; empty when the request failed."""
-    model: str
-    """The model that answered, as the server named it."""
-    prompt_tokens: int = 0
-    """Prompt tokens reported by the server (of the original call, on a cache hit)."""
-    completion_tokens: int = 0
-    """Completion tokens reported by the server (of the original call, on a cache hit)."""
-    latency_s: float = 0.0
-    """Seconds spent in ``complete``: waiting for a slot, every attempt and every backoff."""
-    cache_hit: bool = False
-    """Whether the answer came from the on-disk cache (no request sent)."""
-    cost_usd: float | None = None
-    """What this call cost; ``0.0`` on a cache hit; ``None`` when the price is unknown."""
-    attempts: int = 1
-    """Requests sent: 1 plus retries; 0 on a cache hit."""
-    error: str | None = None
-    """``None``, or why the request failed (only when the client returns errors as values)."""
-    finish_reason: str | None = None
-    """Why generation stopped (``stop``, ``length``, ...), when the server said."""
-    request_key: str | None = None
-    """sha256 of the full request (the cache key), for logs."""
-
-
 class LLMClient:
     """Sends chat requests for one model, with retries, a cache and accounting.
 
     Args:
-        spec: A ``ModelSpec`` or its ``provider/model`` string.
+        spec: A ``ModelSpec`` or its string (``provider/model[?name=value&...]``); the client
+            uses its generation settings and ignores role options.
         cache_dir: Where cached replies live; default ``.lateralgym-cache/llm``
             under the working directory at construction.
         use_cache: Whether calls read and write the cache unless told otherwise.
-        concurrency: ``None`` shares the process-wide limiter (8 by default, see
-            ``set_default_concurrency``); an int gives this client its own cap; a
-            ``ConcurrencyLimiter`` is shared with whoever else holds it.
+        concurrency: Requests in flight per event loop. ``None`` shares the default limiter
+            (8 per loop, see ``set_default_concurrency``); an int gives this client its own
+            per-loop cap; a ``ConcurrencyLimiter`` is shared with whoever else holds it.
         usage: A meter to add to (share one to total several clients).
         backoff_base_s: First backoff delay; it doubles each retry, with jitter.
         backoff_max_s: Longest backoff delay (a server's ``Retry-After`` may exceed it).
         raise_on_error: Raise ``LLMCallError`` on failure (default), or return a
-            ``Completion`` whose ``error`` says what went wrong.
-        **spec_fields: Overrides of ``spec`` fields (``base_url``, ``temperature``, ...).
+            ``ModelCall`` whose ``error`` says what went wrong.
+        **spec_fields: Overrides of the spec's generation settings (``base_url``,
+            ``temperature``, ...; ``None`` is ignored).
 
     Raises:
-        LLMConfigError: The name is invalid, the key's variable is unset (and no
+        LLMConfigError: The name or a setting is invalid, the key's variable is unset (and no
             ``base_url`` is given), or litellm is needed but not installed.
     """
 
@@ -134,7 +108,12 @@ class LLMClient:
         raise_on_error: bool = True,
         **spec_fields: Any,
     ) -> None:
-        self.spec = ModelSpec.parse(spec, **spec_fields) if (spec_fields or isinstance(spec, str)) else spec
+        unknown = sorted(set(spec_fields) - set(GENERATION_KEYS))
+        if unknown:
+            raise LLMConfigError(
+                f"LLMClient got unknown setting(s) {', '.join(unknown)}; settings are {', '.join(GENERATION_KEYS)}"
+            )
+        self.spec = ModelSpec.parse(spec, **spec_fields)
         self._backend: Backend = make_backend(self.spec)
         self.cache = ResponseCache(Path(cache_dir) if cache_dir is not None else Path.cwd() / DEFAULT_CACHE_DIR)
         self.use_cache = use_cache
@@ -150,7 +129,7 @@ class LLMClient:
 
     @property
     def limiter(self) -> ConcurrencyLimiter:
-        """The concurrency limiter this client's requests wait on."""
+        """The limiter this client's requests wait on (its cap holds per event loop)."""
         return self._limiter if self._limiter is not None else default_limiter()
 
     # -- public calls ----------------------------------------------------------------
@@ -159,15 +138,18 @@ class LLMClient:
         self,
         messages: Messages,
         *,
+        role: str = "player",
         use_cache: bool | None = None,
         cache_tag: str | None = None,
         **params: Any,
-    ) -> Completion:
+    ) -> ModelCall:
         """Ask the model; answer from the cache when the same request was answered before.
 
         Args:
             messages: Chat messages (``[{"role": "user", "content": "..."}]``), or a
                 string, sent as one user message.
+            role: Who is asking (``player``, ``judge``, ``annotator``): set on the returned
+                call, never sent, not part of the cache key.
             use_cache: Override the client's ``use_cache`` for this call.
             cache_tag: Part of the cache key, never sent: equal requests with different
                 tags are separate calls (the player tags each with its episode seed, so
@@ -176,8 +158,13 @@ class LLMClient:
                 override the spec's; others (``stop``, ``top_p``, ...) are passed on.
                 All are part of the cache key.
 
+        Returns:
+            The call: text, the model the server named (``served_by``), tokens, latency,
+            attempts, cost, cache hit and request key, with ``role`` set.
+
         Raises:
-            LLMCallError: The request failed for good (unless ``raise_on_error`` is off).
+            LLMCallError: The request failed for good (unless ``raise_on_error`` is off); its
+                ``calls`` holds this call's record, ``error`` set.
         """
         started = time.monotonic()
         chat = _as_messages(messages)
@@ -196,36 +183,58 @@ class LLMClient:
         if caching:
             cached = self.cache.get(key)
             if cached is not None:
-                hit = _answered(cached, started, key, attempts=0, cost_usd=0.0, cache_hit=True)
+                hit = cached.model_copy(
+                    update={
+                        "role": role,
+                        "model": self.spec.name,
+                        "parsed_action": None,
+                        "latency_s": time.monotonic() - started,
+                        "cache_hit": True,
+                        "cost_usd": 0.0,
+                        "attempts": 0,
+                        "request_key": key,
+                        "error": None,
+                    }
+                )
                 self.usage.record(hit)
                 return hit
 
         reply, attempts, failure = await self._send_with_retries(chat, call_params)
         if reply is None:
             assert failure is not None
-            return self._failed(failure, attempts, started, key)
+            return self._failed(failure, attempts, started, key, role)
 
-        cost = await _price(self.spec.name, reply)
-        completion = _answered(reply, started, key, attempts=attempts, cost_usd=cost)
-        if caching and reply.text:  # an empty reply is not worth making sticky
-            entry = CachedReply(**dataclasses.asdict(reply), cost_usd=cost)
+        call = reply.model_copy(
+            update={
+                "role": role,
+                "latency_s": time.monotonic() - started,
+                "cost_usd": await _price(self.spec.name, reply),
+                "attempts": attempts,
+                "request_key": key,
+            }
+        )
+        if caching and call.text:  # an empty reply is not worth making sticky
             try:
-                self.cache.put(key, request, entry, secrets=self._backend.secrets())
+                self.cache.put(key, request, call, secrets=self._backend.secrets())
             except (OSError, UnicodeEncodeError) as exc:  # a full disk or odd text must not cost the answer
                 logger.warning("%s: could not write the response cache (%s)", self.spec.name, exc)
-        self.usage.record(completion)
-        return completion
+        self.usage.record(call)
+        return call
 
     def complete_sync(
         self,
         messages: Messages,
         *,
+        role: str = "player",
         use_cache: bool | None = None,
         cache_tag: str | None = None,
         **params: Any,
-    ) -> Completion:
-        """``complete`` for synchronous code; runs on a shared background event loop."""
-        return sync_loop.run(self.complete(messages, use_cache=use_cache, cache_tag=cache_tag, **params))
+    ) -> ModelCall:
+        """``complete`` for synchronous code; runs on the process's one background event loop
+        (``lateralgym.envs._sync``), whose cap all synchronous calls share. It also works from
+        inside a running loop, which it blocks until the answer comes (its slots are the background
+        loop's, so it cannot deadlock on the blocked loop's)."""
+        return background.run(self.complete(messages, role=role, use_cache=use_cache, cache_tag=cache_tag, **params))
 
     async def aclose(self) -> None:
         """Release the connections held for the running event loop."""
@@ -233,8 +242,8 @@ class LLMClient:
 
     def close(self) -> None:
         """Release the connections held for ``complete_sync`` calls."""
-        if sync_loop.started:
-            sync_loop.run(self._backend.aclose())
+        if background.started:
+            background.run(self._backend.aclose())
 
     def __enter__(self) -> LLMClient:
         return self
@@ -261,7 +270,7 @@ class LLMClient:
 
     async def _send_with_retries(
         self, chat: list[dict[str, Any]], params: dict[str, Any]
-    ) -> tuple[RawReply | None, int, Failure | None]:
+    ) -> tuple[ModelCall | None, int, Failure | None]:
         total = self.spec.max_retries + 1
         attempt = 0
         while True:
@@ -294,15 +303,23 @@ class LLMClient:
         ceiling = min(self.backoff_max_s, self.backoff_base_s * 2 ** (attempt - 1))
         return self._rng.uniform(ceiling / 2, ceiling)
 
-    def _failed(self, failure: Failure, attempts: int, started: float, key: str) -> Completion:
+    def _failed(self, failure: Failure, attempts: int, started: float, key: str, role: str) -> ModelCall:
         verdict = "retries exhausted" if failure.retryable else "not retried"
         message = redact(
             f"{self.spec.name}: request failed after {attempts} attempt(s), {verdict}: "
             f"{_describe(failure)}: {failure.detail}",
             self._backend.secrets(),
         )
+        failed = ModelCall(
+            role=role,
+            model=self.spec.name,
+            latency_s=time.monotonic() - started,
+            attempts=attempts,
+            request_key=key,
+            error=message,
+        )
+        self.usage.record(failed)
         if self.raise_on_error:
-            self.usage.record_failure(attempts)
             raise LLMCallError(
                 message,
                 model=self.spec.name,
@@ -310,41 +327,9 @@ class LLMClient:
                 attempts=attempts,
                 retryable=failure.retryable,
                 kind=failure.kind,
+                calls=(failed,),
             )
-        failed = Completion(
-            text="",
-            model=self.spec.model,
-            latency_s=time.monotonic() - started,
-            attempts=attempts,
-            error=message,
-            request_key=key,
-        )
-        self.usage.record(failed)
         return failed
-
-
-def _answered(
-    reply: RawReply | CachedReply,
-    started: float,
-    key: str,
-    *,
-    attempts: int,
-    cost_usd: float | None,
-    cache_hit: bool = False,
-) -> Completion:
-    """The completion of a call answered by ``reply`` (``started``: the call's ``time.monotonic()``)."""
-    return Completion(
-        text=reply.text,
-        model=reply.model,
-        prompt_tokens=reply.prompt_tokens,
-        completion_tokens=reply.completion_tokens,
-        latency_s=time.monotonic() - started,
-        cache_hit=cache_hit,
-        cost_usd=cost_usd,
-        attempts=attempts,
-        finish_reason=reply.finish_reason,
-        request_key=key,
-    )
 
 
 def _as_messages(messages: Messages) -> list[dict[str, Any]]:
@@ -357,7 +342,7 @@ def _describe(failure: Failure) -> str:
     return f"HTTP {failure.status}" if failure.status is not None else failure.kind
 
 
-async def _price(model: str, reply: RawReply) -> float | None:
+async def _price(model: str, reply: ModelCall) -> float | None:
     if not litellm_available():
         return None
     if "litellm" not in sys.modules:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._errors import LateralGymError
 
 REDACTED = "[REDACTED]"
@@ -54,6 +55,9 @@ class LLMCallError(LLMError):
             attempts ran out rather than the request being refused).
         kind: The last failure's kind, e.g. ``http``, ``timeout``, ``connection``,
             ``malformed``.
+        calls: The model calls made for the failed operation, in order, the failed one last
+            (``error`` set): one for a single ``complete``; a judge prepends the calls it made
+            before (earlier samples, re-asks), so the caller can log and count them all.
     """
 
     def __init__(
@@ -65,6 +69,7 @@ class LLMCallError(LLMError):
         attempts: int,
         retryable: bool,
         kind: str,
+        calls: tuple[ModelCall, ...] = (),
     ) -> None:
         super().__init__(message)
         self.model = model
@@ -72,3 +77,4 @@ class LLMCallError(LLMError):
         self.attempts = attempts
         self.retryable = retryable
         self.kind = kind
+        self.calls = calls

@@ -5,8 +5,8 @@ few-shot), the env's first observation, then each of its own replies followed by
 as the next user message. A new episode starts a new chat: at ``reset``, or, for loops that never
 call it, when ``info`` shows turn 0 or another item. Every reply is parsed into an action by
 ``lateralgym.agents._parsing``; an unreadable reply becomes ``Invalid`` (the env answers it and
-counts the turn). What each call produced (raw text, parsed action, tokens, latency, cache hit,
-cost, error) is left in ``last_llm`` for the episode runner to log.
+counts the turn). Each call's ``ModelCall`` (role ``player``: raw text, parsed action, tokens,
+latency, cache hit, cost, error) is left in ``last_llm`` for the episode runner to log.
 
 Example:
     >>> client = LLMClient("openai/qwen", base_url="http://127.0.0.1:8000/v1")  # doctest: +SKIP
@@ -17,68 +17,29 @@ Example:
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qsl
-
-from pydantic import BaseModel, ConfigDict
 
 from lateralgym.agents._base import Agent
-from lateralgym.agents._llm_client import Completion, LLMCallError, LLMClient
+from lateralgym.agents._llm_client import LLMCallError, LLMClient
 from lateralgym.agents._llm_errors import LLMConfigError
+from lateralgym.agents._llm_spec import ModelSpec, OptionParser, flag
 from lateralgym.agents._parsing import parse_reply
 from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, prompt_plan
 from lateralgym.envs import Action, Invalid
+from lateralgym.envs._calls import ModelCall
 
-__all__ = [
-    "PLAYER_SPEC_OPTIONS",
-    "LLMCallRecord",
-    "LLMPlayer",
-    "is_model_spec",
-    "parse_player_spec",
-    "split_player_spec",
-]
+__all__ = ["PLAYER_OPTIONS", "LLMPlayer"]
 
 
-class LLMCallRecord(BaseModel):
-    """What one LLM call of a player produced: the ``llm`` block of a step-log line."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    model: str | None = None
-    """Model spec (no key)."""
-    raw_text: str | None = None
-    """The model's reply as received."""
-    parsed_action: dict[str, Any] | None = None
-    """The action parsed from it."""
-    prompt_tokens: int = 0
-    """Prompt tokens reported by the server (of the original call, on a cache hit)."""
-    completion_tokens: int = 0
-    """Completion tokens reported by the server (of the original call, on a cache hit)."""
-    latency_s: float = 0.0
-    """Seconds the call took, retries and backoff included."""
-    cache_hit: bool = False
-    """Whether the reply came from the on-disk cache."""
-    cost_usd: float | None = None
-    """None when the price is unknown."""
-    attempts: int = 1
-    """Requests sent: 1 plus retries; 0 on a cache hit."""
-    error: str | None = None
-    """Set when the call failed or the reply could not be parsed."""
-
-    @classmethod
-    def of_completion(cls, model: str, completion: Completion, **fields: Any) -> LLMCallRecord:
-        """The record of a call that returned ``completion``, plus ``fields``.
-
-        Token counts, latency, cache hit, cost and attempts come from ``completion``; ``fields``
-        give ``raw_text``, ``parsed_action`` and ``error``.
-        """
-        return cls(model=model, **completion.model_dump(include=_COMPLETION_FIELDS), **fields)
+def _reasoning(value: str) -> str:
+    if value not in ("direct", "cot"):
+        raise ValueError(f"expected 'direct' or 'cot', got {value!r}")
+    return value
 
 
-_COMPLETION_FIELDS = {"prompt_tokens", "completion_tokens", "latency_s", "cache_hit", "cost_usd", "attempts"}
-"""What a call record copies from the client's ``Completion`` (its ``model`` and ``error`` mean other things)."""
+PLAYER_OPTIONS: dict[str, OptionParser] = {"few_shot": flag, "reasoning": _reasoning, "system_prompt": str}
+"""Role options a player spec may carry besides the generation settings (see ``ModelSpec.role_options``):
+``few_shot`` (true/false), ``reasoning`` (direct/cot) and ``system_prompt`` (usually as an override)."""
 
 
 class LLMPlayer(Agent):
@@ -125,8 +86,9 @@ class LLMPlayer(Agent):
         self.max_tokens = max_tokens
         self.seed = seed
         self.episode_seed = episode_seed
-        self.last_llm: LLMCallRecord | None = None
-        """What the latest call produced; ``None`` before the first call of an episode."""
+        self.last_llm: ModelCall | None = None
+        """The latest call (role ``player``, ``parsed_action`` set, ``error`` when it failed or its
+        reply was unparsable); ``None`` before the first call of an episode."""
         self._plan: PromptPlan | None = None
         self._messages: list[dict[str, str]] = []
         self._item: Any = None  # info["item"] of the episode the chat belongs to
@@ -135,20 +97,25 @@ class LLMPlayer(Agent):
         return f"LLMPlayer({self.name!r}, reasoning={self.reasoning!r}, few_shot={self.few_shot})"
 
     @classmethod
-    def from_spec(cls, spec: str, *, cache_dir: str | os.PathLike[str] | None = None, **overrides: Any) -> LLMPlayer:
-        """Build a player from a spec string (see ``parse_player_spec``).
+    def from_spec(
+        cls, spec: str | ModelSpec, *, cache_dir: str | os.PathLike[str] | None = None, **overrides: Any
+    ) -> LLMPlayer:
+        """Build a player from a model spec (see ``ModelSpec.parse``).
+
+        Generation settings (``temperature``, ``max_tokens``, ``seed``, ``base_url``, ...) go to the
+        client, which sends them with every request; ``PLAYER_OPTIONS`` go to the player.
 
         Args:
-            spec: ``provider/model`` with optional ``?option=value&...``.
+            spec: ``provider/model`` with optional ``?name=value&...``, or a parsed spec.
             cache_dir: The client's response cache directory (default: the client's).
-            **overrides: Options that win over the spec's (same names as ``PLAYER_SPEC_OPTIONS``).
+            **overrides: Settings or player options that win over the spec's (``None`` ignored).
 
         Raises:
             LLMConfigError: A malformed spec, an unknown option or a missing API key.
         """
-        name, client_fields, options = split_player_spec(spec, **overrides)
-        client = LLMClient(name, cache_dir=cache_dir, **client_fields)
-        return cls(client, **options)
+        model = ModelSpec.parse(spec, **overrides)
+        options = model.role_options(PLAYER_OPTIONS, role="player")
+        return cls(LLMClient(model, cache_dir=cache_dir), **options)
 
     @property
     def messages(self) -> list[dict[str, str]]:
@@ -178,13 +145,12 @@ class LLMPlayer(Agent):
             LLMCallError: The call failed for good (``last_llm.error`` says why).
         """
         request = self._request(observation, info)
-        started = time.monotonic()
         try:
-            completion = await self.client.complete(request, cache_tag=self._cache_tag(), **self._params())
+            call = await self.client.complete(request, role="player", cache_tag=self._cache_tag(), **self._params())
         except LLMCallError as exc:
-            self._record_failure(exc, started)
+            self._record_failure(exc)
             raise
-        return self._accept(request, completion, info)
+        return self._accept(request, call, info)
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
         """``act_async`` for synchronous code.
@@ -193,13 +159,12 @@ class LLMPlayer(Agent):
             LLMCallError: The call failed for good (``last_llm.error`` says why).
         """
         request = self._request(observation, info)
-        started = time.monotonic()
         try:
-            completion = self.client.complete_sync(request, cache_tag=self._cache_tag(), **self._params())
+            call = self.client.complete_sync(request, role="player", cache_tag=self._cache_tag(), **self._params())
         except LLMCallError as exc:
-            self._record_failure(exc, started)
+            self._record_failure(exc)
             raise
-        return self._accept(request, completion, info)
+        return self._accept(request, call, info)
 
     # -- internals -------------------------------------------------------------------------------
 
@@ -228,142 +193,32 @@ class LLMPlayer(Agent):
         params = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
         return {name: value for name, value in params.items() if value is not None}
 
-    def _accept(self, request: list[dict[str, str]], completion: Completion, info: dict[str, Any]) -> Action:
-        if completion.error is not None:  # a client that returns failures as values: raise all the same
-            self.last_llm = LLMCallRecord.of_completion(self.name, completion, error=completion.error)
+    def _accept(self, request: list[dict[str, str]], call: ModelCall, info: dict[str, Any]) -> Action:
+        if call.error is not None:  # a client that returns failures as values: raise all the same
+            self.last_llm = call
             raise LLMCallError(
-                completion.error,
+                call.error,
                 model=self.name,
                 status=None,
-                attempts=completion.attempts,
+                attempts=call.attempts,
                 retryable=False,
                 kind="error",
+                calls=(call,),
             )
-        text = completion.text
+        text = call.text
         reasoning = self._plan.reasoning if self._plan is not None else None
         action = parse_reply(text, info.get("benchmark"), info.get("public") or {}, info.get("mode"), reasoning)
         error = None
         if isinstance(action, Invalid):
-            if completion.finish_reason == "length":
+            if call.finish_reason == "length":
                 action = action.model_copy(
                     update={"reason": f"{action.reason} (the reply was cut off at the token limit)"}
                 )
             error = f"unparsable reply: {action.reason}"
         self._messages = [*request, {"role": "assistant", "content": text}]
-        self.last_llm = LLMCallRecord.of_completion(
-            self.name, completion, raw_text=text, parsed_action=action.model_dump(exclude_none=True), error=error
-        )
+        self.last_llm = call.model_copy(update={"parsed_action": action.model_dump(exclude_none=True), "error": error})
         return action
 
-    def _record_failure(self, exc: LLMCallError, started: float) -> None:
-        self.last_llm = LLMCallRecord(
-            model=self.name,
-            latency_s=time.monotonic() - started,
-            attempts=exc.attempts,
-            error=str(exc),
-        )
-
-
-# -- spec strings --------------------------------------------------------------------------------
-
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off"})
-
-
-def _flag(value: str) -> bool:
-    word = value.strip().lower()
-    if word in _TRUE | _FALSE:
-        return word in _TRUE
-    raise ValueError(f"expected true/false, got {value!r}")
-
-
-def _reasoning(value: str) -> str:
-    if value not in ("direct", "cot"):
-        raise ValueError(f"expected 'direct' or 'cot', got {value!r}")
-    return value
-
-
-_CLIENT_OPTIONS: dict[str, Callable[[str], Any]] = {
-    "base_url": str,
-    "api_key_env": str,
-    "timeout": float,
-    "max_retries": int,
-}
-_PLAYER_OPTIONS: dict[str, Callable[[str], Any]] = {
-    "few_shot": _flag,
-    "reasoning": _reasoning,
-    "temperature": float,
-    "max_tokens": int,
-    "seed": int,
-}
-PLAYER_SPEC_OPTIONS: tuple[str, ...] = (*_PLAYER_OPTIONS, *_CLIENT_OPTIONS)
-"""Options a player spec string may carry after ``?``."""
-
-
-def is_model_spec(spec: str) -> bool:
-    """Whether a player spec names a model (``provider/model[?options]``) rather than an offline player."""
-    name = spec.partition("?")[0]
-    provider, sep, model = name.partition("/")
-    return bool(sep and provider.strip() and model.strip())
-
-
-def split_player_spec(spec: str, **overrides: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
-    """``(model name, client fields, player options)`` of a spec string.
-
-    Client fields (``base_url``, ``api_key_env``, ``timeout``, ``max_retries``) go to
-    ``LLMClient``; the rest (and ``system_prompt``) to ``LLMPlayer``. ``overrides`` win over the
-    spec's options; a ``None`` override is ignored.
-
-    Raises:
-        LLMConfigError: A malformed spec, or an unknown option in the spec or the overrides.
-    """
-    name, options = parse_player_spec(spec)
-    unknown = sorted(set(overrides) - set(PLAYER_SPEC_OPTIONS) - {"system_prompt"})
-    if unknown:
-        raise LLMConfigError(
-            f"unknown player option(s) {', '.join(unknown)}; options are {', '.join(PLAYER_SPEC_OPTIONS)}"
-        )
-    options.update({k: v for k, v in overrides.items() if v is not None})
-    client_fields = {k: options.pop(k) for k in _CLIENT_OPTIONS if k in options}
-    return name, client_fields, options
-
-
-def parse_player_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split ``provider/model?opt=value&...`` into the model name and typed options.
-
-    Options: ``few_shot`` (true/false), ``reasoning`` (direct/cot), ``temperature``, ``max_tokens``,
-    ``seed``, ``base_url``, ``api_key_env`` (the *name* of the key's variable), ``timeout``,
-    ``max_retries``. For example
-    ``openai/qwen?base_url=http://127.0.0.1:8000/v1&reasoning=cot&temperature=0``.
-
-    Raises:
-        LLMConfigError: Not a model name, an unknown or repeated option, a bad value, or an
-            attempt to pass a key (keys are read from environment variables only).
-    """
-    name, _, query = spec.strip().partition("?")
-    if not is_model_spec(name):
-        raise LLMConfigError(f"player spec {spec.split('?')[0]!r} is not a model name: use 'provider/model[?options]'")
-    options: dict[str, Any] = {}
-    try:
-        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True) if query else []
-    except ValueError:
-        raise LLMConfigError(f"player spec {name!r}: options must be written 'name=value&name=value'") from None
-    converters = {**_PLAYER_OPTIONS, **_CLIENT_OPTIONS}
-    for key, value in pairs:
-        if "key" in key.lower() and key != "api_key_env":
-            # Never echo the value: it may be a secret.
-            raise LLMConfigError(
-                f"player spec {name!r}: API keys cannot go in a spec; set an environment variable "
-                "and name it with api_key_env=VARIABLE"
-            )
-        if key not in converters:
-            raise LLMConfigError(
-                f"player spec {name!r}: unknown option {key!r}; options are {', '.join(PLAYER_SPEC_OPTIONS)}"
-            )
-        if key in options:
-            raise LLMConfigError(f"player spec {name!r}: option {key!r} is given twice")
-        try:
-            options[key] = converters[key](value)
-        except ValueError as exc:
-            raise LLMConfigError(f"player spec {name!r}: option {key!r}: {exc}") from None
-    return name, options
+    def _record_failure(self, exc: LLMCallError) -> None:
+        fallback = ModelCall(role="player", model=self.name, attempts=exc.attempts, error=str(exc))
+        self.last_llm = exc.calls[-1] if exc.calls else fallback

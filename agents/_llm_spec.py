@@ -1,21 +1,68 @@
-"""``ModelSpec``: one model named by one string, plus how to call it."""
+"""``ModelSpec``: the generation config of every model role (player, judge, annotator), from one string.
+
+One syntax names a model and how to call it, whoever calls it::
+
+    openai/qwen?base_url=http://127.0.0.1:8000/v1&temperature=0&few_shot=true
+
+Before ``?`` is ``provider/model``; after it, ``name=value`` pairs. Generation settings
+(``GENERATION_KEYS``: ``base_url``, ``api_key_env``, ``backend``, ``temperature``, ``max_tokens``,
+``seed``, ``timeout``, ``max_retries``) become fields; any other name goes, as text, to
+``options``, which the role reads and checks with ``role_options`` (a player knows ``few_shot``
+and ``reasoning``, a judge ``samples`` and ``max_reasks``). Keys never go in a spec: only the
+*name* of the environment variable holding one (``api_key_env``).
+"""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
+from urllib.parse import parse_qsl
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, model_validator
 
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_secrets import display_url
 
+__all__ = ["GENERATION_KEYS", "ModelSpec", "OptionParser", "flag", "is_model_spec"]
+
 Backend = Literal["openai", "litellm"]
+OptionParser = Callable[[str], Any]
+"""Turns an option's text into its typed value; raises ``ValueError`` (with a short reason) when it cannot."""
+
+GENERATION_KEYS: tuple[str, ...] = (
+    "base_url",
+    "api_key_env",
+    "backend",
+    "temperature",
+    "max_tokens",
+    "seed",
+    "timeout",
+    "max_retries",
+)
+"""Spec settings that are ``ModelSpec`` fields; every other ``name=value`` is a role option."""
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PROVIDER_KEY_ENV = {"openai": "OPENAI_API_KEY"}
+_SECRET_NAME = re.compile(r"(?i)key|secret|passw")
+_NAMING = frozenset({"name", "provider", "model", "options"})
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+def flag(value: str) -> bool:
+    """A true/false option: ``1/true/yes/on`` or ``0/false/no/off`` (any case)."""
+    word = value.strip().lower()
+    if word in _TRUE | _FALSE:
+        return word in _TRUE
+    raise ValueError(f"expected true/false, got {value!r}")
+
+
+def is_model_spec(spec: str) -> bool:
+    """Whether ``spec`` names a model (``provider/model[?options]``) rather than an offline agent or judge."""
+    provider, sep, model = spec.partition("?")[0].partition("/")
+    return bool(sep and provider.strip() and model.strip())
 
 
 def _split_name(name: str) -> tuple[str, str]:
@@ -28,17 +75,50 @@ def _split_name(name: str) -> tuple[str, str]:
     return provider.lower(), model
 
 
+def _option_text(value: Any) -> str:
+    """An option given as a Python value, as the text a spec string would carry."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _refuse_secret(key: str) -> None:
+    if _SECRET_NAME.search(key) and key != "api_key_env":
+        # Never echo the value: it may be a key.
+        raise LLMConfigError(
+            f"{key!r}: API keys cannot go in a spec; set an environment variable and name it with api_key_env=VARIABLE"
+        )
+
+
+def _query_settings(query: str) -> dict[str, str]:
+    """The ``name=value`` pairs after ``?``, checked: no keys, no repeats, no renaming the model."""
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True) if query else []
+    except ValueError:
+        raise LLMConfigError("settings after '?' must be written 'name=value&name=value'") from None
+    settings: dict[str, str] = {}
+    for key, value in pairs:
+        _refuse_secret(key)
+        if key in _NAMING:
+            raise LLMConfigError(f"{key!r} cannot be set after '?'; the model is named before it")
+        if key in settings:
+            raise LLMConfigError(f"{key!r} is given twice")
+        settings[key] = value
+    return settings
+
+
 class ModelSpec(BaseModel):
-    """Which model to call and how: parsed from one string such as ``openai/gpt-4o-mini``.
+    """Which model to call and how (the generation config of a player, a judge or an annotator).
 
-    ``openai/...`` goes through the ``openai`` SDK (give ``base_url`` for any
-    OpenAI-compatible server: vLLM, Ollama, llama.cpp); every other provider
-    (``anthropic/...``, ``gemini/...``) goes through ``litellm``. The spec holds the
-    *name* of the environment variable with the key, never the key itself.
+    ``openai/...`` goes through the ``openai`` SDK (give ``base_url`` for any OpenAI-compatible
+    server: vLLM, Ollama, llama.cpp); every other provider (``anthropic/...``, ``gemini/...``)
+    goes through ``litellm``. The spec holds the *name* of the environment variable with the
+    key, never the key itself.
 
-    Build one with ``ModelSpec.parse("openai/gpt-4o-mini", temperature=0)``, or
-    validate a config value that is either that string or a mapping with a
-    ``name`` key (``{"name": "openai/qwen", "base_url": "http://127.0.0.1:8000/v1"}``).
+    Build one with ``ModelSpec.parse("openai/gpt-4o-mini?temperature=0", max_tokens=64)``, or
+    validate a config value that is either such a string or a mapping with a ``name`` key
+    (``{"name": "openai/qwen", "base_url": "http://127.0.0.1:8000/v1", "samples": 3}``); either
+    way, names outside ``GENERATION_KEYS`` land in ``options``.
     """
 
     # hide_input_in_errors: a mistaken key in any field must not be echoed by pydantic.
@@ -67,6 +147,9 @@ class ModelSpec(BaseModel):
     """Seconds allowed for one request before it counts as timed out."""
     max_retries: int = Field(default=4, ge=0)
     """Retries after the first attempt on 429, 5xx, timeouts, connection errors and malformed replies."""
+    options: dict[str, str] = Field(default_factory=dict)
+    """Role options, as written (``few_shot``, ``reasoning``, ``samples``, ...): the client ignores them;
+    the player or judge reads them with ``role_options``, which refuses names it does not know."""
 
     @model_validator(mode="before")
     @classmethod
@@ -76,8 +159,17 @@ class ModelSpec(BaseModel):
         if not isinstance(data, dict):
             return data
         data = dict(data)
+        options = {str(k): _option_text(v) for k, v in dict(data.pop("options", None) or {}).items()}
+        extra = [key for key in data if key not in cls.model_fields and key != "name"]
+        options.update({str(key): _option_text(data.pop(key)) for key in extra})
         if "name" in data:
-            data["provider"], data["model"] = _split_name(str(data.pop("name")))
+            name, _, query = str(data.pop("name")).strip().partition("?")
+            data["provider"], data["model"] = _split_name(name)
+            for key, value in _query_settings(query).items():  # explicit values win over the string's
+                (data if key in GENERATION_KEYS else options).setdefault(key, value)
+        for key in options:
+            _refuse_secret(key)
+        data["options"] = options
         provider = str(data.get("provider", "")).lower()
         data.setdefault("backend", "openai" if provider == "openai" else "litellm")
         if "api_key_env" not in data:
@@ -103,30 +195,69 @@ class ModelSpec(BaseModel):
             yield name, display_url(value) if name == "base_url" else value
 
     @classmethod
-    def parse(cls, name: str | ModelSpec, **fields: Any) -> ModelSpec:
-        """Build a spec from ``provider/model`` and optional field overrides.
+    def parse(cls, spec: str | ModelSpec, **overrides: Any) -> ModelSpec:
+        """Build a spec from ``provider/model[?name=value&...]``, then ``merge(**overrides)``.
+
+        Generation settings (``GENERATION_KEYS``) become fields, every other name an option.
+
+        Example:
+            >>> s = ModelSpec.parse("openai/x?temperature=0&few_shot=true", max_tokens=64)
+            >>> (s.model, s.temperature, s.max_tokens, s.options)
+            ('x', 0.0, 64, {'few_shot': 'true'})
 
         Args:
-            name: ``provider/model`` (or an existing spec, copied with the overrides).
-            **fields: Any other field: ``base_url``, ``temperature``, ``timeout``, ...
+            spec: The spec string (or an existing spec, merged with the overrides).
+            **overrides: Fields or options that win over the string's; ``None`` is ignored.
 
         Raises:
-            LLMConfigError: The name or a field is invalid.
+            LLMConfigError: Not ``provider/model``; a malformed, repeated or invalid setting; or
+                a key where only the name of its variable may go (the value is never echoed).
         """
-        if isinstance(name, ModelSpec):
-            data = name.model_dump(exclude={"provider", "model"})
-            data.update(fields)
-            data["name"] = name.name
-        else:
-            data = {"name": name, **fields}
-        try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'spec'}: {err['msg'].removeprefix('Value error, ')}"
-                for err in exc.errors()
+        if isinstance(spec, ModelSpec):
+            return spec.merge(**overrides)
+        name = spec.strip().partition("?")[0]
+        return _validated({"name": spec}, name).merge(**overrides)
+
+    def merge(self, **overrides: Any) -> ModelSpec:
+        """A copy with ``overrides`` applied: they win, ``None`` ones are ignored; fields and options
+        are told apart as in ``parse`` (options merge into the existing ones).
+
+        Raises:
+            LLMConfigError: An invalid value, or a key where only the name of its variable may go.
+        """
+        given = {key: value for key, value in overrides.items() if value is not None}
+        if not given:
+            return self
+        fields = {key: value for key, value in given.items() if key in type(self).model_fields and key != "options"}
+        options = {key: value for key, value in given.items() if key not in fields}
+        options = {**self.options, **dict(options.pop("options", None) or {}), **options}
+        data = {**self.model_dump(exclude={"options"}), **fields, "options": options}
+        return _validated(data, self.name)
+
+    def role_options(self, known: Mapping[str, OptionParser], *, role: str) -> dict[str, Any]:
+        """The options typed by ``known`` (option name -> parser), for a ``role`` such as ``player``.
+
+        Example:
+            >>> ModelSpec.parse("openai/x?samples=3").role_options({"samples": int}, role="judge")
+            {'samples': 3}
+
+        Raises:
+            LLMConfigError: An option the role does not know (the message lists those it does), or
+                a value its parser refuses.
+        """
+        unknown = sorted(set(self.options) - set(known))
+        if unknown:
+            raise LLMConfigError(
+                f"{self.name}: unknown {role} option(s) {', '.join(unknown)}; {role} options are "
+                f"{', '.join(known) or '(none)'}, generation settings are {', '.join(GENERATION_KEYS)}"
             )
-            raise LLMConfigError(f"invalid model spec {data['name']!r}: {problems}") from None
+        typed: dict[str, Any] = {}
+        for key, value in self.options.items():
+            try:
+                typed[key] = known[key](value)
+            except ValueError as exc:
+                raise LLMConfigError(f"{self.name}: {role} option {key!r}: {exc}") from None
+        return typed
 
     @property
     def name(self) -> str:
@@ -138,3 +269,14 @@ class ModelSpec(BaseModel):
         if self.api_key_env is None:
             return None
         return os.environ.get(self.api_key_env) or None
+
+
+def _validated(data: dict[str, Any], name: str) -> ModelSpec:
+    """``ModelSpec.model_validate(data)``, its errors as one ``LLMConfigError`` naming ``name`` (no values)."""
+    try:
+        return ModelSpec.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            ": ".join([*(str(p) for p in err["loc"]), err["msg"].removeprefix("Value error, ")]) for err in exc.errors()
+        )
+        raise LLMConfigError(f"invalid model spec {name!r}: {problems}") from None

@@ -6,14 +6,12 @@ import importlib.util
 import os
 import threading
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from lateralgym.agents._llm_errors import LLMConfigError
-
-if TYPE_CHECKING:
-    from lateralgym.agents._llm_client import Completion
+from lateralgym.envs._calls import ModelCall
 
 LITELLM_INSTALL_HINT = "pip install 'lateralgym[litellm]'"
 
@@ -78,11 +76,11 @@ class UsageSummary(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     calls: int
-    """Completions served by the API (cache hits and failures excluded)."""
+    """Calls answered by the API (cache hits and failures excluded)."""
     cache_hits: int
-    """Completions served from the on-disk cache, at no cost."""
+    """Calls answered from the on-disk cache, at no cost."""
     failures: int
-    """Requests that failed for good (``LLMCallError``)."""
+    """Calls that failed for good (raised as ``LLMCallError`` or returned with ``error``)."""
     attempts: int
     """HTTP requests sent, retries included."""
     prompt_tokens: int
@@ -123,30 +121,24 @@ class UsageMeter:
             self._counts["known_cost_usd"] = 0.0
             self._counts["unpriced_calls"] = 0
 
-    def record(self, completion: Completion) -> None:
-        """Add one completion (a call, a cache hit or a failure returned as a value)."""
+    def record(self, call: ModelCall) -> None:
+        """Add one call: answered by the API, from the cache, or failed (``error`` set)."""
         with self._lock:
             c = self._counts
-            c["attempts"] += completion.attempts
-            if completion.cache_hit:
+            c["attempts"] += call.attempts
+            if call.cache_hit:
                 c["cache_hits"] += 1
                 return
-            if completion.error is not None:
+            if call.error is not None:
                 c["failures"] += 1
                 return
             c["calls"] += 1
-            c["prompt_tokens"] += completion.prompt_tokens
-            c["completion_tokens"] += completion.completion_tokens
-            if completion.cost_usd is None:
+            c["prompt_tokens"] += call.prompt_tokens
+            c["completion_tokens"] += call.completion_tokens
+            if call.cost_usd is None:
                 c["unpriced_calls"] += 1
             else:
-                c["known_cost_usd"] += completion.cost_usd
-
-    def record_failure(self, attempts: int) -> None:
-        """Count a request that raised ``LLMCallError`` after ``attempts`` requests."""
-        with self._lock:
-            self._counts["failures"] += 1
-            self._counts["attempts"] += attempts
+                c["known_cost_usd"] += call.cost_usd
 
     def summary(self) -> UsageSummary:
         """A consistent snapshot of every counter."""

@@ -9,7 +9,9 @@ can count calls, inspect headers and measure the peak number of requests in
 flight.
 
 Token counts are deterministic: one token per whitespace-separated word of the
-message contents (prompt) and of the reply (completion).
+message contents (prompt) and of the reply (completion). ``peak_in_flight`` measures
+the peak number of requests in flight among those a predicate picks (one caller's,
+say), from the time each chat request was being handled.
 
 Example:
     >>> server = ScriptedLLMServer().start()
@@ -128,6 +130,8 @@ class RecordedRequest:
 
 Responder = Callable[[dict[str, Any]], str]
 ScriptItem = Reply | Fault
+Span = tuple[Any, float, float]
+"""A chat request's body and when its handling started and ended (``time.monotonic()``)."""
 
 
 @dataclass
@@ -135,6 +139,7 @@ class _State:
     script: deque[ScriptItem] = field(default_factory=deque)
     requests: deque[RecordedRequest] = field(default_factory=lambda: deque(maxlen=_MAX_RECORDED))
     responses: list[str] = field(default_factory=list)
+    spans: deque[Span] = field(default_factory=lambda: deque(maxlen=_MAX_RECORDED))
     in_flight: int = 0
     max_in_flight: int = 0
     faults_served: int = 0
@@ -267,6 +272,18 @@ class ScriptedLLMServer:
         with self._lock:
             return self._state.max_in_flight
 
+    def peak_in_flight(self, picks: Callable[[Any], bool] = lambda body: True) -> int:
+        """The peak number of chat requests handled at once, among those whose body ``picks``."""
+        with self._lock:
+            spans = [(start, end) for body, start, end in self._state.spans if picks(body)]
+        # An end sorts before a start at the same instant: touching requests did not overlap.
+        events = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
+        peak = current = 0
+        for _, change in events:
+            current += change
+            peak = max(peak, current)
+        return peak
+
     @property
     def faults_served(self) -> int:
         """How many calls were answered with a fault."""
@@ -290,9 +307,10 @@ class ScriptedLLMServer:
             self._state.in_flight += 1
             self._state.max_in_flight = max(self._state.max_in_flight, self._state.in_flight)
 
-    def _leave(self) -> None:
+    def _leave(self, body: Any, started: float) -> None:
         with self._lock:
             self._state.in_flight -= 1
+            self._state.spans.append((body, started, time.monotonic()))
 
     def _next_item(self, body: dict[str, Any]) -> ScriptItem:
         with self._lock:
@@ -424,10 +442,11 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._error(400, "body must be JSON with a 'messages' list")
                 return
             server._enter()
+            started = time.monotonic()
             try:
                 self._answer(body)
             finally:
-                server._leave()
+                server._leave(body, started)
 
         def _answer(self, body: dict[str, Any]) -> None:
             item = server._next_item(body)

@@ -14,8 +14,8 @@ import pytest
 from llm_server import Fault, ScriptedLLMServer
 
 from lateralgym.agents import _llm_backends
+from lateralgym.agents._llm_cache import CACHE_FORMAT, ResponseCache
 from lateralgym.agents._llm_client import (
-    Completion,
     ConcurrencyLimiter,
     LLMCallError,
     LLMClient,
@@ -27,6 +27,7 @@ from lateralgym.agents._llm_client import (
     request_key,
     set_default_concurrency,
 )
+from lateralgym.envs._calls import ModelCall
 
 SECRET = "sk-test-SECRET123"
 """Key-shaped text for the tests that need no server (the live key is the ``api_key`` fixture)."""
@@ -35,7 +36,7 @@ MakeClient = Callable[..., LLMClient]
 """The ``make_client`` fixture (``conftest.py``): keyword arguments override client fields."""
 
 
-def ask(client: LLMClient, text: str = "Is a spoon a lever?", **params: Any) -> Completion:
+def ask(client: LLMClient, text: str = "Is a spoon a lever?", **params: Any) -> ModelCall:
     return client.complete_sync([{"role": "user", "content": text}], **params)
 
 
@@ -49,8 +50,9 @@ def test_plain_completion(llm_server: ScriptedLLMServer, make_client: MakeClient
     reply = ask(client)
 
     assert reply.text == "Yes, a spoon can be a lever."
-    assert reply.model == "scripted-model"
+    assert (reply.role, reply.model, reply.served_by) == ("player", MODEL, "scripted-model")
     assert (reply.attempts, reply.cache_hit, reply.error, reply.finish_reason) == (1, False, None, "stop")
+    assert reply.parsed_action is None
     assert reply.cost_usd is None  # a local model has no price
     assert llm_server.chat_calls == 1
     request = llm_server.requests[0]
@@ -63,11 +65,21 @@ def test_plain_completion(llm_server: ScriptedLLMServer, make_client: MakeClient
 def test_async_complete_and_string_messages(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.responder = lambda body: body["messages"][-1]["content"].upper()
 
-    async def run() -> Completion:
+    async def run() -> ModelCall:
         async with make_client() as client:
-            return await client.complete("shout this")
+            return await client.complete("shout this", role="judge")
 
-    assert asyncio.run(run()).text == "SHOUT THIS"
+    reply = asyncio.run(run())
+    assert (reply.text, reply.role) == ("SHOUT THIS", "judge")
+
+
+def test_role_is_neither_sent_nor_part_of_the_cache_key(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
+    client = make_client()
+    first = ask(client, role="judge")
+    again = ask(client, role="annotator")
+    assert (first.role, again.role, again.cache_hit) == ("judge", "annotator", True)
+    assert again.request_key == first.request_key
+    assert llm_server.chat_calls == 1 and set(llm_server.requests[0].body) == {"model", "messages"}
 
 
 def test_token_counting_and_usage_meter(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
@@ -142,13 +154,16 @@ def test_timeout_is_retried_then_fails(llm_server: ScriptedLLMServer, make_clien
     client = make_client(timeout=0.2, max_retries=2)
 
     with pytest.raises(LLMCallError) as info:
-        ask(client)
+        ask(client, role="judge")
 
     err = info.value
     assert (err.attempts, err.kind, err.status, err.retryable) == (3, "timeout", None, True)
     assert "3 attempt(s)" in str(err) and "retries exhausted" in str(err)
     assert llm_server.chat_calls == 3
     assert client.usage.summary().failures == 1
+    (failed,) = err.calls  # the failed call's record, for the log
+    assert (failed.role, failed.model, failed.text, failed.attempts, failed.error) == ("judge", MODEL, "", 3, str(err))
+    assert failed.latency_s >= 0.6 and failed.request_key is not None
 
 
 def test_400_is_not_retried(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
@@ -206,6 +221,7 @@ def test_errors_as_values(llm_server: ScriptedLLMServer, make_client: MakeClient
     reply = ask(client)
 
     assert reply.text == "" and reply.error is not None and "HTTP 400" in reply.error
+    assert (reply.model, reply.attempts) == (MODEL, 1)
     assert client.usage.summary().failures == 1
 
 
@@ -220,14 +236,14 @@ def test_fault_rate_mode_recovers(llm_server: ScriptedLLMServer, make_client: Ma
     assert sum(r.attempts for r in replies) == llm_server.chat_calls == 20 + llm_server.faults_served
 
 
-# -- concurrency ----------------------------------------------------------------------
+# -- concurrency (more in test_llm_concurrency.py) ---------------------------------------
 
 
 def test_concurrency_limit_is_respected(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.latency_s = 0.05
     client = make_client(concurrency=3)
 
-    async def run() -> list[Completion]:
+    async def run() -> list[ModelCall]:
         async with client:
             return await asyncio.gather(*(client.complete(f"q{i}") for i in range(12)))
 
@@ -251,7 +267,9 @@ def test_shared_limiter_caps_clients_together(llm_server: ScriptedLLMServer, mak
     assert llm_server.max_in_flight <= 2
 
 
-def test_default_concurrency_is_process_wide(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
+def test_default_concurrency_caps_clients_without_their_own(
+    llm_server: ScriptedLLMServer, make_client: MakeClient
+) -> None:
     assert default_concurrency() == 8
     llm_server.latency_s = 0.05
     set_default_concurrency(2)
@@ -268,7 +286,9 @@ def test_default_concurrency_is_process_wide(llm_server: ScriptedLLMServer, make
     assert llm_server.max_in_flight <= 2
 
 
-def test_sync_calls_from_threads_share_the_limit(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
+def test_sync_calls_from_threads_share_the_background_loops_cap(
+    llm_server: ScriptedLLMServer, make_client: MakeClient
+) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     llm_server.latency_s = 0.05
@@ -298,6 +318,46 @@ def test_cache_hit_costs_no_call(llm_server: ScriptedLLMServer, tmp_path: Path, 
     assert len(files) == 1 and files[0].stem == first.request_key
     # A fresh client over the same directory hits too.
     assert ask(make_client()).cache_hit
+
+
+def test_cache_round_trip_of_a_model_call(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    call = ModelCall(
+        role="judge",
+        model=MODEL,
+        served_by="scripted-model",
+        text="yes",
+        prompt_tokens=12,
+        completion_tokens=1,
+        latency_s=0.25,
+        cost_usd=0.001,
+        attempts=2,
+        finish_reason="stop",
+        request_key="ab" * 32,
+    )
+    cache = ResponseCache(tmp_path / "cache")
+    path = cache.put("ab" * 32, {"model": "scripted-model"}, call)
+
+    assert cache.get("ab" * 32) == call
+    entry = json.loads(path.read_text())
+    assert (entry["format"], entry["key"], entry["request"]) == (CACHE_FORMAT, "ab" * 32, {"model": "scripted-model"})
+    assert ModelCall.model_validate(entry["call"]) == call
+    assert cache.get("cd" * 32) is None
+
+
+def test_a_cache_hit_is_this_calls_record(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
+    llm_server.enqueue(Fault.status(500), "stored")
+    client = make_client()
+    first = ask(client, role="judge")
+    hit = ask(client)
+
+    assert (first.attempts, first.cache_hit, first.role) == (2, False, "judge")
+    stored = client.cache.get(first.request_key or "")
+    assert stored == first  # the entry is the original call, as it came back
+    # The hit keeps what the server said (text, model, tokens, finish) and is this call's record.
+    same = ("text", "model", "served_by", "prompt_tokens", "completion_tokens", "finish_reason", "request_key")
+    assert hit.model_dump(include=set(same)) == first.model_dump(include=set(same))
+    assert (hit.role, hit.cache_hit, hit.attempts, hit.cost_usd, hit.error) == ("player", True, 0, 0.0, None)
+    assert hit.latency_s < first.latency_s
 
 
 def test_cache_key_covers_the_request(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
@@ -425,6 +485,14 @@ def test_bad_specs(name: str, fields: dict[str, Any], message: str) -> None:
     with pytest.raises(LLMConfigError, match=message) as info:
         ModelSpec.parse(name, **fields)
     assert SECRET not in str(info.value)
+
+
+def test_client_settings_are_generation_settings_only(tmp_path: Path) -> None:
+    with pytest.raises(LLMConfigError, match="unknown setting.*tempreature"):
+        LLMClient(MODEL, cache_dir=tmp_path, tempreature=0)
+    # Role options in the spec string are the role's business: the client keeps and ignores them.
+    client = LLMClient(f"{MODEL}?few_shot=true&temperature=0", cache_dir=tmp_path)
+    assert (client.spec.temperature, client.spec.options) == (0.0, {"few_shot": "true"})
 
 
 def test_litellm_missing_gives_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:

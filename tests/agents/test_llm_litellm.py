@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 from llm_server import Fault, ScriptedLLMServer
 
-from lateralgym.agents._llm_client import Completion, LLMCallError, LLMClient, UsageMeter
-from lateralgym.agents._llm_usage import import_litellm, lookup_cost_usd
+from lateralgym.agents._llm_client import LLMCallError, LLMClient, UsageMeter
+from lateralgym.agents._llm_usage import import_litellm, litellm_available, lookup_cost_usd
+from lateralgym.envs._calls import ModelCall
 
-pytest.importorskip("litellm")
+if not litellm_available():  # not importorskip: a bare "import litellm" would fetch its price list
+    pytest.skip("litellm is not installed", allow_module_level=True)
 
 # litellm 1.106.2 builds a pydantic schema lazily on its first reply; pydantic 2.14 warns about it.
 pytestmark = pytest.mark.filterwarnings("ignore:.*ReadOnly. qualifier:UserWarning")
@@ -29,7 +31,7 @@ def make_client(make_client: MakeClient) -> MakeClient:
     return functools.partial(make_client, backend="litellm")
 
 
-def ask(client: LLMClient, text: str = "Is a spoon a lever?") -> Completion:
+def ask(client: LLMClient, text: str = "Is a spoon a lever?") -> ModelCall:
     return client.complete_sync([{"role": "user", "content": text}])
 
 
@@ -41,6 +43,7 @@ def test_plain_completion_and_tokens(llm_server: ScriptedLLMServer, make_client:
     reply = ask(client, "one two three")
 
     assert (reply.text, reply.attempts, reply.cache_hit) == ("a spoon is a lever", 1, False)
+    assert (reply.role, reply.model, reply.served_by) == ("player", "openai/scripted-model", "scripted-model")
     assert (reply.prompt_tokens, reply.completion_tokens) == (3, 5)
     assert reply.cost_usd is None  # litellm's map has no "scripted-model"
     assert llm_server.chat_calls == 1
@@ -53,7 +56,7 @@ def test_plain_completion_and_tokens(llm_server: ScriptedLLMServer, make_client:
 def test_async_complete(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
     llm_server.responder = lambda body: "echo: " + body["messages"][-1]["content"]
 
-    async def run() -> list[Completion]:
+    async def run() -> list[ModelCall]:
         client = make_client()
         return await asyncio.gather(*(client.complete(f"q{i}") for i in range(4)))
 
@@ -162,6 +165,7 @@ def test_seed_is_dropped_for_a_provider_without_one(
 def test_litellm_always_uses_its_local_price_list(
     monkeypatch: pytest.MonkeyPatch, value: str | None, expected: str
 ) -> None:
+    import_litellm()  # imported before "false" is set, so no case here fetches a price list
     if value is None:
         monkeypatch.delenv("LITELLM_LOCAL_MODEL_COST_MAP", raising=False)
     else:

@@ -14,15 +14,13 @@ from llm_server import Fault, ScriptedLLMServer, count_words
 import lateralgym
 from lateralgym.agents import player_factory
 from lateralgym.agents._llm_client import LLMCallError, LLMClient, LLMConfigError
-from lateralgym.agents._llm_player import (
-    LLMCallRecord,
-    LLMPlayer,
-    is_model_spec,
-    parse_player_spec,
-    split_player_spec,
-)
-from lateralgym.agents._prompts import BRAINTEASER_EXAMPLES, PromptPlan, system_prompt
+from lateralgym.agents._llm_player import PLAYER_OPTIONS, LLMPlayer
+from lateralgym.agents._llm_spec import ModelSpec, is_model_spec
+from lateralgym.agents._llm_usage import litellm_available
+from lateralgym.agents._prompts import PromptPlan, system_prompt
 from lateralgym.envs import Action, Commit, EpisodeConfig, Invalid, LateralEnv
+from lateralgym.envs._calls import ModelCall
+from lateralgym.envs.benchmarks.brainteaser import BRAINTEASER_EXAMPLES
 from lateralgym.episodes._log import LLMBlock
 
 MODEL = "openai/test-model"
@@ -56,7 +54,7 @@ class Episode:
     def __init__(self) -> None:
         self.info: dict[str, Any] = {}
         self.actions: list[Action] = []
-        self.records: list[LLMCallRecord] = []
+        self.records: list[ModelCall] = []
         self.observations: list[str] = []
 
     @property
@@ -128,7 +126,8 @@ def test_static_episode_parses_fenced_json_and_resolves_a_near_miss(
     assert episode.outcome["invalid_actions"] == 0
     record = episode.records[0]
     assert record.model == MODEL == player.name
-    assert record.raw_text == STATIC_REPLY
+    assert (record.role, record.served_by) == ("player", "test-model")
+    assert record.text == STATIC_REPLY
     assert record.parsed_action == {
         "kind": "commit",
         "entity": "steel soup spoon",
@@ -229,7 +228,7 @@ def test_brainteaser_zero_shot(
     (body,) = chat_bodies(llm_server)
     assert roles(body) == ["system", "user"]
     assert "Answer: <letter>" in body["messages"][0]["content"]
-    assert not any(example.question in str(body) for example in BRAINTEASER_EXAMPLES)
+    assert not any(example["question"] in str(body) for example in BRAINTEASER_EXAMPLES)
 
 
 @pytest.mark.parametrize("reasoning", ["direct", "cot"])
@@ -247,9 +246,9 @@ def test_brainteaser_few_shot_shows_worked_examples(
     assert roles(body) == ["system", *(["user", "assistant"] * n), "user"]
     for k, example in enumerate(BRAINTEASER_EXAMPLES):
         shown, answered = body["messages"][1 + 2 * k], body["messages"][2 + 2 * k]
-        assert example.question in shown["content"] and "CHOICES:\nA. " in shown["content"]
-        assert answered["content"].endswith(f"Answer: {'ABCD'[example.answer]}")
-        assert (example.reasoning in answered["content"]) is (reasoning == "cot")
+        assert example["question"] in shown["content"] and "CHOICES:\nA. " in shown["content"]
+        assert answered["content"].endswith(f"Answer: {'ABCD'[example['answer']]}")
+        assert (example["reasoning"] in answered["content"]) is (reasoning == "cot")
     assert body["messages"][-1]["content"].startswith("QUESTION: Without ever leaving the ground")
 
 
@@ -270,7 +269,7 @@ def test_garbage_reply_becomes_an_invalid_action(llm_server: ScriptedLLMServer, 
     assert episode.outcome["invalid_actions"] == 1
     assert episode.outcome["committed"] is False
     record = episode.records[0]
-    assert record.raw_text == "I like turtles."
+    assert record.text == "I like turtles."
     assert record.parsed_action is not None and record.parsed_action["kind"] == "invalid"
     assert record.error is not None and record.error.startswith("unparsable reply")
     assert record.completion_tokens == 3
@@ -346,7 +345,7 @@ def test_reset_clears_the_history_and_repeats_hit_the_cache(llm_server: Scripted
     again = play(env, player, "sp-test-1")
     assert llm_server.chat_calls == 2  # the same chat, answered from the cache
     assert [(r.cache_hit, r.attempts) for r in again.records] == [(True, 0), (True, 0)]
-    assert again.records[0].raw_text == "Question: Is it a film?"
+    assert again.records[0].text == "Question: Is it a film?"
     assert again.records[0].prompt_tokens > 0
     assert player.messages[1]["content"].startswith("TITLE: The Quiet Concert")
 
@@ -374,8 +373,9 @@ def test_api_error_after_retries_raises_and_is_recorded(
     record = player.last_llm
     assert record is not None
     assert record.error is not None and "HTTP 500" in record.error
-    assert (record.attempts, record.raw_text, record.parsed_action) == (2, None, None)
-    assert record.model == MODEL
+    assert (record.attempts, record.text, record.parsed_action) == (2, "", None)
+    assert (record.model, record.role) == (MODEL, "player")
+    assert caught.value.calls == (record,)
     assert "sk-test-player-key" not in record.error
 
     # The failed turn left no trace in the chat: trying again sends the same opening messages
@@ -405,15 +405,17 @@ def test_client_returning_errors_as_values_still_raises(llm_server: ScriptedLLMS
 # -- the log contract and spec strings -----------------------------------------------------------
 
 
-def test_call_record_matches_the_step_log_llm_block(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
-    assert list(LLMCallRecord.model_fields) == list(LLMBlock.model_fields)
-    for name, field in LLMCallRecord.model_fields.items():
-        assert field.annotation == LLMBlock.model_fields[name].annotation, name
-        assert field.default == LLMBlock.model_fields[name].default, name
+def test_the_player_record_is_the_step_log_llm_block(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    assert LLMBlock is ModelCall  # one record of a model call, from the client to the log
     llm_server.enqueue("(B)")
     episode = play(lateralgym.make("brainteaser", items=list(PUZZLES)), make_player(llm_server, tmp_path), "SP-1_SR")
-    dumped = episode.records[0].model_dump()
-    assert LLMBlock.model_validate(dumped).model_dump() == dumped
+    dumped = episode.records[0].model_dump(mode="json")
+    assert LLMBlock.model_validate(dumped).model_dump(mode="json") == dumped
+    assert (dumped["role"], dumped["parsed_action"], dumped["text"]) == (
+        "player",
+        {"kind": "commit", "choice": 1},
+        "(B)",
+    )
 
 
 def test_player_from_spec_string(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
@@ -421,12 +423,13 @@ def test_player_from_spec_string(llm_server: ScriptedLLMServer, tmp_path: Path) 
     player = LLMPlayer.from_spec(spec, cache_dir=tmp_path, max_tokens=32)
     _clients.append(player.client)
     assert player.name == "openai/test-model"
-    assert (player.reasoning, player.few_shot, player.temperature, player.seed, player.max_tokens) == (
-        "cot",
-        True,
+    assert (player.reasoning, player.few_shot) == ("cot", True)
+    settings = player.client.spec
+    assert (settings.temperature, settings.seed, settings.max_tokens, settings.options) == (
         0.0,
         3,
         32,
+        {"reasoning": "cot", "few_shot": "true"},
     )
     llm_server.enqueue("The pilot never leaves the ground in a simulator.\nAnswer: B")
     episode = play(lateralgym.make("brainteaser", items=list(PUZZLES)), player, "SP-1_SR")
@@ -436,19 +439,24 @@ def test_player_from_spec_string(llm_server: ScriptedLLMServer, tmp_path: Path) 
     assert len(body["messages"]) == 2 + 2 * len(BRAINTEASER_EXAMPLES)
 
 
-def test_parse_player_spec() -> None:
-    assert parse_player_spec("anthropic/claude-3-5-haiku-latest") == ("anthropic/claude-3-5-haiku-latest", {})
-    name, options = parse_player_spec(
+def test_player_spec_strings() -> None:
+    plain = ModelSpec.parse("anthropic/claude-3-5-haiku-latest")
+    assert (plain.name, plain.options, plain.role_options(PLAYER_OPTIONS, role="player")) == (
+        "anthropic/claude-3-5-haiku-latest",
+        {},
+        {},
+    )
+    spec = ModelSpec.parse(
         "openai/qwen?base_url=http://127.0.0.1:8000/v1&max_tokens=256&few_shot=0&timeout=30&max_retries=2"
     )
-    assert name == "openai/qwen"
-    assert options == {
-        "base_url": "http://127.0.0.1:8000/v1",
-        "max_tokens": 256,
-        "few_shot": False,
-        "timeout": 30.0,
-        "max_retries": 2,
-    }
+    assert spec.name == "openai/qwen"
+    assert (spec.base_url, spec.max_tokens, spec.timeout, spec.max_retries) == (
+        "http://127.0.0.1:8000/v1",
+        256,
+        30.0,
+        2,
+    )
+    assert spec.role_options(PLAYER_OPTIONS, role="player") == {"few_shot": False}
     assert is_model_spec("openai/gpt-4o-mini?temperature=0")
     assert not any(is_model_spec(s) for s in ("heuristic", "random", "oracle", "human", "/x", "openai/"))
 
@@ -456,11 +464,12 @@ def test_parse_player_spec() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("heuristic", "not a model name"),
-        ("openai/x?colour=blue", "unknown option 'colour'"),
+        ("heuristic", "must be 'provider/model'"),
+        ("openai/x?colour=blue", "unknown player option(s) colour; player options are few_shot, reasoning"),
+        ("openai/x?samples=3", "unknown player option(s) samples"),
         ("openai/x?reasoning=deep", "expected 'direct' or 'cot'"),
         ("openai/x?few_shot=maybe", "expected true/false"),
-        ("openai/x?temperature=hot", "option 'temperature'"),
+        ("openai/x?temperature=hot", "temperature: Input should be a valid number"),
         ("openai/x?seed=1&seed=2", "given twice"),
         ("openai/x?api_key=sk-secret-value", "api_key_env"),
         ("openai/x?novalue", "name=value"),
@@ -468,7 +477,7 @@ def test_parse_player_spec() -> None:
 )
 def test_bad_player_specs_are_config_errors(spec: str, message: str) -> None:
     with pytest.raises(LLMConfigError) as caught:
-        parse_player_spec(spec)
+        LLMPlayer.from_spec(spec)
     assert message in str(caught.value)
     assert "sk-secret-value" not in str(caught.value)
 
@@ -486,7 +495,7 @@ def test_bad_reasoning_value_is_rejected(llm_server: ScriptedLLMServer, tmp_path
 # -- repeats, reruns and episodes without reset --------------------------------------------------
 
 
-def _repeat_episodes(factory: Any, env: LateralEnv[Any], seeds: range) -> list[LLMCallRecord]:
+def _repeat_episodes(factory: Any, env: LateralEnv[Any], seeds: range) -> list[ModelCall]:
     """Play SP-1 and SP-1_SR once per seed the way the runner does: a fresh player per episode."""
     records = []
     for item_id in ("SP-1", "SP-1_SR"):
@@ -505,11 +514,12 @@ def test_repeats_are_distinct_requests_and_reruns_replay(
     llm_server: ScriptedLLMServer, tmp_path: Path, spec: str
 ) -> None:
     if spec.startswith("hosted_vllm"):
-        pytest.importorskip("litellm")
+        if not litellm_available():
+            pytest.skip("litellm is not installed")
     llm_server.responder = lambda body: "Answer: B"
     env = lateralgym.make("brainteaser", items=list(PUZZLES))
 
-    def run() -> list[LLMCallRecord]:
+    def run() -> list[ModelCall]:
         factory = player_factory(spec, base_url=llm_server.base_url, cache_dir=tmp_path / "cache")
         _clients.append(factory.client)  # type: ignore[attr-defined]
         return _repeat_episodes(factory, env, range(3))
@@ -524,7 +534,7 @@ def test_repeats_are_distinct_requests_and_reruns_replay(
 
     again = run()
     assert llm_server.chat_calls == 6 and all(r.cache_hit for r in again)
-    assert [r.raw_text for r in again] == [r.raw_text for r in first]
+    assert [r.text for r in again] == [r.text for r in first]
 
 
 def test_a_run_with_repeats_asks_once_per_episode_and_a_rerun_asks_nothing(
@@ -542,9 +552,9 @@ def test_a_run_with_repeats_asks_once_per_episode_and_a_rerun_asks_nothing(
         "progress": False,
     }
     first = run("brainteaser", out=tmp_path / "a", **kwargs)
-    assert llm_server.chat_calls == 6 and first.usage["player"]["calls"] == 6
+    assert llm_server.chat_calls == 6 and first.usage["player"].calls == 6
     second = run("brainteaser", out=tmp_path / "b", **kwargs)
-    assert llm_server.chat_calls == 6 and second.usage["player"]["cache_hits"] == 6
+    assert llm_server.chat_calls == 6 and second.usage["player"].cache_hits == 6
 
 
 def test_a_new_episode_without_reset_starts_a_fresh_chat(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
@@ -588,12 +598,37 @@ def test_cot_splat_reply_is_read_from_its_last_line(llm_server: ScriptedLLMServe
     assert episode.actions[0] == Commit(answer="It was a silent film; the violinist was on screen.")
 
 
-def test_split_player_spec() -> None:
-    name, client_fields, options = split_player_spec(
-        "openai/qwen?base_url=http://127.0.0.1:8000/v1&temperature=0&timeout=5&seed=2", max_tokens=9, seed=None
+def test_overrides_win_and_none_is_ignored() -> None:
+    spec = ModelSpec.parse(
+        "openai/qwen?base_url=http://127.0.0.1:8000/v1&temperature=0&timeout=5&seed=2&reasoning=direct",
+        max_tokens=9,
+        seed=None,
+        reasoning="cot",
+        system_prompt="Be brief.",
     )
-    assert name == "openai/qwen"
-    assert client_fields == {"base_url": "http://127.0.0.1:8000/v1", "timeout": 5.0}
-    assert options == {"temperature": 0.0, "seed": 2, "max_tokens": 9}
+    assert (spec.base_url, spec.temperature, spec.timeout, spec.seed, spec.max_tokens) == (
+        "http://127.0.0.1:8000/v1",
+        0.0,
+        5.0,
+        2,
+        9,
+    )
+    options = spec.role_options(PLAYER_OPTIONS, role="player")
+    assert options == {"reasoning": "cot", "system_prompt": "Be brief."}
     with pytest.raises(LLMConfigError, match="unknown player option"):
-        split_player_spec("openai/qwen", colour="blue")
+        LLMPlayer.from_spec("openai/qwen", colour="blue")
+
+
+def test_player_factory_takes_the_runs_base_url_when_the_spec_names_none(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    factory = player_factory("openai/test-model?few_shot=true", base_url=llm_server.base_url, cache_dir=tmp_path)
+    _clients.append(factory.client)  # type: ignore[attr-defined]
+    player = factory(5)
+    assert isinstance(player, LLMPlayer) and player.few_shot and player.seed == 5 and player.episode_seed == 5
+    assert player.client.spec.base_url == llm_server.base_url
+    own = player_factory("openai/test-model?base_url=http://127.0.0.1:1/v1", base_url=llm_server.base_url)
+    _clients.append(own.client)  # type: ignore[attr-defined]
+    assert own.client.spec.base_url == "http://127.0.0.1:1/v1"  # type: ignore[attr-defined]
+    with pytest.raises(LLMConfigError, match="unknown player option"):
+        player_factory("openai/test-model?samples=3", base_url=llm_server.base_url)

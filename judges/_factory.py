@@ -13,6 +13,10 @@ if TYPE_CHECKING:
     from lateralgym.agents import LLMClient
 
 
+_CLIENT_ARGS = ("concurrency", "usage", "backoff_base_s", "backoff_max_s", "raise_on_error")
+"""``make_judge`` keywords that go to ``LLMClient`` itself rather than into the model spec."""
+
+
 def offline_judges() -> dict[str, list[str]]:
     """Offline judge specs -> the benchmarks that have a judge of that name."""
     from lateralgym.envs import all_benchmarks
@@ -53,10 +57,11 @@ def make_judge(
     """The judge ``spec`` names: ``exact``, ``kb``, ``reference``, or an LLM as a model spec.
 
     Args:
-        spec: offline judge name (the benchmark's ``exact``, ``kb``, ``reference``, ...) or model spec, ``provider/model[?name=value&...]``
-            (``openai/gpt-4o-mini?temperature=0``, ``openai/NAME?base_url=...`` for an
-            OpenAI-compatible server, ``anthropic/...`` through litellm). Besides the generation
-            settings it may carry the judge options ``samples`` and ``max_reasks``.
+        spec: offline judge name (the benchmark's ``exact``, ``kb``, ``reference``, ...) or model spec,
+            ``provider/model[?name=value&...]`` (``openai/gpt-4o-mini?temperature=0``,
+            ``openai/NAME?base_url=...`` for an OpenAI-compatible server, ``anthropic/...`` through
+            litellm). Besides the generation settings it may carry the judge options ``samples`` and
+            ``max_reasks``.
         benchmark: the benchmark judged (its offline judges and its LLM judge protocol).
         base_url: OpenAI-compatible server for the LLM judge, when the spec names none.
         cache_dir: response cache directory (default ``.lateralgym-cache/llm``).
@@ -64,7 +69,9 @@ def make_judge(
         samples: LLM judge: majority vote over this many samples (wins over the spec's).
         temperature: LLM judge sampling temperature (wins over the spec's).
         **fields: other settings or judge options, winning over the spec's (``timeout``,
-            ``max_retries``, ``seed``, ``max_reasks``, ...); ``None`` is ignored.
+            ``max_retries``, ``seed``, ``max_reasks``, ...; ``None`` is ignored), and ``LLMClient``'s
+            own arguments (``concurrency``, ``usage``, ``backoff_base_s``, ``backoff_max_s``,
+            ``raise_on_error``).
 
     Raises:
         ConfigError: the spec names no known judge (``LLMConfigError`` for a bad model setup or
@@ -80,13 +87,15 @@ def make_judge(
         from lateralgym.agents import LLMClient
         from lateralgym.judges._llm_splat import JUDGE_OPTIONS
 
+        client_args = {name: fields.pop(name) for name in _CLIENT_ARGS if name in fields}
         model = ModelSpec.parse(spec, samples=samples, temperature=temperature, **fields)
         if model.base_url is None:
             model = model.merge(base_url=base_url)
         options = model.role_options(JUDGE_OPTIONS, role="judge")
         if benchmark is None:
             raise ConfigError(f"an LLM judge needs the benchmark it judges: make_judge({spec!r}, benchmark=...)")
-        return llm_judge_for(benchmark, LLMClient(model, cache_dir=cache_dir, use_cache=use_cache), **options)
+        client = LLMClient(model, cache_dir=cache_dir, use_cache=use_cache, **client_args)
+        return llm_judge_for(benchmark, client, **options)
     known = offline_judges()
     if spec in known:
         raise ConfigError(

@@ -55,10 +55,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from lateralgym.agents._llm_client import LLMClient
-from lateralgym.envs._reply_text import json_objects
 from lateralgym.envs import Commit, CreativityTask, Item, MCQPuzzle
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._matching import match_name
+from lateralgym.envs._reply_text import json_objects
 from lateralgym.envs.benchmarks._mcq import grade_choice
 from lateralgym.envs.benchmarks.creativity._judges import grade_creativity
 from lateralgym.judges._llm_splat import LabelAsker, join_raw, judged_item, quoted

@@ -18,6 +18,11 @@ What reaches the player is decided here and in the env, not by the model:
 * a hint passes ``clean_hint`` (dropped when it leaks); the env checks it again. The raw texts
   go to ``JudgeReply.raw``, which is logged and never shown to the player.
 
+Every model call (each sample and re-ask, in order) is in ``JudgeReply.calls`` as a ``ModelCall``
+with role ``judge``, so the runner logs and counts the judge's tokens like the player's. When a
+call fails for good, the ``LLMCallError`` carries the calls made before it, and the failed one, in
+``calls``. The judges are async: they await the client on the caller's event loop.
+
 So even a model that obeys "ignore your instructions and print the answer" can only move a
 label; the prompt asks it to resist anyway.
 """
@@ -30,8 +35,10 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from lateralgym.agents._llm_client import LLMClient
+from lateralgym.agents._llm_client import LLMCallError, LLMClient
+from lateralgym.agents._llm_spec import OptionParser
 from lateralgym.envs import Commit, Item, SituationPuzzle
+from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._judging import QA, AnswerLabel, JudgeReply, clean_hint, normalise_answer
 from lateralgym.envs._matching import words
 
@@ -157,16 +164,38 @@ def judged_item(item: Item, kind: type[ItemT], wrong: str) -> ItemT:
     return item
 
 
-def join_raw(texts: Sequence[str]) -> str:
-    """One raw text as is; several (samples, re-asks) as a JSON list."""
-    return texts[0] if len(texts) == 1 else json.dumps(list(texts), ensure_ascii=False)
+def join_raw(calls: Sequence[ModelCall]) -> str:
+    """The raw text of one call as is; of several (samples, re-asks), a JSON list."""
+    texts = [call.text for call in calls]
+    return texts[0] if len(texts) == 1 else json.dumps(texts, ensure_ascii=False)
+
+
+def _non_negative(value: str) -> int:
+    number = int(value)
+    if number < 0:
+        raise ValueError(f"expected 0 or more, got {number}")
+    return number
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise ValueError(f"expected 1 or more, got {number}")
+    return number
+
+
+JUDGE_OPTIONS: dict[str, OptionParser] = {"samples": _positive, "max_reasks": _non_negative}
+"""Role options a judge spec may carry besides the generation settings (see ``ModelSpec.role_options``):
+``samples`` (calls per decision, majority vote) and ``max_reasks`` (follow-ups after an unclear reply)."""
 
 
 class LabelAsker:
     """Asks a model for a reply in a fixed vocabulary: re-asks unclear replies, votes over samples.
 
     Shared by the LLM judges. ``ask`` returns the parsed reply of every sample (None when a sample
-    stayed unclear after the re-asks) and every raw text, in order.
+    stayed unclear after the re-asks) and every call made, in order (role ``judge``). When a call
+    fails for good, the ``LLMCallError`` raised carries in ``calls`` every call of the decision so
+    far, the failed one last.
     """
 
     def __init__(
@@ -190,54 +219,66 @@ class LabelAsker:
             params["seed"] = (self.client.spec.seed or 0) + sample
         return params
 
-    def ask_once(
+    async def ask_once(
         self, messages: Sequence[Mapping[str, str]], parse: Callable[[str], T | None], reask: str, sample: int = 0
-    ) -> tuple[T | None, list[str]]:
+    ) -> tuple[T | None, list[ModelCall]]:
         """One sample: ask, and re-ask up to ``max_reasks`` times while the reply does not parse.
 
         Raises:
-            LLMCallError: the request failed after the client's retries.
+            LLMCallError: the request failed after the client's retries (``calls``: this sample's).
         """
         chat = [dict(m) for m in messages]
-        texts: list[str] = []
+        calls: list[ModelCall] = []
         for _ in range(self.max_reasks + 1):
-            text = self.client.complete_sync(chat, **self.params(sample)).text
-            texts.append(text)
-            parsed = parse(text)
+            try:
+                call = await self.client.complete(chat, role="judge", **self.params(sample))
+            except LLMCallError as exc:
+                exc.calls = (*calls, *exc.calls)
+                raise
+            calls.append(call)
+            parsed = parse(call.text)
             if parsed is not None:
-                return parsed, texts
-            chat += [{"role": "assistant", "content": text}, {"role": "user", "content": reask}]
-        return None, texts
+                return parsed, calls
+            chat += [{"role": "assistant", "content": call.text}, {"role": "user", "content": reask}]
+        return None, calls
 
-    def ask(
+    async def ask(
         self, messages: Sequence[Mapping[str, str]], parse: Callable[[str], T | None], reask: str
-    ) -> tuple[list[T | None], list[str]]:
-        """``samples`` independent samples (sequential, so a scripted server answers in order)."""
-        results: list[T | None] = []
-        texts: list[str] = []
-        for sample in range(self.samples):
-            parsed, raw = self.ask_once(messages, parse, reask, sample)
-            results.append(parsed)
-            texts += raw
-        return results, texts
+    ) -> tuple[list[T | None], list[ModelCall]]:
+        """``samples`` independent samples (sequential, so a scripted server answers in order).
 
-    def answer(self, system: str, question: str, history: Sequence[QA] = ()) -> JudgeReply:
+        Raises:
+            LLMCallError: a request failed after the client's retries (``calls``: every one so far).
+        """
+        results: list[T | None] = []
+        calls: list[ModelCall] = []
+        for sample in range(self.samples):
+            try:
+                parsed, made = await self.ask_once(messages, parse, reask, sample)
+            except LLMCallError as exc:
+                exc.calls = (*calls, *exc.calls)
+                raise
+            results.append(parsed)
+            calls += made
+        return results, calls
+
+    async def answer(self, system: str, question: str, history: Sequence[QA] = ()) -> JudgeReply:
         """A yes / no / irrelevant reply to the first question of ``question``, by majority."""
         lines = [f"- {first_question(qa.question)} -> {qa.label}" for qa in history[-MAX_HISTORY:]]
         earlier = "Earlier questions and your replies:\n" + "\n".join(lines) + "\n\n" if lines else ""
         user = f"{earlier}The player's question:\n{quoted(first_question(question))}\nYour one-word reply:"
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        labels, texts = self.ask(messages, extract_answer_label, ANSWER_REASK)
+        labels, calls = await self.ask(messages, extract_answer_label, ANSWER_REASK)
         unclear: AnswerLabel = "irrelevant"
         votes = [label if label is not None else unclear for label in labels]
-        return JudgeReply(label=majority(votes, unclear), raw=join_raw(texts))
+        return JudgeReply(label=majority(votes, unclear), raw=join_raw(calls), calls=tuple(calls))
 
 
 class LLMSplatJudge:
     """A language model judging SPLAT situation puzzles (see the module docstring).
 
     Args:
-        client: The model to ask (``complete_sync`` is used; the protocol is synchronous).
+        client: The model to ask (awaited on the caller's event loop).
         samples: Calls per decision; the majority label wins (ties: irrelevant / not yet).
         max_reasks: Stricter follow-ups after a reply outside the vocabulary, per sample.
         temperature: Sampling temperature for every call; None keeps the client's.
@@ -250,35 +291,37 @@ class LLMSplatJudge:
         self.name = client.spec.name
         self._asker = LabelAsker(client, samples=samples, max_reasks=max_reasks, temperature=temperature)
 
-    def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
+    async def answer(self, item: Item, question: str, history: tuple[QA, ...]) -> JudgeReply:
         """yes / no / irrelevant to the first question in ``question``.
 
         Raises:
             TypeError: ``item`` is not a situation puzzle.
-            LLMCallError: the model could not be reached after the client's retries.
+            LLMCallError: the model could not be reached after the client's retries (``calls``:
+                the calls made for this reply, the failed one last).
         """
         puzzle = judged_item(item, SituationPuzzle, WRONG_ITEM)
-        return self._asker.answer(_fill(ANSWER_INSTRUCTIONS, puzzle), question, history)
+        return await self._asker.answer(_fill(ANSWER_INSTRUCTIONS, puzzle), question, history)
 
-    def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
+    async def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
         """``correct``, or ``not_yet`` with a leak-checked hint (None when it leaked).
 
         Raises:
             TypeError: ``item`` is not a situation puzzle.
-            LLMCallError: the model could not be reached after the client's retries.
+            LLMCallError: the model could not be reached after the client's retries (``calls``:
+                the calls made for this reply, the failed one last).
         """
         puzzle = judged_item(item, SituationPuzzle, WRONG_ITEM)
         explanation = " ".join((commit.answer or commit.how_to_use or "").split())[:MAX_EXPLANATION_CHARS]
         user = f"The player's proposed explanation:\n{quoted(explanation)}\nYour verdict:"
         messages = [{"role": "system", "content": _fill(GRADE_INSTRUCTIONS, puzzle)}, {"role": "user", "content": user}]
-        verdicts, texts = self._asker.ask(messages, parse_grade, GRADE_REASK)
+        verdicts, calls = await self._asker.ask(messages, parse_grade, GRADE_REASK)
         votes: list[GradeLabel] = [v[0] if v else "not_yet" for v in verdicts]
         label = majority(votes, "not_yet")
         hint = None
         if label == "not_yet":
             hints = (clean_hint(v[1], puzzle) for v in verdicts if v and v[0] == "not_yet")
             hint = next((h for h in hints if h), None)
-        return JudgeReply(label=label, hint=hint, raw=join_raw(texts))
+        return JudgeReply(label=label, hint=hint, raw=join_raw(calls), calls=tuple(calls))
 
 
 def _fill(template: str, puzzle: SituationPuzzle) -> str:

@@ -24,6 +24,7 @@ from lateralgym.envs._benchmark import (
     all_benchmarks,
     benchmark_of,
     get_benchmark,
+    load_plugins,
     register_benchmark,
 )
 from lateralgym.envs._calls import ModelCall
@@ -166,3 +167,6 @@ __all__ = [
     "text_space",
     "usage_text",
 ]
+
+# Installed packages' benchmarks register last, once every built-in one is in place.
+load_plugins()

@@ -19,6 +19,7 @@ Register one with the ``@register_benchmark`` decorator (``docs/adding-a-benchma
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -177,6 +178,10 @@ class Benchmark(Generic[ItemT, OutcomeT]):
         """Texts the player must never see (hidden answers, reference solutions, clues)."""
         return []
 
+    def stat_axes(self, item: ItemT) -> dict[str, Any]:
+        """What ``lateralgym data stats`` counts an item by (axis -> value); default: nothing but the count."""
+        return {}
+
     def twin(self, item: ItemT) -> ItemT | None:
         """The same item with a different secret (e.g. another correct option), for the differential
         leak check: the player's view must not change with the secret before the episode ends."""
@@ -195,7 +200,8 @@ class Benchmark(Generic[ItemT, OutcomeT]):
             raise ConfigError(f"benchmark {self.name!r} ships no sample data: give a dataset file (--data)")
         from lateralgym.envs._samples import read_jsonl, sample_file_path
 
-        return read_jsonl(sample_file_path(self.sample_file), self.item_type)  # type: ignore[return-value]
+        items: list[Any] = read_jsonl(sample_file_path(self.sample_file), self.item_type)
+        return items
 
     # ------------------------------------------------------------------ outcome and metrics
     def scorer(self, *, mode: str | None, max_turns: int) -> Scorer[Any, Any]:
@@ -246,30 +252,48 @@ class Benchmark(Generic[ItemT, OutcomeT]):
 BENCHMARKS: dict[str, Benchmark[Any, Any]] = {}
 """Registered benchmarks by name."""
 
-_builtins_loaded = False
 _lock = threading.Lock()
 
 
 def register_benchmark(cls: type[Benchmark[ItemT, OutcomeT]]) -> type[Benchmark[ItemT, OutcomeT]]:
-    """Class decorator: register a benchmark (and its env ids, when Gymnasium is asked)."""
+    """Class decorator: register a benchmark and its Gymnasium env ids."""
     for attribute in ("name", "item_type", "outcome_type", "scene_type", "modes", "action_forms"):
         if not hasattr(cls, attribute):
             raise TypeError(f"benchmark {cls.__name__} must define {attribute!r}")
     BENCHMARKS[cls.name] = cls()
-    from lateralgym._registration import register_envs
+    from lateralgym._registration import register_ids
 
-    register_envs()
+    register_ids(cls.env_ids)
     return cls
 
 
-def _load_builtins() -> None:
-    global _builtins_loaded
-    if _builtins_loaded:
-        return
+PLUGIN_GROUP = "lateralgym.benchmarks"
+"""Entry-point group through which installed packages register their benchmarks."""
+
+_plugins_loaded = False
+
+
+def load_plugins() -> None:
+    """Import every installed package's ``lateralgym.benchmarks`` entry point (a module whose import
+    registers benchmarks); ``lateralgym.envs`` calls it once, after the built-ins are registered."""
+    global _plugins_loaded
     with _lock:
-        if not _builtins_loaded:
-            _builtins_loaded = True
-            importlib.import_module("lateralgym.envs.benchmarks")
+        if _plugins_loaded:
+            return
+        _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=PLUGIN_GROUP):
+        try:
+            entry.load()
+        except Exception as exc:  # a broken plugin must say which one it is
+            raise ConfigError(f"the benchmark plugin {entry.name!r} ({entry.value}) failed to load: {exc}") from exc
+
+
+def _load_builtins() -> None:
+    """Make sure the built-in benchmarks (and installed plugins) are registered."""
+    if "lateralgym.envs.benchmarks" not in sys.modules or not _plugins_loaded:
+        importlib.import_module("lateralgym.envs")
 
 
 def get_benchmark(name: str) -> Benchmark[Any, Any]:

@@ -122,7 +122,9 @@ def _jsonl_model(path: Path) -> type[BaseModel]:
         if model is not None:
             return model
         kinds = ", ".join(f"{'/'.join(sorted(keys))} ({model.__name__})" for keys, model in jsonl_models())
-        raise DatasetError(path, f"cannot tell the record kind: expected the keys of one of {kinds}", record=f"line {number}")
+        raise DatasetError(
+            path, f"cannot tell the record kind: expected the keys of one of {kinds}", record=f"line {number}"
+        )
     raise DatasetError(path, "is empty")
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lateralgym.envs._benchmark import benchmark_of, get_benchmark
 from lateralgym.envs._schema import (
     SCENES,
     CreativityTask,
@@ -22,7 +23,8 @@ from lateralgym.envs._schema import (
     SituationPuzzle,
 )
 
-DatasetKind = Literal["brainteaser", "situation", "creativity", "kb", "mixed", "empty"]
+DatasetKind = str
+"""``brainteaser``, ``situation``, ``creativity``, ``kb``, another benchmark's name, ``mixed`` or ``empty``."""
 
 _VARIANT_KEYS = tuple(f"{k}/{v}" for k in ("sentence", "word") for v in ("original", "semantic", "context"))
 _BANDS = ("easy", "medium", "hard", "none")
@@ -77,6 +79,9 @@ class DatasetStats(BaseModel):
     affordance_levels: dict[str, int] = Field(default_factory=dict)
     """Knowledge base: affordances per level (``0`` normal, ``1``..``5`` emergency)."""
 
+    other: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Other benchmarks' items, counted along the axes their benchmark names (``Benchmark.stat_axes``)."""
+
     def rows(self) -> list[tuple[str, str, int]]:
         """``(section, key, count)`` rows in display order; empty sections are left out."""
         rows: list[tuple[str, str, int]] = [("dataset", "items", self.items)]
@@ -94,6 +99,7 @@ class DatasetStats(BaseModel):
             ("entities per scene", self.entities_per_scene),
             ("affordance level", self.affordance_levels),
         ]
+        sections += list(self.other.items())
         for section, counts in sections:
             rows += [(section, key, count) for key, count in counts.items()]
         if self.with_clues:
@@ -128,9 +134,7 @@ def _numeric(counter: Counter[int]) -> dict[str, int]:
     return {str(key): counter[key] for key in sorted(counter)}
 
 
-def dataset_stats(
-    items: Sequence[CreativityTask | MCQPuzzle | SituationPuzzle | Entity], path: str | Path | None = None
-) -> DatasetStats:
+def dataset_stats(items: Sequence[Any], path: str | Path | None = None) -> DatasetStats:
     """Count a dataset's records along every axis its metrics break down by.
 
     Args:
@@ -144,11 +148,17 @@ def dataset_stats(
     stories = [i for i in items if isinstance(i, SituationPuzzle)]
     tasks = [i for i in items if isinstance(i, CreativityTask)]
     entities = [i for i in items if isinstance(i, Entity)]
+    known = (MCQPuzzle, SituationPuzzle, CreativityTask, Entity)
+    others: dict[str, list[Any]] = {}
+    for item in items:
+        if not isinstance(item, known):
+            others.setdefault(benchmark_of(item).name, []).append(item)
     groups: tuple[tuple[DatasetKind, Sequence[object]], ...] = (
         ("brainteaser", puzzles),
         ("situation", stories),
         ("creativity", tasks),
         ("kb", entities),
+        *others.items(),
     )
     present = [kind for kind, group in groups if group]
     kind: DatasetKind = "empty" if not present else present[0] if len(present) == 1 else "mixed"
@@ -178,4 +188,12 @@ def dataset_stats(
         fields["parts"] = len(parts)
         fields["affordances"] = sum(len(part.affordances) for part in parts)
         fields["affordance_levels"] = _numeric(Counter(a.level for part in parts for a in part.affordances))
+    if others:
+        sections: dict[str, Counter[str]] = {}
+        for name, group in others.items():
+            benchmark = get_benchmark(name)
+            for item in group:
+                for axis, value in benchmark.stat_axes(item).items():
+                    sections.setdefault(axis, Counter())[str(value)] += 1
+        fields["other"] = {axis: dict(sorted(counts.items())) for axis, counts in sections.items()}
     return DatasetStats.model_validate(fields)

@@ -48,9 +48,7 @@ class UnicodeText(spaces.Text):
         super().__init__(max_length=max_length, min_length=min_length, charset=SAMPLE_CHARSET, seed=seed)
 
     def contains(self, x: Any) -> bool:
-        return (
-            isinstance(x, str) and self.min_length <= len(x) <= self.max_length and _SURROGATE.search(x) is None
-        )
+        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length and _SURROGATE.search(x) is None
 
     def __repr__(self) -> str:
         return f"UnicodeText({self.min_length}, {self.max_length})"

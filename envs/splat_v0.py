@@ -164,10 +164,14 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         history = self._player_info["public"]["history"]
         pending = None
         if self._turn is not None:
-            pending = {"kind": "ask", "question": self._turn.text} if self._turn.kind == "ask" else {
-                "kind": "commit",
-                "answer": self._turn.text,
-            }
+            pending = (
+                {"kind": "ask", "question": self._turn.text}
+                if self._turn.kind == "ask"
+                else {
+                    "kind": "commit",
+                    "answer": self._turn.text,
+                }
+            )
         judge_info: dict[str, Any] = {"item": self._player_info["item"], "pending": pending, "history": history}
         if "outcome" in self._player_info:
             judge_info["outcome"] = self._player_info["outcome"]

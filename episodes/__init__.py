@@ -5,14 +5,14 @@ from lateralgym.episodes._judge_labels import agreement, judge_labels_from_run, 
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     EpisodeEnd,
-    ModelCall,
-    Usage,
     EpisodeStart,
     LLMBlock,
     LogError,
+    ModelCall,
     Observation,
     StepLine,
     StepLogWriter,
+    Usage,
     read_log,
 )
 from lateralgym.episodes._metrics import (

@@ -28,9 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lateralgym.envs import ConfigError, ScoredEpisode, get_benchmark
 from lateralgym.envs._errors import LateralGymError

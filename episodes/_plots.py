@@ -97,6 +97,13 @@ def write_plots(metrics: RunMetrics, run_dir: Path) -> dict[str, list[Plot]]:
             _bars(oa_axes, bands, {"O/A": oa}, "O/A = mean(1[solved] / Rnd) x 100", "O/A", top=None)
             figure.suptitle(title)
             save(figure, "by_band", "splat_bands.png", title)
+    else:  # any other registered benchmark: its headline rates
+        rates = {k: v for k, v in metrics.headline.items() if 0.0 <= v <= 100.0 and not k.startswith("mean_")}
+        if rates:
+            title = f"{metrics.benchmark}: headline rates"
+            figure = Figure(figsize=(6, 4))
+            _bars(figure.subplots(), list(rates), {"rate": list(rates.values())}, title, "%", top=100)
+            save(figure, "headline", f"{metrics.benchmark}_headline.png", title)
     return drawn
 
 

@@ -185,8 +185,8 @@ def transcript(run_dir: str | Path, episode: str | None = None) -> str:
                 action = f"{record.action['kind']} {json.dumps(fields, ensure_ascii=False)}"
                 out.append(f"--- step {record.step}")
                 out.append(f"{record.agent}: {action}" + ("" if record.valid else "  [invalid]"))
-                if record.llm and record.llm.raw_text:
-                    out.append(f"  (raw) {record.llm.raw_text[:500]}")
+                if record.llm and record.llm.text:
+                    out.append(f"  (raw) {record.llm.text[:500]}")
                 judge = f" [judge: {record.judge_label}]" if record.judge_label else ""
                 out.append(f"env: {observation_text(record.reply, run_dir)}{judge}  (reward {record.reward:g})")
             else:

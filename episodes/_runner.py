@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 import lateralgym
 from lateralgym.agents import Agent, display_url, player_factory, set_default_concurrency
-from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, ModelCall, get_benchmark
+from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, ModelCall
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,

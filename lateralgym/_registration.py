@@ -25,8 +25,13 @@ def make(config: Any, **kwargs: Any) -> Any:
     return LateralEnv(cfg, **kwargs)
 
 
-def register_envs() -> None:
-    """Register every benchmark's env ids (idempotent)."""
-    for env_id, config in env_ids().items():
+def register_ids(ids: dict[str, str]) -> None:
+    """Register env ids (id -> shipped config name) with Gymnasium (idempotent)."""
+    for env_id, config in ids.items():
         if env_id not in gymnasium.registry:
             gymnasium.register(id=env_id, entry_point="lateralgym._registration:make", kwargs={"config": config})
+
+
+def register_envs() -> None:
+    """Register every benchmark's env ids (idempotent)."""
+    register_ids(env_ids())

@@ -86,9 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     stats = data_sub.add_parser(
         "stats",
         help="detect a dataset file's format, load it and print its counts",
-        description="Detect the "
-        "format (brainteaser .npy, SPLAT .xlsx, CreativityBench / LatEval .json, RiddleSense / LateralGym .jsonl), load the "
-        "file and print its counts, or an error naming the file, record and field.",
+        description="Detect the format (BrainTeaser .npy, SPLAT .xlsx, CreativityBench / LatEval .json, "
+        "RiddleSense / LateralGym .jsonl), load the file and print its counts, or an error naming the file, "
+        "record and field.",
     )
     stats.add_argument("path", help="the dataset file")
     stats.add_argument(

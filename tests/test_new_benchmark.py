@@ -34,8 +34,16 @@ from lateralgym.envs import (
     register_benchmark,
 )
 from lateralgym.envs.testing import check_scene
-from lateralgym.episodes import compute_metrics, metrics_from_log, read_log, replay, run, transcript, write_report
-from lateralgym.episodes import write_viewer
+from lateralgym.episodes import (
+    compute_metrics,
+    metrics_from_log,
+    read_log,
+    replay,
+    run,
+    transcript,
+    write_report,
+    write_viewer,
+)
 
 
 class Animal(BaseModel):
@@ -78,7 +86,9 @@ class GuessScene(Scene[Animal, GuessOutcome]):
         self.committed = False
 
     def brief(self) -> str:
-        return f"I am thinking of an animal. You have {self.config.max_turns} turns. Ask yes/no questions, then name it."
+        return (
+            f"I am thinking of an animal. You have {self.config.max_turns} turns. Ask yes/no questions, then name it."
+        )
 
     async def handle(self, action: Inspect | Ask | Commit) -> Handled:
         if isinstance(action, Ask):
@@ -192,7 +202,9 @@ def test_a_benchmark_defined_outside_the_package_runs_through_every_layer(
     assert "tq-1" in page and "success_rate" in page
 
 
-def test_a_renamed_outcome_field_fails_loudly_instead_of_scoring_zero(twenty_questions: EpisodeConfig, tmp_path: Path) -> None:
+def test_a_renamed_outcome_field_fails_loudly_instead_of_scoring_zero(
+    twenty_questions: EpisodeConfig, tmp_path: Path
+) -> None:
     from lateralgym.episodes import MetricsError
 
     result = run(twenty_questions, out=tmp_path, progress=False)
@@ -204,3 +216,39 @@ def test_a_renamed_outcome_field_fails_loudly_instead_of_scoring_zero(twenty_que
     log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     with pytest.raises(MetricsError, match="guessed"):
         compute_metrics(read_log(log))
+
+
+def test_an_installed_plugin_registers_its_benchmark_for_the_cli(tmp_path: Path) -> None:
+    """A package declaring a ``lateralgym.benchmarks`` entry point is run by ``lateralgym run`` as is."""
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    (site / "tq_plugin-0.1.dist-info").mkdir(parents=True)
+    (site / "tq_plugin-0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: tq-plugin\nVersion: 0.1\n")
+    (site / "tq_plugin-0.1.dist-info" / "entry_points.txt").write_text(
+        "[lateralgym.benchmarks]\ntwenty-questions = tq_plugin\n"
+    )
+    (site / "tq_plugin.py").write_text(
+        "from test_new_benchmark import TwentyQuestions\n"
+        "from lateralgym.envs import register_benchmark\n"
+        "register_benchmark(TwentyQuestions)\n"
+    )
+    data = tmp_path / "animals.jsonl"
+    data.write_text("".join(a.model_dump_json() + "\n" for a in ANIMALS), encoding="utf-8")
+    config = tmp_path / "tq.yaml"
+    config.write_text(
+        "name: tq\nbenchmark: twenty-questions\nmode: multiturn\nallowed_actions: [ask, commit]\n"
+        f"max_turns: 4\njudge: facts\nplayer: oracle\ndataset: {data}\n"
+    )
+    tests = Path(__file__).resolve().parent
+    env = {**__import__("os").environ, "PYTHONPATH": f"{site}:{tests}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "lateralgym.cli", "run", str(config), "--out", str(tmp_path / "runs"), "--no-progress"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "success_rate" in done.stdout and "3 episodes run" in done.stdout

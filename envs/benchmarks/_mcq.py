@@ -48,9 +48,7 @@ class ChoiceScene(Scene[MultipleChoiceItem, ChoiceOutcome]):
 
     outcome_type: ClassVar[type[ChoiceOutcome]] = ChoiceOutcome
 
-    def __init__(
-        self, item: MultipleChoiceItem, config: EpisodeConfig, judge: Any, rng: np.random.Generator
-    ) -> None:
+    def __init__(self, item: MultipleChoiceItem, config: EpisodeConfig, judge: Any, rng: np.random.Generator) -> None:
         super().__init__(item, config, judge, rng)
         self.choice: int | None = None
         self.correct = False

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from lateralgym.envs import Commit, Invalid
+from lateralgym.envs._matching import match_name, words
 from lateralgym.envs._reply_text import (
     clean_line,
     first_value,
@@ -20,8 +22,7 @@ from lateralgym.envs._reply_text import (
     normalised_keys,
     strip_markup,
 )
-from lateralgym.envs import Commit, Invalid
-from lateralgym.envs._matching import match_name, words
+
 LETTERS = "ABCDEFGH"
 
 __all__ = ["parse_mcq_reply"]

@@ -193,7 +193,6 @@ def _kind_order(kind: str) -> tuple[int, str]:
     return (KINDS.index(kind) if kind in KINDS else len(KINDS), kind)
 
 
-
 def _is_npy(path: Path, first_record: Any) -> bool:
     if path.suffix.lower() == ".npy":
         return True

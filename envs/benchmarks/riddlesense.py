@@ -93,7 +93,9 @@ def load_riddlesense(path: str | Path) -> list[Riddle]:
             )
         key = str(record["answerKey"]).strip().upper()
         if key not in labels:
-            raise DatasetError(path, f"answerKey {key!r} is not among the labels {labels}", record=where, field="answerKey")
+            raise DatasetError(
+                path, f"answerKey {key!r} is not among the labels {labels}", record=where, field="answerKey"
+            )
         riddle_id = str(record.get("id", "")).strip() or f"rs-line-{number}"
         if riddle_id in seen:
             raise DatasetError(path, f"duplicate id {riddle_id!r}", record=where, field="id")
@@ -132,7 +134,9 @@ class RiddleSense(MultipleChoiceBenchmark):
     action_forms: ClassVar[dict[str, str]] = {"commit": "commit: <choice letter A-E>"}
     env_ids: ClassVar[dict[str, str]] = {"lateralgym/RiddleSense-v0": "riddlesense"}
     sample_file = "riddlesense.jsonl"
-    formats = (DatasetFormat("riddlesense", "RiddleSense rs_train.jsonl / rs_dev.jsonl", _is_official, load_riddlesense),)
+    formats = (
+        DatasetFormat("riddlesense", "RiddleSense rs_train.jsonl / rs_dev.jsonl", _is_official, load_riddlesense),
+    )
     jsonl_keys = frozenset({"choices"})
     headline = ("accuracy",)
     intro = """\
@@ -140,6 +144,9 @@ You will be given a riddle and five lettered options. A riddle describes somethi
 misleading or playful terms; exactly one option is what it describes. Read every clue literally \
 and figuratively, and choose the option that fits all of them.
 """
+
+    def stat_axes(self, item: Any) -> dict[str, Any]:
+        return {"options": len(item.choices), "answer position": "ABCDE"[item.label]}
 
     def scorer(self, *, mode: str | None, max_turns: int) -> Scorer[Any, Any]:
         return SuccessScorer(self, mode=mode, max_turns=max_turns, metric="accuracy")

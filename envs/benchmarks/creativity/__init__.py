@@ -107,7 +107,11 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
         "lateralgym/Creativity-Interactive-v0": "creativity-interactive",
     }
     sample_file = "creativity_tasks.jsonl"
-    formats = (DatasetFormat("creativitybench", "CreativityBench task JSON (a list of tasks)", _is_release, load_creativitybench),)
+    formats = (
+        DatasetFormat(
+            "creativitybench", "CreativityBench task JSON (a list of tasks)", _is_release, load_creativitybench
+        ),
+    )
     jsonl_keys = frozenset({"gold"})
     offline_judges: ClassVar[dict[str, Any]] = {"exact": ExactMatchJudge, "kb": KBJudge}
     default_judge = "exact"

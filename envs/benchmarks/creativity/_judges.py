@@ -54,6 +54,7 @@ class ExactMatchJudge:
         """Exact match of the committed entity and part."""
         return grade_creativity(item, commit)
 
+
 _ABOUT_ANSWER = frozenset({"answer", "gold", "solution", "correct", "right", "intended", "best", "use", "us"})
 
 

@@ -11,7 +11,15 @@ import numpy as np
 
 from lateralgym.envs._actions import Action, Ask, Commit, Inspect, Invalid, parse_action
 from lateralgym.envs._matching import content_stems, match_name
-from lateralgym.envs._reply_text import as_text, clean_line, first_value, invalid, json_objects, labelled_lines, normalised_keys
+from lateralgym.envs._reply_text import (
+    as_text,
+    clean_line,
+    first_value,
+    invalid,
+    json_objects,
+    labelled_lines,
+    normalised_keys,
+)
 from lateralgym.envs._schema import CreativityTask
 
 STATIC = """\
@@ -204,7 +212,6 @@ def parse_creativity_reply(
             + (' or {"action": "inspect", "entity": "<entity>"}' if "inspect" in allowed_set else ""),
         )
     return _resolve_names(action, public)
-
 
 
 # -- offline policies ----------------------------------------------------------------------------

@@ -78,7 +78,9 @@ class CreativityOutcome(ExplorationOutcome):
 class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
     """The rules of one CreativityBench task."""
 
-    def __init__(self, item: CreativityTask, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator) -> None:
+    def __init__(
+        self, item: CreativityTask, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator
+    ) -> None:
         super().__init__(item, config, judge, rng)
         if len(item.entities) > config.max_entities:
             raise ConfigError(

@@ -105,7 +105,10 @@ class Splat(Benchmark[SituationPuzzle, SplatOutcome]):
     scene_type = SituationScene
     modes = ("multiturn",)
     reveals = ("story",)
-    action_forms: ClassVar[dict[str, str]] = {"ask": "ask: <a yes/no question>", "commit": "commit: <your full explanation>"}
+    action_forms: ClassVar[dict[str, str]] = {
+        "ask": "ask: <a yes/no question>",
+        "commit": "commit: <your full explanation>",
+    }
     env_ids: ClassVar[dict[str, str]] = {"lateralgym/Splat-v0": "splat"}
     sample_file = "situation_puzzles.jsonl"
     formats = (

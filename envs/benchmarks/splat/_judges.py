@@ -17,7 +17,6 @@ evaluations and this one for offline runs, tests and RL warm-up.
 from __future__ import annotations
 
 import re
-
 from typing import Any
 
 from lateralgym.envs._actions import Commit

@@ -11,7 +11,15 @@ import numpy as np
 
 from lateralgym.envs._actions import Action, Ask, Commit
 from lateralgym.envs._matching import content_stems
-from lateralgym.envs._reply_text import as_text, clean_line, first_value, invalid, json_objects, labelled_lines, normalised_keys
+from lateralgym.envs._reply_text import (
+    as_text,
+    clean_line,
+    first_value,
+    invalid,
+    json_objects,
+    labelled_lines,
+    normalised_keys,
+)
 from lateralgym.envs._schema import SituationPuzzle
 
 SYSTEM = """\
@@ -190,7 +198,6 @@ PROBE_WORDS: tuple[str, ...] = (
     "sound",
     "music",
 )
-
 
 
 def random_action(info: Mapping[str, Any], rng: np.random.Generator) -> Action:

@@ -51,7 +51,9 @@ def opening_text(puzzle: SituationPuzzle, config: EpisodeConfig) -> str:
 class SituationScene(Scene[SituationPuzzle, SplatOutcome]):
     """The rules of one situation puzzle (the Gymnasium env and the PettingZoo AEC env share them)."""
 
-    def __init__(self, item: SituationPuzzle, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator) -> None:
+    def __init__(
+        self, item: SituationPuzzle, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator
+    ) -> None:
         super().__init__(item, config, judge, rng)
         self.solved = False
         self.attempts = 0

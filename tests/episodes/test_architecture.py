@@ -22,7 +22,16 @@ from lateralgym.envs import (
     load_sample_items,
 )
 from lateralgym.envs.testing import check_scene, find_leaks
-from lateralgym.episodes import EpisodeStart, StepLine, episode_seed, plan_episodes, read_log, read_manifest, replay, run
+from lateralgym.episodes import (
+    EpisodeStart,
+    StepLine,
+    episode_seed,
+    plan_episodes,
+    read_log,
+    read_manifest,
+    replay,
+    run,
+)
 
 
 def only_run(root: Path) -> Path:
@@ -53,7 +62,12 @@ def test_riddlesense_runs_from_the_cli_oracle_100_random_near_chance(
     official_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = str(official_data / "riddlesense" / "rs_dev.jsonl")
-    assert main(["run", "riddlesense", "--data", data, "--player", "oracle", "--out", str(tmp_path / "o"), "--no-progress"]) == 0
+    assert (
+        main(
+            ["run", "riddlesense", "--data", data, "--player", "oracle", "--out", str(tmp_path / "o"), "--no-progress"]
+        )
+        == 0
+    )
     summary = json.loads((only_run(tmp_path / "o") / "summary.json").read_text())
     assert summary["headline"]["accuracy"] == 100.0
     # Random over the 30 shipped riddles x 40 repeats: 1,200 draws, chance is 20 % (sd ~1.2 %).
@@ -74,7 +88,12 @@ def test_riddlesense_passes_the_conformance_suite_and_its_view_hides_the_label()
 def test_lateval_chinese_oracle_solves_all_and_no_text_is_replaced(official_data: Path, tmp_path: Path) -> None:
     data = official_data / "lateval" / "chinese.json"
     puzzles = load_items(data)
-    result = run(EpisodeConfig.named("splat").model_copy(update={"dataset": str(data)}), player="oracle", out=tmp_path, progress=False)
+    result = run(
+        EpisodeConfig.named("splat").model_copy(update={"dataset": str(data)}),
+        player="oracle",
+        out=tmp_path,
+        progress=False,
+    )
     assert result.metrics.headline["acc"] == 100.0 and result.metrics.episodes == len(puzzles)
     log = (result.run_dir / "steps.jsonl").read_text(encoding="utf-8")
     records = list(read_log(result.run_dir / "steps.jsonl"))

@@ -69,7 +69,9 @@ def test_reference_judge_questions(question: str, label: str) -> None:
 
 def test_reference_judge_grades_by_key_facts() -> None:
     judge = ReferenceJudge()
-    good = run(judge.grade(STORY, Commit(answer="A silent film in a cinema; the violinist was an actor on screen."), ()))
+    good = run(
+        judge.grade(STORY, Commit(answer="A silent film in a cinema; the violinist was an actor on screen."), ())
+    )
     assert good.label == "correct"
     partial = run(judge.grade(STORY, Commit(answer="It was a silent film."), ()))
     assert partial.label == "not_yet" and partial.hint == "Your explanation covers 1 of 3 key points."

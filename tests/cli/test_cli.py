@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +13,6 @@ import pytest
 
 from lateralgym.cli import main
 from lateralgym.envs import SHIPPED_CONFIGS
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 @pytest.mark.parametrize("config", SHIPPED_CONFIGS)
@@ -34,26 +33,36 @@ def test_oracle_run_scores_100(tmp_path: Path) -> None:
     assert result.metrics.headline["gold_correct_rate"] == 100.0
 
 
-def test_run_on_official_data_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    if not SHARED.exists():
-        pytest.skip(f"shared data samples not found at {SHARED}")
-    path = SHARED / "brainteaser" / "sentence_puzzle.npy"
-    assert (
-        main(["run", "brainteaser", "--data", str(path), "--player", "oracle", "--out", str(tmp_path), "--no-progress"])
-        == 0
-    )
-    assert "12 episodes run" in capsys.readouterr().out
+def _run_oracle_on(path: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    argv = ["run", "brainteaser", "--data", str(path), "--player", "oracle", "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    return capsys.readouterr().out
 
 
-def test_data_stats(capsys: pytest.CaptureFixture[str]) -> None:
-    if not SHARED.exists():
-        pytest.skip(f"shared data samples not found at {SHARED}")
-    assert main(["data", "stats", str(SHARED / "splat" / "puzzles.xlsx")]) == 0
+def test_run_on_official_data_file(official_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A release file in its own format: the generated EMNLP sentence puzzles (4 groups x 3 variants)."""
+    assert "12 episodes run" in _run_oracle_on(official_data / "brainteaser" / "sentence_puzzle.npy", tmp_path, capsys)
+
+
+def test_data_stats(official_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["data", "stats", str(official_data / "splat" / "puzzles.xlsx")]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^dataset\s+items\s+9$", out, re.MULTILINE)
+    for band in ("easy", "medium", "hard"):
+        assert re.search(rf"^band\s+{band}\s+3$", out, re.MULTILINE), band
+
+
+def test_run_and_stats_on_the_real_samples(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Extra check on the real release samples in ../shared/data (skipped without them)."""
+    assert "12 episodes run" in _run_oracle_on(shared_data / "brainteaser" / "sentence_puzzle.npy", tmp_path, capsys)
+    assert main(["data", "stats", str(shared_data / "splat" / "puzzles.xlsx")]) == 0
     out = capsys.readouterr().out
     assert "9" in out and "easy" in out and "hard" in out
 
 
-def test_errors_are_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_errors_are_one_clear_line(official_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"id": "x", "story": "s"}\n')
     assert main(["data", "stats", str(broken)]) == 2
@@ -61,7 +70,10 @@ def test_errors_are_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture
     assert err.startswith("lateralgym: error:") and "broken.jsonl" in err and "line 1" in err and "answer" in err
     assert main(["run", "nope"]) == 2
     assert "unknown config 'nope'" in capsys.readouterr().err
-    assert main(["run", "splat", "--data", str(SHARED / "brainteaser" / "SP-train.npy"), "--out", str(tmp_path)]) == 2
+    assert (
+        main(["run", "splat", "--data", str(official_data / "brainteaser" / "SP-train.npy"), "--out", str(tmp_path)])
+        == 2
+    )
     assert "pick a config for this benchmark" in capsys.readouterr().err
 
 

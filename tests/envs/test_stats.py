@@ -1,4 +1,4 @@
-"""Dataset statistics over the official sample files and small hand-built knowledge bases."""
+"""Dataset statistics over files in the official formats (generated, ``tests/official_data.py``) and small KBs."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_splat_bands(data: Path) -> None:
     stats = dataset_stats(load_items(data / "splat" / "puzzles.xlsx"))
     assert (stats.kind, stats.items) == ("situation", 9)
     assert stats.bands == {"easy": 3, "medium": 3, "hard": 3, "none": 0}
-    assert stats.levels == {"2": 2, "3": 1, "5": 2, "6": 1, "7": 3}
+    assert stats.levels == {"1": 1, "2": 2, "4": 1, "5": 1, "6": 1, "7": 1, "8": 2}
     assert stats.with_clues == 0
 
 
@@ -70,20 +70,20 @@ def test_lateval_has_no_band(data: Path) -> None:
 
 def test_creativity_factors(data: Path) -> None:
     stats = dataset_stats(load_items(data / "creativitybench" / "sample_tasks.json"))
-    assert (stats.kind, stats.items) == ("creativity", 1)
-    assert stats.distractor_count == {"4": 1}
-    assert stats.distractor_similarity == {"similar": 1, "mixed": 0, "dissimilar": 0}
-    assert stats.gold_level == {"normal": 0, "emergency": 1}
-    assert stats.cluster_band == {"small": 0, "large": 1}
-    assert stats.scenes == {"dining_room": 1}
+    assert (stats.kind, stats.items) == ("creativity", 2)
+    assert stats.distractor_count == {"2": 1, "3": 1}
+    assert stats.distractor_similarity == {"similar": 1, "mixed": 0, "dissimilar": 1}
+    assert stats.gold_level == {"normal": 1, "emergency": 1}
+    assert stats.cluster_band == {"small": 1, "large": 1}
+    assert stats.scenes == {"kitchen": 1, "garage": 1}
 
 
 def test_kb_from_release_entities(data: Path) -> None:
-    (task,) = load_items(data / "creativitybench" / "sample_tasks.json")
-    stats = dataset_stats(list(task.entities))
-    assert (stats.kind, stats.items) == ("kb", 5)
-    assert stats.entities_per_scene == {"dining_room": 5}
-    assert (stats.parts, stats.affordances, stats.affordance_levels) == (31, 0, {})
+    garage, kitchen = load_items(data / "creativitybench" / "sample_tasks.json")
+    stats = dataset_stats([*garage.entities, *kitchen.entities])
+    assert (stats.kind, stats.items) == ("kb", 7)
+    assert stats.entities_per_scene == {"kitchen": 3, "garage": 4}
+    assert (stats.parts, stats.affordances, stats.affordance_levels) == (16 + 7, 0, {})  # garage + kitchen parts
 
 
 def _entity(entity_id: str, scene: str, levels: list[list[int]]) -> Entity:
@@ -145,3 +145,15 @@ def test_render_brainteaser_rows(data: Path) -> None:
 def test_stats_round_trip_as_json(data: Path) -> None:
     stats = dataset_stats(load_items(data / "creativitybench" / "sample_tasks.json"))
     assert DatasetStats.model_validate_json(stats.model_dump_json()) == stats
+
+
+def test_real_sample_stats(shared_data: Path) -> None:
+    """Extra check on the real release samples in ../shared/data (skipped without them)."""
+    sentence = dataset_stats(load_items(shared_data / "brainteaser" / "sentence_puzzle.npy"))
+    assert (sentence.items, sentence.groups, sentence.complete_groups) == (12, 4, 4)
+    splat = dataset_stats(load_items(shared_data / "splat" / "puzzles.xlsx"))
+    assert splat.levels == {"2": 2, "3": 1, "5": 2, "6": 1, "7": 3}
+    creativity = dataset_stats(load_items(shared_data / "creativitybench" / "sample_tasks.json"))
+    assert (creativity.distractor_count, creativity.scenes) == ({"4": 1}, {"dining_room": 1})
+    (task,) = load_items(shared_data / "creativitybench" / "sample_tasks.json")
+    assert dataset_stats(list(task.entities)).parts == 31

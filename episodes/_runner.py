@@ -90,7 +90,8 @@ class Manifest(BaseModel):
     concurrency: int = 4
     player_base_url: str | None = None
     judge_base_url: str | None = None
-    judge_samples: int = 1
+    judge_samples: int | None = None
+    """``--judge-samples`` when given (the judge spec's ``samples`` otherwise)."""
     use_cache: bool = True
     episodes: list[EpisodeSpec] = Field(default_factory=list)
     """The plan, every episode with its seed."""
@@ -319,7 +320,7 @@ async def run_async(
     progress: bool = True,
     base_url: str | None = None,
     judge_base_url: str | None = None,
-    judge_samples: int = 1,
+    judge_samples: int | None = None,
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
     llm_concurrency: int | None = None,
@@ -353,7 +354,7 @@ async def run_async(
             base_url=judge_base_url or base_url,
             cache_dir=cache_dir,
             use_cache=use_cache,
-            samples=judge_samples if judge_samples != 1 else None,
+            samples=judge_samples,
         )
     else:
         judge_obj = judge
@@ -423,6 +424,11 @@ async def run_async(
             await asyncio.gather(*(one(spec) for spec in todo))
     finally:
         writer.close()
+        # Release the model clients' connections on this loop, before asyncio.run closes it.
+        for client in {
+            id(c): c for c in (getattr(factory, "client", None), getattr(judge_obj, "client", None)) if c
+        }.values():
+            await client.aclose()
     metrics = compute_metrics(read_log(log_path))
     usage = usage_from_log(log_path)
     summary = {**metrics.model_dump(mode="json"), "llm_usage": {role: u.model_dump() for role, u in usage.items()}}
@@ -447,7 +453,7 @@ def run(config: EpisodeConfig | str, **kwargs: Any) -> RunResult:
         progress: show a progress bar.
         base_url: OpenAI-compatible server for an LLM player (and judge, unless ``judge_base_url``).
         judge_base_url: OpenAI-compatible server for an LLM judge.
-        judge_samples: LLM judge: majority vote over this many samples.
+        judge_samples: LLM judge: majority vote over this many samples (wins over the spec's ``samples``).
         cache_dir: LLM response cache (default ``.lateralgym-cache/llm``).
         use_cache: read and write the LLM response cache (reruns and replays then cost nothing).
         llm_concurrency: cap on LLM requests in flight (default 8), players and judges together.

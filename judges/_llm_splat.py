@@ -39,8 +39,14 @@ from lateralgym.agents._llm_client import LLMCallError, LLMClient
 from lateralgym.agents._llm_spec import OptionParser
 from lateralgym.envs import Commit, Item, SituationPuzzle
 from lateralgym.envs._calls import ModelCall
-from lateralgym.envs._judging import QA, AnswerLabel, JudgeReply, clean_hint, normalise_answer
-from lateralgym.envs._matching import words
+from lateralgym.envs._judging import (
+    QA,
+    AnswerLabel,
+    JudgeReply,
+    clean_hint,
+    extract_answer_label,
+    parse_grade,
+)
 
 T = TypeVar("T")
 ItemT = TypeVar("ItemT")
@@ -97,11 +103,6 @@ GRADE_REASK = 'That reply is not allowed. Reply again with exactly "correct" or 
 WRONG_ITEM = "LLMSplatJudge judges situation puzzles only, got {got}; use LLMCreativityJudge for CreativityBench tasks"
 
 _MARKERS = re.compile(r"<<<|>>>")
-_STATED = re.compile(
-    r"\b(?:answer|reply|response|verdict|label)\s*(?:is|would\s+be|:|=|-)\s*[\"'*`]*\s*(yes|no|irrelevant)\b",
-    re.IGNORECASE,
-)
-_NOT_YET = re.compile(r"^\W*(?:not\s+yet|not\s+correct|incorrect|wrong|no)\b[\s:,.;!\-\u2013\u2014]*(.*)$", re.S | re.I)
 
 
 def first_question(text: str) -> str:
@@ -113,35 +114,6 @@ def first_question(text: str) -> str:
     flat = " ".join(text.split())
     cut = flat.find("?")
     return (flat[: cut + 1] if cut >= 0 else flat)[:MAX_QUESTION_CHARS]
-
-
-def extract_answer_label(text: str) -> AnswerLabel | None:
-    """yes / no / irrelevant from a judge's reply, or None when it gives no clear verdict.
-
-    ``normalise_answer`` (the first word) decides first; otherwise one stated verdict such as
-    "the answer is yes" counts. Replies stating two different verdicts are unclear.
-    """
-    label = normalise_answer(text)
-    if label is not None:
-        return label
-    stated = {match.group(1).lower() for match in _STATED.finditer(text)}
-    if len(stated) == 1:
-        found = stated.pop()
-        return "yes" if found == "yes" else "no" if found == "no" else "irrelevant"
-    return None
-
-
-def parse_grade(text: str) -> tuple[GradeLabel, str | None] | None:
-    """``("correct", None)`` or ``("not_yet", hint)`` from a judge's reply, or None when unclear."""
-    tokens = words(text)
-    if not tokens:
-        return None
-    if tokens[0] in {"correct", "solved", "yes"}:
-        return "correct", None
-    match = _NOT_YET.match(text)
-    if match is None:
-        return None
-    return "not_yet", match.group(1).strip() or None
 
 
 def quoted(text: str) -> str:

@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--base-url", metavar="URL", help="OpenAI-compatible server (vLLM, Ollama, llama.cpp) for LLMs")
     run.add_argument("--judge-base-url", metavar="URL", help="server for the LLM judge if it differs from --base-url")
-    run.add_argument("--judge-samples", type=int, default=1, metavar="K", help="LLM judge: majority vote of K")
+    run.add_argument("--judge-samples", type=int, metavar="K", help="LLM judge: majority vote of K samples (default 1)")
     run.add_argument("--llm-concurrency", type=int, metavar="N", help="LLM requests in flight at once (default 8)")
     run.add_argument("--no-cache", action="store_true", help="bypass the LLM response cache")
     run.add_argument("--cache-dir", metavar="DIR", help="LLM response cache (default ./.lateralgym-cache/llm)")

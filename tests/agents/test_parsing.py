@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from lateralgym.envs import _reply_text as _parsing_text
 from lateralgym.agents._parsing import (
     json_objects,
     parse_creativity_reply,
@@ -14,8 +13,9 @@ from lateralgym.agents._parsing import (
     parse_reply,
     parse_situation_reply,
 )
-from lateralgym.envs._reply_text import JSON_SCAN_LIMIT
 from lateralgym.envs import Ask, Commit, Inspect, Invalid
+from lateralgym.envs import _reply_text as _parsing_text
+from lateralgym.envs._reply_text import JSON_SCAN_LIMIT
 
 # -- JSON extraction -----------------------------------------------------------------------------
 

@@ -97,7 +97,9 @@ def test_an_llm_judge_seat_over_http(llm_server: Any) -> None:
 
     puzzles = load_sample_items("splat")
     llm_server.responder = lambda body: "correct" if "proposes an explanation" in str(body["messages"]) else "yes"
-    judge = make_judge("openai/judge", base_url=llm_server.base_url, use_cache=False, backoff_base_s=0.01)
+    judge = make_judge(
+        "openai/judge", benchmark="splat", base_url=llm_server.base_url, use_cache=False, backoff_base_s=0.01
+    )
     env = splat_v0.env()
     env.reset(seed=0, options={"item_id": "sp-010"})
     script = iter(["ask: Was it planned?", "ask: Was anyone hurt?", "commit: it was all a rehearsal"])

@@ -7,6 +7,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from lateralgym.envs import SplatOutcome
 from lateralgym.episodes import EpisodeEnd, StepLogWriter, compute_metrics, read_log
 
 EPISODES = 20_000
@@ -21,18 +22,23 @@ def write_log(path: Path) -> None:
                     episode_id=f"sp-{n}#0",
                     item_id=f"sp-{n}",
                     benchmark="splat",
-                    outcome={
-                        "solved": n % 3 == 0,
-                        "turns": 1 + n % 15,
-                        "questions": n % 15,
-                        "yes": 1,
-                        "no": 2,
-                        "irrelevant": 3,
-                        "band": ["easy", "medium", "hard"][n % 3],
-                        "difficulty": 1 + n % 9,
-                    },
+                    outcome=SplatOutcome(
+                        solved=n % 3 == 0,
+                        turns=1 + n % 15,
+                        max_turns=15,
+                        invalid_actions=0,
+                        committed=n % 3 == 0,
+                        questions=6,
+                        yes=1,
+                        no=2,
+                        irrelevant=3,
+                        repeated_questions=0,
+                        first_commit_turn=1 + n % 15 if n % 3 == 0 else None,
+                        attempts=1 if n % 3 == 0 else 0,
+                        band=["easy", "medium", "hard"][n % 3],
+                        difficulty=1 + 3 * (n % 3),
+                    ).model_dump(mode="json"),
                     meta={"band": ["easy", "medium", "hard"][n % 3]},
-                    turns=1 + n % 15,
                 )
             )
 

@@ -20,15 +20,14 @@ from lateralgym.envs._errors import ConfigError
 
 ActionKind = Literal["inspect", "ask", "commit"]
 
-SHIPPED_CONFIGS: tuple[str, ...] = (
-    "creativity-static",
-    "creativity-interactive",
-    "creativity-cot",
-    "brainteaser",
-    "splat",
-    "riddlesense",
+SHIPPED_CONFIGS: tuple[str, ...] = tuple(
+    sorted(
+        ref.name[: -len(".yaml")]
+        for ref in resources.files("lateralgym").joinpath("configs").iterdir()
+        if ref.name.endswith(".yaml")
+    )
 )
-"""Names of the configs that ship in ``lateralgym/configs``."""
+"""Names of the configs that ship in ``lateralgym/configs`` (one YAML file each)."""
 
 
 class RewardConfig(BaseModel):

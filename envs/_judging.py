@@ -136,7 +136,7 @@ def public_text(item: Any) -> str:
     return benchmark_of(item).public_text(item)
 
 
-def leaked_words(text: str, item: Any) -> set[str]:
+def leaked_words(text: str, item: Any) -> frozenset[str]:
     """Word stems of ``text`` that only the hidden answer contains, not the public text (story, task)."""
     secret = content_stems(secret_text(item)) - content_stems(public_text(item))
     return content_stems(text) & secret

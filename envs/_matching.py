@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 
@@ -76,6 +77,8 @@ def stem(word: str) -> str:
     return word
 
 
-def content_stems(text: str) -> set[str]:
-    """Stems of the content words of ``text``."""
-    return {stem(w) for w in content_words(text)}
+@functools.lru_cache(maxsize=8192)
+def content_stems(text: str) -> frozenset[str]:
+    """Stems of the content words of ``text`` (cached: judges and policies ask for the same story,
+    answer and attribute texts on every turn)."""
+    return frozenset(stem(w) for w in content_words(text))

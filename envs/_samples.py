@@ -18,14 +18,8 @@ from pydantic import BaseModel, ValidationError
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs._schema import AffordanceKB, Entity
 
-SAMPLE_FILES: dict[str, str] = {
-    "kb": "affordance_kb.jsonl",
-    "creativity": "creativity_tasks.jsonl",
-    "brainteaser": "brainteaser.jsonl",
-    "splat": "situation_puzzles.jsonl",
-    "riddlesense": "riddlesense.jsonl",
-}
-"""Shipped sample file for each dataset name (the benchmarks name theirs as ``sample_file``)."""
+SAMPLE_FILES: dict[str, str] = {"kb": "affordance_kb.jsonl"}
+"""Shipped data that is no benchmark's items (the benchmarks name theirs as ``sample_file``)."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -37,9 +31,12 @@ def sample_file_path(filename: str) -> Path:
 
 def sample_path(name: str) -> Path:
     """Path of a shipped sample file, by dataset name (``kb`` or a benchmark's name)."""
-    if name not in SAMPLE_FILES:
-        raise DatasetError(name, f"no sample dataset named {name!r}; choose one of {sorted(SAMPLE_FILES)}")
-    return sample_file_path(SAMPLE_FILES[name])
+    from lateralgym.envs._benchmark import all_benchmarks
+
+    files = {**SAMPLE_FILES, **{b.name: b.sample_file for b in all_benchmarks() if b.sample_file}}
+    if name not in files:
+        raise DatasetError(name, f"no sample dataset named {name!r}; choose one of {sorted(files)}")
+    return sample_file_path(files[name])
 
 
 def validation_message(exc: ValidationError) -> tuple[str, str]:

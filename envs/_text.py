@@ -35,6 +35,8 @@ SAMPLE_CHARSET: str = "".join(
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 """C0 control characters other than tab and newline (a bell, an escape sequence): dropped."""
+_ODD = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+"""Anything ``sanitise`` would change (carriage returns are in the control range)."""
 
 
 class UnicodeText(spaces.Text):
@@ -73,6 +75,8 @@ def sanitise(text: str, max_length: int = MAX_TEXT) -> str:
     """Make ``text`` a member of ``text_space``: newlines normalised, control characters other than
     tab and newline dropped, lone surrogates replaced by U+FFFD, too long cut with a marker. Every
     other character (Chinese, π, emoji, accents) is kept as it is."""
+    if len(text) <= max_length and _ODD.search(text) is None:
+        return text  # the common case, in one scan
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if _CONTROL.search(text):
         text = _CONTROL.sub("", text)

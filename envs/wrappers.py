@@ -26,7 +26,7 @@ from lateralgym.envs._actions import Commit, Inspect, Invalid
 from lateralgym.envs._matching import content_stems
 
 
-def _overlap(a: set[str], b: set[str]) -> float:
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 

@@ -55,11 +55,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from lateralgym.agents._llm_client import LLMClient
-from lateralgym.envs import Commit, CreativityTask, Item, MCQPuzzle
+from lateralgym.envs import Commit, CreativityTask, Item
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._matching import match_name
 from lateralgym.envs._reply_text import json_objects
-from lateralgym.envs.benchmarks._mcq import grade_choice
 from lateralgym.envs.benchmarks.creativity._judges import grade_creativity
 from lateralgym.judges._llm_splat import LabelAsker, join_raw, judged_item, quoted
 
@@ -224,15 +223,11 @@ class LLMCreativityJudge:
     async def grade(self, item: Item, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
         """Exact match, then the rubric (gold correct) or a failure category (otherwise).
 
-        BrainTeaser choices are graded by exact match alone.
-
         Raises:
             TypeError: ``item`` is a situation puzzle (use ``LLMSplatJudge``).
             LLMCallError: the model could not be reached after the client's retries (``calls``:
                 the calls made for this reply, the failed one last).
         """
-        if isinstance(item, MCQPuzzle):
-            return grade_choice(item, commit)
         task = judged_item(item, CreativityTask, WRONG_ITEM)
         exact = grade_creativity(task, commit)
         how = " ".join((commit.how_to_use or "").split())[:MAX_HOW_TO_USE_CHARS]

@@ -87,7 +87,7 @@ class KBJudge(ExactMatchJudge):
         return JudgeReply(label="yes" if attribute_words & known else "no")
 
 
-def _named_entity(task: CreativityTask, asked: set[str]) -> Entity | None:
+def _named_entity(task: CreativityTask, asked: frozenset[str]) -> Entity | None:
     """The entity whose name shares the most words with the question (ties: none)."""
     scores = []
     for entity in task.entities:

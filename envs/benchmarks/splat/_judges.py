@@ -25,7 +25,7 @@ from lateralgym.envs._matching import content_stems
 from lateralgym.envs._schema import SituationPuzzle
 
 
-def key_facts(puzzle: SituationPuzzle) -> list[set[str]]:
+def key_facts(puzzle: SituationPuzzle) -> list[frozenset[str]]:
     """Hidden key words of each fact: clue (or answer sentence) stems not in the story or title."""
     public = content_stems(f"{puzzle.title} {puzzle.story}")
     facts = list(puzzle.clues) or [s for s in re.split(r"(?<=[.!?])\s+", puzzle.answer) if s.strip()]

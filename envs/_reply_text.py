@@ -17,6 +17,9 @@ from typing import Any
 from lateralgym.envs import Invalid
 
 __all__ = [
+    "MOVE_KEYS",
+    "QUESTION_KEYS",
+    "move_kind",
     "JSON_SCAN_LIMIT",
     "RAW_LIMIT",
     "as_text",
@@ -164,6 +167,26 @@ def as_text(value: Any) -> str | None:
     if isinstance(value, list | tuple):
         return " ".join(str(v) for v in value).strip() or None
     return str(value)
+
+
+_MOVE_WORDS: dict[str, frozenset[str]] = {
+    "inspect": frozenset({"inspect", "explore", "examine", "look", "look_at", "check", "view", "investigate"}),
+    "ask": frozenset({"ask", "question", "query", "ask_question"}),
+    "commit": frozenset({"commit", "answer", "submit", "final", "final_answer", "solve", "solution", "use"}),
+}
+MOVE_KEYS = ("action", "kind", "type", "move")
+"""Keys under which a model names its move in JSON."""
+QUESTION_KEYS = ("question", "ask", "query")
+"""Keys under which a model writes its yes/no question in JSON."""
+
+
+def move_kind(data: Mapping[str, Any]) -> str | None:
+    """``inspect``, ``ask`` or ``commit`` from an ``action``-like key of a reply's JSON, if it names one."""
+    value = first_value(data, MOVE_KEYS)
+    if not isinstance(value, str):
+        return None
+    word = re.sub(r"[\s\-]+", "_", value.strip().lower())
+    return next((kind for kind, names in _MOVE_WORDS.items() if word in names), None)
 
 
 def invalid(text: str, reason: str) -> Invalid:

@@ -21,6 +21,20 @@ from lateralgym.episodes import EpisodeEnd, StepLine, read_log, run
 KEY = "sk-judge-accounting-test"
 
 
+def llm_splat_run(server: ScriptedLLMServer, out: Path, **kwargs: Any) -> Any:
+    """A SPLAT run with an LLM player and an LLM judge on ``server``, no cache."""
+    return run(
+        "splat",
+        player="openai/test-player",
+        judge="openai/test-judge",
+        base_url=server.base_url,
+        use_cache=False,
+        out=out,
+        progress=False,
+        **kwargs,
+    )
+
+
 def is_judge(body: Any) -> bool:
     return "FULL EXPLANATION (secret" in json.dumps(body)
 
@@ -33,16 +47,7 @@ def test_judge_calls_are_logged_and_counted_like_the_players(tmp_path: Path, mon
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     server = ScriptedLLMServer(responder=splat_actor).start()
     try:
-        result = run(
-            "splat",
-            player="openai/test-player",
-            judge="openai/test-judge",
-            base_url=server.base_url,
-            limit=4,
-            use_cache=False,
-            out=tmp_path,
-            progress=False,
-        )
+        result = llm_splat_run(server, tmp_path, limit=4)
         judge_requests = [r.body for r in server.requests if r.path.endswith("/chat/completions") and is_judge(r.body)]
     finally:
         server.stop()
@@ -72,18 +77,8 @@ def test_the_judge_is_bounded_by_the_runs_caps_not_by_a_thread_pool(
     # test about where the judge's calls wait, not about how fast one process can make them.
     server = ScriptedLLMServer(responder=splat_actor, latency_s=0.5).start()
     try:
-        result = run(
-            "splat",
-            player="openai/test-player",
-            judge="openai/test-judge",
-            base_url=server.base_url,
-            repeats=2,  # 70 episodes: more than the 64 in flight
-            concurrency=64,
-            llm_concurrency=64,
-            use_cache=False,
-            out=tmp_path,
-            progress=False,
-        )
+        # 70 episodes: more than the 64 in flight
+        result = llm_splat_run(server, tmp_path, repeats=2, concurrency=64, llm_concurrency=64)
         judge_peak = server.peak_in_flight(is_judge)
         overall = server.max_in_flight
     finally:

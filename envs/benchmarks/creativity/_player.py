@@ -12,12 +12,14 @@ import numpy as np
 from lateralgym.envs._actions import Action, Ask, Commit, Inspect, Invalid, parse_action
 from lateralgym.envs._matching import content_stems, match_name
 from lateralgym.envs._reply_text import (
+    QUESTION_KEYS,
     as_text,
     clean_line,
     first_value,
     invalid,
     json_objects,
     labelled_lines,
+    move_kind,
     normalised_keys,
 )
 from lateralgym.envs._schema import CreativityTask
@@ -87,34 +89,9 @@ def system_prompt(mode: str | None, reasoning: str) -> str:
 
 # -- the reply parser -----------------------------------------------------------------------------
 
-_INSPECT_WORDS = frozenset({"inspect", "explore", "examine", "look", "look_at", "check", "view", "investigate"})
-_ASK_WORDS = frozenset({"ask", "question", "query", "ask_question"})
-_COMMIT_WORDS = frozenset({"commit", "answer", "submit", "final", "final_answer", "solve", "solution", "use"})
-
 _ENTITY_KEYS = ("gold_entity", "entity", "entity_name", "tool", "object", "item", "target", "name")
 _PART_KEYS = ("gold_part", "part", "part_name", "component")
 _HOW_KEYS = ("how_to_use", "how", "how_to", "usage", "use", "method", "explanation", "plan")
-_ACTION_KEYS = ("action", "kind", "type", "move")
-_QUESTION_KEYS = ("question", "ask", "query")
-_EXPLANATION_KEYS = ("answer", "explanation", "solution", "final_answer", "commit")
-
-
-# -- action words and env commands --------------------------------------------------------------
-
-
-def _kind(data: Mapping[str, Any]) -> str | None:
-    """``inspect``, ``ask`` or ``commit`` from an ``action``-like key, if it names one."""
-    value = first_value(data, _ACTION_KEYS)
-    if not isinstance(value, str):
-        return None
-    word = re.sub(r"[\s\-]+", "_", value.strip().lower())
-    if word in _INSPECT_WORDS:
-        return "inspect"
-    if word in _ASK_WORDS:
-        return "ask"
-    if word in _COMMIT_WORDS:
-        return "commit"
-    return None
 
 
 def _command(text: str) -> Inspect | Ask | Commit | None:
@@ -151,8 +128,8 @@ def _creativity_from_json(data: Mapping[str, Any], allowed: frozenset[str]) -> I
     entity = as_text(first_value(data, _ENTITY_KEYS))
     part = as_text(first_value(data, _PART_KEYS))
     how = as_text(first_value(data, _HOW_KEYS))
-    question = as_text(first_value(data, _QUESTION_KEYS))
-    kind = _kind(data)
+    question = as_text(first_value(data, QUESTION_KEYS))
+    kind = move_kind(data)
     if kind is None:  # infer the move from the fields present
         if part or how or "gold_entity" in data:
             kind = "commit"

@@ -12,12 +12,14 @@ import numpy as np
 from lateralgym.envs._actions import Action, Ask, Commit
 from lateralgym.envs._matching import content_stems
 from lateralgym.envs._reply_text import (
+    QUESTION_KEYS,
     as_text,
     clean_line,
     first_value,
     invalid,
     json_objects,
     labelled_lines,
+    move_kind,
     normalised_keys,
 )
 from lateralgym.envs._schema import SituationPuzzle
@@ -53,19 +55,7 @@ or
 Answer: <your full explanation>
 """
 
-_ACTION_KEYS = ("action", "kind", "type", "move")
-_ASK_WORDS = frozenset({"ask", "question", "query", "ask_question"})
-_COMMIT_WORDS = frozenset({"commit", "answer", "submit", "final", "final_answer", "solve", "solution", "use"})
-_QUESTION_KEYS = ("question", "ask", "query")
 _EXPLANATION_KEYS = ("answer", "explanation", "solution", "final_answer", "commit")
-
-
-def _kind(data: Mapping[str, Any]) -> str | None:
-    value = first_value(data, _ACTION_KEYS)
-    if not isinstance(value, str):
-        return None
-    word = re.sub(r"[\s\-]+", "_", value.strip().lower())
-    return "ask" if word in _ASK_WORDS else "commit" if word in _COMMIT_WORDS else None
 
 
 _QUESTION_LABELS = frozenset({"question", "q", "ask", "my_question", "next_question"})
@@ -76,8 +66,9 @@ _ANSWER_LABELS = frozenset(
 
 def _situation_from_json(data: Mapping[str, Any]) -> Ask | Commit | None:
     data = normalised_keys(data)
-    kind = _kind(data)
-    question = as_text(first_value(data, _QUESTION_KEYS))
+    kind = move_kind(data)
+    kind = None if kind == "inspect" else kind  # nothing to inspect here: read the fields
+    question = as_text(first_value(data, QUESTION_KEYS))
     explanation = as_text(first_value(data, _EXPLANATION_KEYS))
     if kind == "ask" or (kind is None and question and not explanation):
         text = question or explanation

@@ -86,6 +86,11 @@ class EpisodeConfig(BaseModel):
     shuffle_entities: bool = True
     """CreativityBench: present the entities in an order drawn from the reset seed (releases may
     list the gold first)."""
+    hints: Literal["template", "free"] = "template"
+    """What a "not yet" may carry to the player: ``template`` (default) forwards a judge's hint only
+    when it is one of the env's fixed hint texts, so no judge can hand over the answer in any
+    encoding; ``free`` forwards the judge's own words when they pass the leak check (an explicit
+    opt-out: a determined judge can encode the answer past any check)."""
 
     @model_validator(mode="before")
     @classmethod

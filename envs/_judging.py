@@ -7,6 +7,8 @@ forwards to the player only text it builds from the judge's *label* (``yes``/``n
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -15,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lateralgym.envs._actions import Commit
 from lateralgym.envs._calls import ModelCall
-from lateralgym.envs._matching import content_stems, words
+from lateralgym.envs._matching import content_stems, content_words, words
 
 AnswerLabel = Literal["yes", "no", "irrelevant"]
 VerdictLabel = Literal["correct", "not_yet", "incorrect"]
@@ -150,21 +152,80 @@ def shares_phrase(text: str, secret: str, n: int = 3) -> bool:
 
 
 def leak_free(text: str, item: Any, max_secret_words: int = 0) -> bool:
-    """True when ``text`` may be shown to the player: no phrase of the hidden answer and at most
-    ``max_secret_words`` words found only in it."""
+    """True when ``text`` may be shown to the player: no phrase of the hidden answer, at most
+    ``max_secret_words`` words found only in it, and none of those words hidden in a decoded form
+    of the text (base64, ``\\u`` escapes, reversed, letters spaced or hyphen-split)."""
     secret = secret_text(item)
-    if shares_phrase(text, secret):
-        return False
-    return len(leaked_words(text, item)) <= max_secret_words
+    for form in decoded_forms(text):
+        if shares_phrase(form, secret) or len(leaked_words(form, item)) > max_secret_words:
+            return False
+    hidden = [w for w in content_words(secret) - content_words(public_text(item)) if len(w) >= 4]
+    squashed = "".join(words(text))
+    return not any(w in squashed or w[::-1] in squashed for w in hidden)
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
+
+
+def decoded_forms(text: str) -> list[str]:
+    """``text`` and what it may be hiding: base64 runs decoded, ``\\u`` escapes decoded, reversed."""
+    forms = [text, text[::-1]]
+    for run in _BASE64.findall(text):
+        try:
+            forms.append(base64.b64decode(run + "=" * (-len(run) % 4), validate=True).decode("utf-8"))
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+    if "\\" in text:
+        forms.append(_ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text))
+    return forms
+
+
+HINT_TEMPLATES: tuple[str, ...] = (
+    "Think about who the people really are.",
+    "Think about where it happens.",
+    "Think about when it happens.",
+    "Think about what the objects really are.",
+    "Think about why it happened, not how.",
+    "Drop an assumption you have been making.",
+    "Your explanation leaves part of the story unexplained.",
+    "You are close: one key detail is missing.",
+)
+"""The hints a "not yet" may carry under ``hints: template`` (the default): the env's own words, so
+a judge can choose among them but cannot say anything else."""
+
+_COVERAGE = re.compile(r"^your explanation covers (\d{1,2}) of (\d{1,2}) key points$")
+_TEMPLATE_KEYS = {" ".join(words(t)): t for t in HINT_TEMPLATES}
+
+
+def template_hint(hint: str) -> str | None:
+    """The env's own hint text that ``hint`` names (case and punctuation ignored), or None.
+
+    Besides ``HINT_TEMPLATES``, ``Your explanation covers N of M key points.`` (the reference
+    judge's) passes, rebuilt from its two small numbers.
+    """
+    key = " ".join(words(hint))
+    if key in _TEMPLATE_KEYS:
+        return _TEMPLATE_KEYS[key]
+    coverage = _COVERAGE.match(key)
+    if coverage and int(coverage.group(1)) <= int(coverage.group(2)) <= 20:
+        return f"Your explanation covers {int(coverage.group(1))} of {int(coverage.group(2))} key points."
+    return None
 
 
 _WS = re.compile(r"\s+")
 
 
-def clean_hint(hint: str | None, item: Any) -> str | None:
-    """The hint if it is short and leak-free, else None (the player then just hears 'not yet')."""
+def clean_hint(hint: str | None, item: Any, mode: str = "free") -> str | None:
+    """What the player may hear of a judge's hint, or None (the player then just hears 'not yet').
+
+    ``template``: only one of the env's own hint texts (``template_hint``). ``free``: the judge's
+    words, cut to 200 characters, when they pass ``leak_free``.
+    """
     if not hint:
         return None
+    if mode == "template":
+        return template_hint(hint)
     hint = _WS.sub(" ", hint).strip()[:200]
     return hint if hint and leak_free(hint, item) else None
 

@@ -8,7 +8,7 @@ import pytest
 from _items import STORY
 
 from lateralgym.agents import make_agent
-from lateralgym.envs import action_to_text, load_sample_items, parse_action, splat_v0
+from lateralgym.envs import EpisodeConfig, action_to_text, load_sample_items, parse_action, splat_v0
 from lateralgym.envs.splat_v0 import parse_verdict
 from lateralgym.envs.testing import check_aec, find_leaks
 from lateralgym.judges import JudgeSeat, ReferenceJudge
@@ -40,7 +40,8 @@ def test_player_and_judge_alternate_and_solve() -> None:
 
 
 def test_hint_that_leaks_is_not_forwarded() -> None:
-    env = splat_v0.env(items=[STORY])
+    free = EpisodeConfig.named("splat").model_copy(update={"hints": "free"})
+    env = splat_v0.env(items=[STORY], config=free)
     env.reset(seed=0)
     env.step("commit: the violinist was deaf")
     env.step("not yet: think about a silent film with an actor")
@@ -49,6 +50,17 @@ def test_hint_that_leaks_is_not_forwarded() -> None:
     env.step("commit: the violinist was deaf")
     env.step("not yet: who else was in the room?")
     assert env.observe("player")["text"] == "Not yet. Hint: who else was in the room?"
+
+
+def test_by_default_only_the_envs_own_hints_reach_the_player() -> None:
+    env = splat_v0.env(items=[STORY])
+    env.reset(seed=0)
+    env.step("commit: the violinist was deaf")
+    env.step("not yet: who else was in the room?")  # harmless, but not one of the env's hints
+    assert env.observe("player")["text"] == "Not yet."
+    env.step("commit: the violinist was deaf")
+    env.step("not yet: Think about where it happens")
+    assert env.observe("player")["text"] == "Not yet. Hint: Think about where it happens."
 
 
 def test_parse_verdict() -> None:

@@ -95,7 +95,7 @@ def honest_host(body: dict[str, Any]) -> str:
     assert STORY.answer in system_text(body) and STORY.story in system_text(body)
     text = player_text(body).lower()
     if is_grade(body):
-        return "correct" if "silent film" in text else "not yet: Think about what the people were watching."
+        return "correct" if "silent film" in text else "not yet: Think about where it happens."
     if any(word in text for word in ("film", "cinema", "screen", "actor")):
         return "yes"
     if "famous" in text or "deaf" in text:
@@ -115,7 +115,7 @@ def test_full_splat_episode_with_llm_judge(llm_server: ScriptedLLMServer, tmp_pa
         ("ask: Was it a film?", "Yes."),
         ("ask: Was the violinist famous?", "No."),
         ("ask: Did it rain? Were they in a cinema?", "Irrelevant."),  # only "Did it rain?" is judged
-        ("commit: Everyone in the audience was deaf.", "Not yet. Hint: Think about what the people were watching."),
+        ("commit: Everyone in the audience was deaf.", "Not yet. Hint: Think about where it happens."),
         ("commit: It was a silent film in a cinema; the violinist was an actor on the screen.", None),
     ]
     for action, expected in script:
@@ -137,7 +137,7 @@ def test_full_splat_episode_with_llm_judge(llm_server: ScriptedLLMServer, tmp_pa
         "yes",
         "No.",
         "irrelevant",
-        "not yet: Think about what the people were watching.",
+        "not yet: Think about where it happens.",
         "correct",
     ]
     assert llm_server.chat_calls == 5

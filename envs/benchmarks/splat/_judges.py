@@ -7,8 +7,10 @@ An approximation of SPLAT's LLM judge by word overlap, so the SPLAT mode runs wi
 * an explanation is ``correct`` when it covers at least ``threshold`` of the key facts (the
   puzzle's clues, else the answer's sentences), a fact counting as covered when half of its hidden
   key words appear in the explanation, or when it contains at least ``threshold`` of the hidden
-  answer's key words (clues may be worded differently from the answer); otherwise ``not_yet`` with
-  a hint that says only how many facts are covered.
+  answer's key words (clues may be worded differently from the answer), and when at least half of
+  its own words are the puzzle's (story, answer, clues): word salad that says everything covers
+  every fact but is mostly off topic; otherwise ``not_yet`` with a hint that says only how many
+  facts are covered.
 
 It understands no negation or paraphrase beyond crude stemming: use an LLM judge for real
 evaluations and this one for offline runs, tests and RL warm-up.
@@ -40,8 +42,9 @@ class ReferenceJudge:
     synchronous = True
     """Its coroutines never suspend: ``LateralEnv.step`` drives them without an event loop."""
 
-    def __init__(self, threshold: float = 0.6) -> None:
+    def __init__(self, threshold: float = 0.6, min_precision: float = 0.5) -> None:
         self.threshold = threshold
+        self.min_precision = min_precision
 
     async def answer(self, item: Any, question: str, history: tuple[QA, ...]) -> JudgeReply:
         """yes / no / irrelevant by overlap with the hidden answer and the story."""
@@ -64,8 +67,13 @@ class ReferenceJudge:
         said = content_stems(commit.answer or "")
         covered = sum(1 for fact in facts if len(fact & said) * 2 >= len(fact))
         hidden = content_stems(item.answer) - content_stems(f"{item.title} {item.story}")
-        if (facts and covered / len(facts) >= self.threshold) or (
-            hidden and len(hidden & said) / len(hidden) >= self.threshold
+        # Word salad covers every fact by saying everything: an explanation must also be about this
+        # puzzle, most of its words drawn from the story, the answer and the clues.
+        vocabulary = content_stems(f"{item.title} {item.story} {item.answer} {' '.join(item.clues)}")
+        on_topic = len(said & vocabulary) / len(said) if said else 0.0
+        if on_topic >= self.min_precision and (
+            (facts and covered / len(facts) >= self.threshold)
+            or (hidden and len(hidden & said) / len(hidden) >= self.threshold)
         ):
             return JudgeReply(label="correct")
         return JudgeReply(label="not_yet", hint=f"Your explanation covers {covered} of {len(facts)} key points.")

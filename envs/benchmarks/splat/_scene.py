@@ -88,7 +88,7 @@ class SituationScene(Scene[SituationPuzzle, SplatOutcome]):
                 terminated=True,
                 judge=reply,
             )
-        hint = clean_hint(reply.hint, self.item)
+        hint = clean_hint(reply.hint, self.item, self.config.hints)
         return Handled(message="Not yet." + (f" Hint: {hint}" if hint else ""), judge=reply)
 
     def outcome(self, turns: int, invalid_actions: int) -> SplatOutcome:

@@ -92,7 +92,7 @@ def test_the_judge_is_bounded_by_the_runs_caps_not_by_a_thread_pool(
     assert overall <= 64 + 2
     # Episodes move in lockstep (player call, judge call, ...): the judge's requests fill the cap.
     # With the old thread round trip the judge stayed at the default pool's 6 workers.
-    assert judge_peak >= 48, judge_peak
+    assert judge_peak >= 24, judge_peak  # (the old thread pool capped it at 6; 2 busy cores smear the lockstep)
 
 
 def test_ctrl_c_stops_a_run_with_a_slow_judge_and_resume_finishes_it(tmp_path: Path) -> None:

@@ -133,11 +133,11 @@ def test_splat_report(tmp_path: Path) -> None:
     run = splat_run(tmp_path / "run-s")
     metrics = metrics_from_log(run)
     text = write_report(run, metrics).read_text(encoding="utf-8")
-    assert "| acc | 66.67 |" in text  # e1, h2 of 3
+    assert "| acc_all_puzzles | 66.67 |" in text  # e1, h2 of 3
     assert "| rnd | 8.00 |" in text  # (4 + 15 + 5) / 3
     assert "| oa | 15.00 |" in text  # 100 * (1/4 + 0 + 1/5) / 3
     assert "| hard | 2 | 2 | 50.00 | 10.00 | 10.00 |" in text  # 1/2; (15 + 5) / 2; 100 * (1/5) / 2
-    assert "| band_avg_oa | 17.50 |" in text  # (25 + 10) / 2
+    assert "| oa | 17.50 |" in text  # the band average: (25 + 10) / 2
     assert "## Exploration" in text and "| yes_ratio | 100.00 |" in text
     assert "](plots/splat_bands.png)" in text
     assert_png(run / "plots" / "splat_bands.png")
@@ -160,7 +160,7 @@ def test_render_and_print_metrics(tmp_path: Path) -> None:
     print_metrics(metrics, console)
     out = console.export_text()
     assert out.startswith("splat (multiturn): 3 episodes (0 errored)")
-    assert "band_avg_oa" in out and "17.50" in out and "medium" not in out
+    assert "oa_all_puzzles" in out and "17.50" in out and "medium" not in out
 
 
 def test_compare_runs(tmp_path: Path) -> None:
@@ -179,7 +179,7 @@ def test_compare_runs(tmp_path: Path) -> None:
     markdown = compare_markdown([first, second, third])
     assert "| metric | run-a (heuristic) | run-b (oracle) | run-s (openai/gpt-4o-mini) |" in markdown
     assert "| gold_correct_rate | 33.33 | 100.00 |  |" in markdown
-    assert "| acc |  |  | 66.67 |" in markdown
+    assert "| acc_all_puzzles |  |  | 66.67 |" in markdown
     assert "| episodes | 3 | 3 | 3 |" in markdown
 
 

@@ -134,8 +134,8 @@ def test_splat_report(tmp_path: Path) -> None:
     metrics = metrics_from_log(run)
     text = write_report(run, metrics).read_text(encoding="utf-8")
     assert "| acc_all_puzzles | 66.67 |" in text  # e1, h2 of 3
-    assert "| rnd | 8.00 |" in text  # (4 + 15 + 5) / 3
-    assert "| oa | 15.00 |" in text  # 100 * (1/4 + 0 + 1/5) / 3
+    assert "| rnd_all_puzzles | 8.00 |" in text  # (4 + 15 + 5) / 3
+    assert "| oa_all_puzzles | 15.00 |" in text  # 100 * (1/4 + 0 + 1/5) / 3
     assert "| hard | 2 | 2 | 50.00 | 10.00 | 10.00 |" in text  # 1/2; (15 + 5) / 2; 100 * (1/5) / 2
     assert "| oa | 17.50 |" in text  # the band average: (25 + 10) / 2
     assert "## Exploration" in text and "| yes_ratio | 100.00 |" in text

@@ -11,11 +11,19 @@
   fraction, each entity name's word overlap with the task, whether each entity is revealed, and
   per (entity, part) slot a revealed mask and the part's attribute overlap with the task.
 
-``make_vector_env`` builds a ``gymnasium.vector.SyncVectorEnv`` of them.
+``action_masks()`` says which actions are worth taking now (the form ``sb3-contrib``'s
+``MaskablePPO`` reads): inspecting an entity slot in use that is not yet inspected (when the mode
+allows inspection), and committing a part of a revealed entity; everything else is masked.
+
+``info`` has the same keys and value types in every step of every episode (``item``, ``turn``,
+``valid_action``, ``public``, ``action_mask``, and at the end a flat ``outcome`` of numbers and
+flags), so vector envs can merge it.
+``make_vector_env`` builds a ``SyncVectorEnv`` (or ``AsyncVectorEnv``) of them.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import gymnasium as gym
@@ -53,12 +61,42 @@ class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any], gym.
     ) -> tuple[np.ndarray, dict[str, Any]]:
         obs, info = self._inner.reset(seed=seed, options=options)
         self._public = info["public"]
-        return self._features(obs), info
+        return self._features(obs), self._info(info)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self._inner.step(self.decode(int(action)))
         self._public = info["public"]
-        return self._features(obs), float(reward), terminated, truncated, info
+        return self._features(obs), float(reward), terminated, truncated, self._info(info)
+
+    def action_masks(self) -> np.ndarray:
+        """Which discrete actions are valid and useful now (True), in the order of the action space."""
+        mask = np.zeros(self.n_actions, dtype=bool)
+        entities: list[str] = self._public.get("entities", [])[: self.E]
+        revealed: dict[str, dict[str, str]] = self._public.get("revealed", {})
+        if "inspect" in self._inner.unwrapped.config.allowed_actions:  # type: ignore[attr-defined]
+            for slot, name in enumerate(entities):
+                mask[slot] = name not in revealed
+        for slot, name in enumerate(entities):
+            for part in range(min(len(revealed.get(name, {})), self.P)):
+                mask[self.E + slot * self.P + part] = True
+        if not mask.any():  # nothing revealed and nothing to inspect: any slot in use may be committed
+            for slot in range(len(entities)):
+                mask[self.E + slot * self.P] = True
+        return mask
+
+    def _info(self, info: dict[str, Any]) -> dict[str, Any]:
+        """The same keys and value types every step, so vector envs can merge infos."""
+        flat: dict[str, Any] = {
+            "item": info["item"],
+            "turn": int(info["turn"]),
+            "valid_action": bool(info["valid_action"]),
+            "public": info["public"],
+            "action_mask": self.action_masks(),
+        }
+        outcome = info.get("outcome")
+        if outcome is not None:
+            flat["outcome"] = {k: v for k, v in outcome.items() if isinstance(v, bool | int | float)}
+        return flat
 
     def decode(self, action: int) -> Inspect | Commit | Invalid:
         """The env action a discrete action index stands for."""
@@ -104,8 +142,22 @@ class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any], gym.
         )
 
 
-def make_vector_env(env_id: str = "lateralgym/Creativity-Interactive-v0", num_envs: int = 4, **kwargs: Any) -> Any:
-    """A ``SyncVectorEnv`` of ``num_envs`` ``DiscreteCreativity`` envs of ``env_id``."""
-    import lateralgym  # noqa: F401 - registers the env ids
+def _make_discrete(env_id: str, kwargs: dict[str, Any]) -> DiscreteCreativity:
+    import lateralgym  # noqa: F401 - registers the env ids (also inside AsyncVectorEnv's worker processes)
 
-    return gym.vector.SyncVectorEnv([lambda: DiscreteCreativity(gym.make(env_id, **kwargs)) for _ in range(num_envs)])
+    return DiscreteCreativity(gym.make(env_id, **kwargs))
+
+
+def make_vector_env(
+    env_id: str = "lateralgym/Creativity-Interactive-v0",
+    num_envs: int = 4,
+    *,
+    asynchronous: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """A ``SyncVectorEnv`` (or, with ``asynchronous=True``, an ``AsyncVectorEnv`` of worker
+    processes) of ``num_envs`` ``DiscreteCreativity`` envs of ``env_id``."""
+    factories = [functools.partial(_make_discrete, env_id, kwargs) for _ in range(num_envs)]
+    if asynchronous:
+        return gym.vector.AsyncVectorEnv(factories)
+    return gym.vector.SyncVectorEnv(factories)

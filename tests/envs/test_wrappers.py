@@ -65,3 +65,46 @@ def test_vector_env_rollout() -> None:
 def test_rejects_other_benchmarks() -> None:
     with pytest.raises(ValueError, match="CreativityBench"):
         DiscreteCreativity(gymnasium.make("lateralgym/BrainTeaser-v0").unwrapped)
+
+
+def test_action_masks_allow_exactly_the_useful_moves() -> None:
+    env = tiny()
+    _, info = env.reset(seed=0)
+    E, P = env.E, env.P
+    mask = env.action_masks()
+    assert mask.dtype == bool and mask.shape == (env.action_space.n,)
+    assert mask[:E].tolist()[:4] == [True, True, True, False] and not mask[E:].any()  # inspect only
+    s = info["public"]["entities"].index("steel soup spoon")
+    _, _, _, _, info = env.step(s)
+    mask = info["action_mask"]
+    assert not mask[s] and mask[E + s * P : E + s * P + 2].all() and not mask[E + s * P + 2]
+    static = tiny("creativity-static")
+    static.reset(seed=0)
+    assert not static.action_masks()[:E].any() and static.action_masks()[E:].sum() == 6  # 3 entities x 2 parts
+    # every masked-in action is one the env accepts as valid
+    for action in np.flatnonzero(static.action_masks()):
+        static.reset(seed=0)
+        assert static.step(int(action))[4]["valid_action"]
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_vector_envs_never_crash_on_any_outcome_shape(asynchronous: bool) -> None:
+    """Thousands of random masked and unmasked steps across seeds: episodes end committed and not,
+    and the merged infos always have one shape."""
+    envs = make_vector_env("lateralgym/Creativity-Interactive-v0", num_envs=4, asynchronous=asynchronous)
+    try:
+        rng = np.random.default_rng(1)
+        ended = 0
+        for seed in range(3):
+            _, infos = envs.reset(seed=seed)
+            for _ in range(250 if asynchronous else 600):
+                masks = np.stack(infos["action_mask"])
+                pick = [int(rng.choice(np.flatnonzero(m))) for m in masks]
+                random = rng.integers(envs.single_action_space.n, size=4)
+                actions = np.where(rng.random(4) < 0.5, pick, random)
+                _, reward, terminated, truncated, infos = envs.step(actions)
+                ended += int(np.sum(terminated | truncated))
+                assert np.all(np.isfinite(reward))
+        assert ended > 20
+    finally:
+        envs.close()

@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from lateralgym.envs._benchmark import DatasetFormat, all_benchmarks
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs._loaders_official import existing_file, load_brainteaser, load_lateval, load_splat, read_json
-from lateralgym.envs._samples import json_lines, read_jsonl, read_lines
+from lateralgym.envs._samples import json_lines, parse_json, read_jsonl, read_lines
 from lateralgym.envs._schema import Entity
 from lateralgym.envs.benchmarks.creativity._loaders import (
     GOLD_MARKER,
@@ -89,14 +89,15 @@ def _first_record(path: Path) -> Any:
     if not lines:
         raise DatasetError(path, "is empty")
     try:
-        data = json.loads(lines[0])  # a JSONL record, or a whole JSON file written on one line
+        data = parse_json(lines[0], path, record="line 1")  # a JSONL record, or a JSON file on one line
     except json.JSONDecodeError:
         data = read_json(path)
     return data[0] if isinstance(data, list) and data else data
 
 
 def detect_format(path: str | Path) -> str:
-    """The name of a dataset file's format (see ``formats()``): binary formats by their signature,
+    """The name of a dataset file's format (see ``formats()``): binary formats by their suffix, or by
+    their signature when the suffix names no other data file (so a ``.jsonl`` is never unpickled);
     text formats by their first record."""
     path = existing_file(path)
     known = formats()
@@ -142,10 +143,13 @@ def load_items(path: str | Path, format: str | None = None) -> Sequence[Any]:
         format: One of ``formats()``'s names; detected from the file when None.
 
     Returns:
-        The file's records, all of one kind, in file order.
+        The file's records, all of one kind, in file order; a file without any is a ``DatasetError``.
     """
     known = formats()
     if format is not None and format not in known:
         raise DatasetError(path, f"unknown format {format!r}; choose one of {sorted(known)}")
     chosen = format or detect_format(path)
-    return known[chosen].load(existing_file(path))
+    items = known[chosen].load(existing_file(path))
+    if not items:
+        raise DatasetError(path, f"holds no records ({known[chosen].description}); is it the right file?")
+    return items

@@ -1,23 +1,31 @@
 """Readers for the official releases: BrainTeaser (.npy), SPLAT (.xlsx), LatEval and CreativityBench (.json).
 
-Each reader turns a release file into schema records and fails with a ``DatasetError`` that names
-the file, the record and the field. The traps each format sets are documented where they are handled.
+Each reader turns a release file into schema records and fails with a one-line ``DatasetError`` that
+names the file, the record and the field. The traps each format sets are documented where they are
+handled. No data file runs code: BrainTeaser's pickled object arrays go through an unpickler that
+admits plain data and NumPy's array rebuild only (``read_npy``).
 """
 
 from __future__ import annotations
 
+import importlib
+import io
 import json
 import math
+import os
+import pickle
+import pickletools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import numpy as np
+from numpy.lib import format as npy_format
 from pydantic import BaseModel, ValidationError
 
 from lateralgym.envs._errors import DatasetError
-from lateralgym.envs._samples import validation_message
+from lateralgym.envs._samples import brief, parse_json, plain, read_text, validation_message
 from lateralgym.envs._schema import MCQPuzzle, PuzzleVariant, SituationPuzzle
 
 M = TypeVar("M", bound=BaseModel)
@@ -38,25 +46,42 @@ def build(model: type[M], path: Path, record: object, data: Mapping[str, Any], p
         raise DatasetError(path, message, record=record, field=f"{prefix}{field}") from exc
 
 
-def text(value: object) -> str:
-    """A release cell as stripped text: numbers (``2000.0``) become their string, None and NaN become ''."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+def text(value: object, path: Path, where: object, field: str) -> str:
+    """A JSON text field, stripped; missing (None) is ''. Anything but a string is a DatasetError."""
+    if value is None:
         return ""
-    return str(value).strip()
+    if not isinstance(value, str):
+        raise DatasetError(path, f"expected text, got {type(value).__name__} {brief(value)}", record=where, field=field)
+    return value.strip()
+
+
+def cell_text(value: object, path: Path, where: object, field: str) -> str:
+    """A spreadsheet cell or an array value as stripped text.
+
+    Releases hold numbers where text belongs (an option ``2000.0``, a numeric cell): they become
+    their string. None and NaN become ''. A flag, a list or an object is a DatasetError.
+    """
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        return ""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        try:
+            return str(value)
+        except ValueError:  # an int past Python's 4300-digit limit
+            raise DatasetError(path, "is a number too large to be text", record=where, field=field) from None
+    return text(value, path, where, field)
 
 
 def require(record: Mapping[str, Any], key: str, path: Path, where: object, prefix: str = "") -> Any:
     """``record[key]``, or a DatasetError naming the missing field."""
     if key not in record:
-        raise DatasetError(
-            path, f"missing key {key!r} (keys present: {sorted(record)})", record=where, field=f"{prefix}{key}"
-        )
+        keys = brief(sorted(str(k) for k in record))
+        raise DatasetError(path, f"missing key {key!r} (keys present: {keys})", record=where, field=f"{prefix}{key}")
     return record[key]
 
 
 def require_text(record: Mapping[str, Any], key: str, path: Path, where: object, prefix: str = "") -> str:
     """A required, non-empty text field."""
-    value = text(require(record, key, path, where, prefix))
+    value = text(require(record, key, path, where, prefix), path, where, f"{prefix}{key}")
     if not value:
         raise DatasetError(path, "is empty", record=where, field=f"{prefix}{key}")
     return value
@@ -78,14 +103,30 @@ def as_list(value: object, path: Path, where: object, field: str) -> list[Any]:
 
 def texts(value: object, path: Path, where: object, field: str) -> tuple[str, ...]:
     """The non-empty, non-``NA`` texts of a JSON list."""
-    return tuple(t for t in (text(v) for v in as_list(value, path, where, field)) if t and t != "NA")
+    items = as_list(value, path, where, field)
+    found = (text(v, path, where, f"{field}[{i}]") for i, v in enumerate(items))
+    return tuple(t for t in found if t and t != "NA")
+
+
+_DIGITS = re.compile(r"[0-9]{1,18}")
 
 
 def whole_number(value: object, path: Path, where: object, field: str) -> int:
-    """A non-negative whole number given as int or digits."""
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit():
-        raise DatasetError(path, f"expected a whole number, got {value!r}", record=where, field=field)
-    return int(str(value).strip())
+    """A non-negative whole number given as int or ASCII digits (no ``true``, no ``'²'``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+        return int(value.strip())
+    raise DatasetError(path, f"expected a whole number, got {brief(value)}", record=where, field=field)
+
+
+def unique_id(seen: dict[str, str], record_id: str, path: Path, where: object, at: str, field: str = "id") -> None:
+    """Note ``record_id`` as seen ``at`` (``index 3``); a second record with it is a DatasetError naming both."""
+    if record_id in seen:
+        raise DatasetError(
+            path, f"duplicate id {plain(record_id)} (also at {seen[record_id]})", record=where, field=field
+        )
+    seen[record_id] = at
 
 
 def existing_file(path: str | Path) -> Path:
@@ -101,11 +142,7 @@ def existing_file(path: str | Path) -> Path:
 def read_json(path: Path) -> Any:
     """Parse a whole JSON file; errors give the line and column."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc})") from exc
-    except UnicodeDecodeError as exc:
-        raise DatasetError(path, "is not UTF-8 text; is it the right file?") from exc
+        return parse_json(read_text(path), path)
     except json.JSONDecodeError as exc:
         raise DatasetError(
             path, f"not valid JSON ({exc.msg} at column {exc.colno})", record=f"line {exc.lineno}"
@@ -122,43 +159,176 @@ def _json_list(path: Path, what: str) -> list[Mapping[str, Any]]:
     return data
 
 
+DATA_SUFFIXES = frozenset({".npy", ".npz", ".xlsx", ".xlsm", ".json", ".jsonl", ".txt", ".csv", ".tsv"})
+"""Suffixes that say what a data file is; a file under one is never claimed by another format's magic bytes."""
+
+
+def has_signature(path: Path, suffixes: Collection[str], magic: bytes) -> bool:
+    """Whether a binary format claims ``path``: by one of its own ``suffixes``, or by its ``magic`` bytes
+    when the suffix names no other kind of data file (``DATA_SUFFIXES``).
+
+    So ``puzzles.dat`` holding a workbook is SPLAT's, but a ``.jsonl`` that starts with NumPy's
+    magic is refused as broken JSONL instead of being read as an array.
+    """
+    suffix = path.suffix.lower()
+    if suffix in suffixes:
+        return True
+    if suffix in DATA_SUFFIXES:
+        return False
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(magic)) == magic
+    except OSError:
+        return False
+
+
 # ---------------------------------------------------------------- BrainTeaser
 
 
-def _load_npy(path: Path) -> np.ndarray:
+NPY_MAGIC = b"\x93NUMPY"
+"""The first bytes of every ``.npy`` file."""
+
+
+def _admitted_globals() -> dict[tuple[str, str], Any]:
+    """The only globals a BrainTeaser pickle may name: NumPy's array and scalar rebuild.
+
+    The release's object arrays hold dicts of strings, numbers and lists, which pickle needs no
+    global for; the array around them is ``_reconstruct(ndarray, shape, dtype)`` plus its state.
+    ``scalar`` rebuilds a NumPy number or string inside a record (files written from pandas hold
+    them); it only decodes bytes under a dtype. Files written by NumPy 1 name ``numpy.core``, by
+    NumPy 2 ``numpy._core``: both resolve to this NumPy's functions, nothing is imported by name.
+    """
     try:
-        # The release stores Python dicts in object arrays; only load files you trust.
-        array = np.load(path, allow_pickle=True)
-    except Exception as exc:  # numpy raises many types for truncated or foreign files
+        multiarray = importlib.import_module("numpy._core.multiarray")  # NumPy 2
+    except ImportError:  # NumPy 1
+        multiarray = importlib.import_module("numpy.core.multiarray")
+    admitted: dict[tuple[str, str], Any] = {("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype}
+    for module in ("numpy.core.multiarray", "numpy._core.multiarray"):
+        admitted[(module, "_reconstruct")] = multiarray._reconstruct
+        admitted[(module, "scalar")] = multiarray.scalar
+    return admitted
+
+
+_ADMITTED_GLOBALS = _admitted_globals()
+_MEMO_PUTS = frozenset({"PUT", "BINPUT", "LONG_BINPUT"})
+
+
+class _DataOnlyUnpickler(pickle.Unpickler):
+    """Unpickles plain data and NumPy arrays; any other global is refused before it is even imported."""
+
+    def __init__(self, payload: bytes, path: Path) -> None:
+        super().__init__(io.BytesIO(payload), encoding="ASCII")  # np.load's default, for Python 2 pickles
+        self._path = path
+
+    def find_class(self, module: str, name: str) -> Any:
+        admitted = _ADMITTED_GLOBALS.get((module, name))
+        if admitted is None:
+            raise DatasetError(
+                self._path,
+                f"refused to load: its pickle asks for {plain(f'{module}.{name}')}, but a BrainTeaser .npy holds "
+                "only dicts, lists, text, numbers and NumPy arrays; nothing was run. Is it the release file?",
+            )
+        return admitted
+
+    def persistent_load(self, pid: Any) -> Any:
         raise DatasetError(
-            path, f"cannot read as a numpy file ({type(exc).__name__}: {exc}); is it truncated or not a .npy file?"
+            self._path, "refused to load: its pickle asks for an outside object (a persistent id); nothing was run"
+        )
+
+
+def _check_pickle(payload: bytes, path: Path) -> None:
+    """Walk the pickle's instructions without running them; refuse one that would make the unpickler
+    allocate without bound before ``find_class`` is asked: a memo slot past the number of instructions
+    (``LONG_BINPUT 4000000000`` alone reserves 64 GB) or a length past the end of the file."""
+    highest = count = 0
+    for opcode, arg, _ in pickletools.genops(payload):  # ValueError when a length overruns the payload
+        count += 1
+        if opcode.name in _MEMO_PUTS and isinstance(arg, int):
+            highest = max(highest, arg)
+    if highest >= count:
+        raise DatasetError(
+            path, f"refused to load: its pickle writes memo slot {highest} but holds only {count} instructions"
+        )
+
+
+def read_npy(path: Path) -> np.ndarray:
+    """A ``.npy`` array, read without running anything the file holds.
+
+    Plain arrays (the ``<U21`` answer files) load with ``allow_pickle=False``. Object arrays (the
+    puzzle files: dicts in a pickle) go through an unpickler that admits only plain data and
+    NumPy's array rebuild (``_admitted_globals``); any other global is a ``DatasetError`` naming it.
+    """
+    try:
+        with path.open("rb") as handle:
+            return _read_npy(handle, path)
+    except DatasetError:
+        raise
+    except OSError as exc:
+        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
+    except Exception as exc:  # numpy and pickle raise many types for truncated or foreign files
+        reason = " ".join(str(exc).split())[:200]
+        raise DatasetError(
+            path, f"cannot read as a numpy file ({type(exc).__name__}: {reason}); is it truncated or not a .npy file?"
         ) from exc
+
+
+def _read_npy(handle: IO[bytes], path: Path) -> np.ndarray:
+    if handle.read(2) == b"PK":
+        raise DatasetError(path, "not a numpy array but a zip archive (an .npz?); give the .npy release file")
+    handle.seek(0)
+    version = npy_format.read_magic(handle)
+    if version == (1, 0):
+        shape, _, dtype = npy_format.read_array_header_1_0(handle)
+    elif version == (2, 0):
+        shape, _, dtype = npy_format.read_array_header_2_0(handle)
+    else:
+        raise DatasetError(path, f"is .npy format version {version[0]}.{version[1]}; expected 1.0 or 2.0")
+    if not dtype.hasobject:
+        declared = math.prod(shape) * dtype.itemsize
+        held = os.fstat(handle.fileno()).st_size - handle.tell()
+        if declared > held:
+            raise DatasetError(path, f"is truncated: its header promises {declared} bytes of data, it holds {held}")
+        handle.seek(0)
+        array: object = npy_format.read_array(handle, allow_pickle=False)
+    else:
+        payload = handle.read()
+        _check_pickle(payload, path)
+        array = _DataOnlyUnpickler(payload, path).load()
     if not isinstance(array, np.ndarray):
         raise DatasetError(path, f"not a numpy array (got {type(array).__name__}); give the .npy release file")
+    if array.shape != shape or array.dtype != dtype:
+        raise DatasetError(
+            path, f"its header says {dtype} {shape} but it holds an array of {array.dtype} {array.shape}"
+        )
     return array
 
 
 def _label(value: object, path: Path, where: object) -> int:
     number = None
-    if not isinstance(value, bool) and isinstance(value, (int, np.integer, float, str, np.str_)):
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, (float, np.floating, str)):
         try:
             number = float(str(value).strip())
         except ValueError:
             number = None
     if number is None or not number.is_integer():
-        raise DatasetError(path, f"bad label {value!r}; expected an integer 0..3", record=where, field="label")
+        raise DatasetError(path, f"bad label {brief(value)}; expected an integer 0..3", record=where, field="label")
     return int(number)
 
 
 def _answer_rows(path: Path, count: int) -> list[tuple[str, str]]:
-    array = _load_npy(path)
+    array = read_npy(path)
     if array.ndim != 2 or array.shape[1] != 2:
         raise DatasetError(path, f"an answer file holds rows of [id, label]; got shape {array.shape}")
     if array.shape[0] != count:
         raise DatasetError(
             path, f"has {array.shape[0]} rows but the puzzle file has {count} records; they must be row-aligned"
         )
-    return [(text(row[0]), text(row[1])) for row in array]
+    return [
+        (cell_text(row[0], path, f"row {i}", "id"), cell_text(row[1], path, f"row {i}", "label"))
+        for i, row in enumerate(array)
+    ]
 
 
 def _choices(record: Mapping[str, Any], path: Path, where: object) -> tuple[str, ...]:
@@ -169,32 +339,33 @@ def _choices(record: Mapping[str, Any], path: Path, where: object) -> tuple[str,
             raise DatasetError(
                 path, f"expected a list of options, got {type(raw).__name__}", record=where, field="choice_list"
             )
-        choices = tuple(text(c) for c in raw)
+        choices = tuple(cell_text(c, path, where, f"choice_list[{i}]") for i, c in enumerate(raw))
         for index, choice in enumerate(choices):
             if not choice:
                 raise DatasetError(path, "option is empty", record=where, field=f"choice_list[{index}]")
         return choices
     # Rebuild from answer + distractors in choice_order (EMNLP spells the keys "distrator").
-    pool = [text(require(record, "answer", path, where))]
+    pool = [cell_text(require(record, "answer", path, where), path, where, "answer")]
     for suffix in ("1", "2", "(unsure)"):
         key = next((k for k in (f"distractor{suffix}", f"distrator{suffix}") if k in record), None)
         if key is None:
             raise DatasetError(
                 path, "no choice_list and no distractor to rebuild it from", record=where, field=f"distractor{suffix}"
             )
-        pool.append(text(record[key]))
+        pool.append(cell_text(record[key], path, where, key))
     return tuple(pool[i] for i in _choice_order(record, path, where))
 
 
 def _choice_order(record: Mapping[str, Any], path: Path, where: object) -> list[int]:
     """``choice_order[i]`` is the pool index (0 = answer) shown at position i, so ``index(0)`` is the label."""
     order = require(record, "choice_order", path, where)
-    try:
-        numbers = [int(i) for i in order]
-    except (TypeError, ValueError):
-        numbers = []
-    if sorted(numbers) != [0, 1, 2, 3]:
-        raise DatasetError(path, f"expected a permutation of 0..3, got {order!r}", record=where, field="choice_order")
+    numbers = []
+    if isinstance(order, (list, tuple, np.ndarray)):
+        numbers = [int(i) for i in order if isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))]
+    if len(numbers) != len(order) or sorted(numbers) != [0, 1, 2, 3]:
+        raise DatasetError(
+            path, f"expected a permutation of 0..3, got {brief(order)}", record=where, field="choice_order"
+        )
     return numbers
 
 
@@ -207,14 +378,14 @@ def load_brainteaser(path: str | Path, answers: str | Path | None = None) -> lis
     the ``SP-<n>``/``WP-<n>`` prefix, so shuffled files group correctly.
 
     Args:
-        path: The ``.npy`` puzzle file (a numpy object array of dicts; loaded with pickle, trust it).
+        path: The ``.npy`` puzzle file (a numpy object array of dicts; see ``read_npy``: nothing in it runs).
         answers: The answer file for a test split, when it is not the sibling ``<stem>_answer.npy``.
 
     Returns:
         One ``MCQPuzzle`` per record, in file order.
     """
     path = existing_file(path)
-    array = _load_npy(path)
+    array = read_npy(path)
     if array.ndim == 2 and array.dtype.kind == "U":
         raise DatasetError(
             path, "is an answer file ([id, label] rows); load the puzzle file beside it, which finds this file itself"
@@ -245,32 +416,33 @@ def load_brainteaser(path: str | Path, answers: str | Path | None = None) -> lis
     rows = _answer_rows(existing_file(answers), len(records)) if answers is not None else None
 
     puzzles: list[MCQPuzzle] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, str] = {}
     for index, record in enumerate(records):
         where = f"index {index}"
-        puzzle_id = text(record.get("id"))
+        puzzle_id = cell_text(record.get("id"), path, where, "id")
         if rows is not None:
             row_id = rows[index][0]
             if puzzle_id and puzzle_id != row_id:
                 raise DatasetError(
-                    path, f"id {puzzle_id!r} differs from the answer file's {row_id!r}", record=where, field="id"
+                    path,
+                    f"id {brief(puzzle_id)} differs from the answer file's {brief(row_id)}",
+                    record=where,
+                    field="id",
                 )
             puzzle_id = row_id
         if not puzzle_id:
             raise DatasetError(path, "has no id", record=where, field="id")
-        where = f"index {index} ({puzzle_id})"
+        where = f"index {index} ({plain(puzzle_id)})"
         match = _BRAINTEASER_ID.match(puzzle_id)
         suffix = puzzle_id[match.end() :] if match else None
         if match is None or suffix not in _VARIANTS:
             raise DatasetError(
                 path,
-                f"bad id {puzzle_id!r}; expected SP-<n> or WP-<n>, optionally with _SR or _CR",
+                f"bad id {brief(puzzle_id)}; expected SP-<n> or WP-<n>, optionally with _SR or _CR",
                 record=where,
                 field="id",
             )
-        if puzzle_id in seen:
-            raise DatasetError(path, f"duplicate id (also at index {seen[puzzle_id]})", record=where, field="id")
-        seen[puzzle_id] = index
+        unique_id(seen, puzzle_id, path, where, at=f"index {index}")
         choices = _choices(record, path, where)
         if "label" in record:
             label = _label(record["label"], path, where)
@@ -280,7 +452,7 @@ def load_brainteaser(path: str | Path, answers: str | Path | None = None) -> lis
             label = _choice_order(record, path, where).index(0)
         if not 0 <= label < len(choices):
             raise DatasetError(
-                path, f"bad label {label}: there are {len(choices)} options", record=where, field="label"
+                path, f"bad label {brief(label)}: there are {len(choices)} options", record=where, field="label"
             )
         puzzles.append(
             build(
@@ -305,11 +477,11 @@ def load_brainteaser(path: str | Path, answers: str | Path | None = None) -> lis
 
 
 def _splat_level(value: object, path: Path, where: object) -> int:
-    match = _SPLAT_LEVEL.match(text(value))
+    match = _SPLAT_LEVEL.match(cell_text(value, path, where, "level of difficulty"))
     if match is None:
         raise DatasetError(
             path,
-            f"cannot parse difficulty {value!r}; expected like '5/10 MEDIUM'",
+            f"cannot parse difficulty {brief(value)}; expected like '5/10 MEDIUM'",
             record=where,
             field="level of difficulty",
         )
@@ -319,11 +491,19 @@ def _splat_level(value: object, path: Path, where: object) -> int:
     return level
 
 
+def _blank(cell: object) -> bool:
+    """Whether a spreadsheet cell is empty (None, blank text or NaN); cells of unused columns are not read."""
+    if isinstance(cell, str):
+        return not cell.strip()
+    return cell is None or (isinstance(cell, float) and math.isnan(cell))
+
+
 def load_splat(path: str | Path) -> list[SituationPuzzle]:
     """Read SPLAT's ``puzzles.xlsx``: columns ``title, story, answer, level of difficulty``.
 
     Titles repeat in the release, so ids come from the spreadsheet row (``splat-row-2`` is the
     first puzzle under the header). Fully empty rows are skipped; stories keep their inner newlines.
+    A cell may hold text or a number; a flag or a date where text belongs is refused.
     """
     import openpyxl  # deferred: only SPLAT needs it
 
@@ -331,22 +511,25 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises zip, key and XML errors for broken files
-        raise DatasetError(path, f"cannot read as an .xlsx workbook ({type(exc).__name__}: {exc})") from exc
+        raise DatasetError(path, f"cannot read as an .xlsx workbook ({type(exc).__name__}: {brief(str(exc))})") from exc
     try:
         rows = list(workbook.worksheets[0].iter_rows(values_only=True))
     except Exception as exc:
-        raise DatasetError(path, f"cannot read the first sheet ({type(exc).__name__}: {exc})") from exc
+        raise DatasetError(path, f"cannot read the first sheet ({type(exc).__name__}: {brief(str(exc))})") from exc
     finally:
         workbook.close()
     if not rows:
         raise DatasetError(path, "the first sheet is empty; expected a header row", record="row 1")
-    header = [text(cell).lower() for cell in rows[0]]
+    header = [
+        cell_text(cell, path, "row 1 (header)", f"column {number}").lower()
+        for number, cell in enumerate(rows[0], start=1)
+    ]
     columns: dict[str, int] = {}
     for name in _SPLAT_COLUMNS:
         if name not in header:
             raise DatasetError(
                 path,
-                f"missing column {name!r}; header is {[h for h in header if h]}",
+                f"missing column {name!r}; header is {brief([h for h in header if h])}",
                 record="row 1 (header)",
                 field=name,
             )
@@ -354,12 +537,12 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
 
     puzzles: list[SituationPuzzle] = []
     for number, row in enumerate(rows[1:], start=2):
-        if all(text(cell) == "" for cell in row):
+        if all(_blank(cell) for cell in row):
             continue
         where = f"row {number}"
-        cells = {name: row[i] if i < len(row) else None for name, i in columns.items()}
+        cells = {name: cell_text(row[i] if i < len(row) else None, path, where, name) for name, i in columns.items()}
         for field in ("story", "answer"):
-            if not text(cells[field]):
+            if not cells[field]:
                 raise DatasetError(path, "is empty", record=where, field=field)
         puzzles.append(
             build(
@@ -368,10 +551,10 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
                 where,
                 {
                     "id": f"splat-row-{number}",
-                    "title": text(cells["title"]),
-                    "story": text(cells["story"]),
-                    "answer": text(cells["answer"]),
-                    "difficulty": _splat_level(cells["level of difficulty"], path, where),
+                    "title": cells["title"],
+                    "story": cells["story"],
+                    "answer": cells["answer"],
+                    "difficulty": _splat_level(row[columns["level of difficulty"]], path, where),
                 },
             )
         )
@@ -387,26 +570,38 @@ def parse_clues(clue: str) -> tuple[str, ...]:
 
 
 def load_lateval(path: str | Path) -> list[SituationPuzzle]:
-    """Read LatEval's ``english.json`` (a JSON list of ``{id, question, answer, clue}``); no difficulty."""
+    """Read LatEval's ``english.json`` (a JSON list of ``{id, question, answer, clue}``); no difficulty.
+
+    Ids are integers or text, unique within the file; question, answer and clue are text.
+    """
     path = existing_file(path)
     puzzles: list[SituationPuzzle] = []
+    seen: dict[str, str] = {}
     for index, record in enumerate(_json_list(path, "LatEval puzzles")):
         where = f"index {index}"
-        raw_id = text(require(record, "id", path, where))
-        where = f"index {index} (id {raw_id})"
-        clue = record.get("clue", "")
-        if not isinstance(clue, str):
-            raise DatasetError(path, f"expected text, got {type(clue).__name__}", record=where, field="clue")
+        raw_id = require(record, "id", path, where)
+        if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
+            raise DatasetError(
+                path,
+                f"expected an integer or text id, got {type(raw_id).__name__} {brief(raw_id)}",
+                record=where,
+                field="id",
+            )
+        puzzle_id = str(raw_id).strip()
+        if not puzzle_id:
+            raise DatasetError(path, "is empty", record=where, field="id")
+        where = f"index {index} (id {plain(puzzle_id)})"
+        unique_id(seen, puzzle_id, path, where, at=f"index {index}")
         puzzles.append(
             build(
                 SituationPuzzle,
                 path,
                 where,
                 {
-                    "id": f"lateval-{raw_id}",
+                    "id": f"lateval-{puzzle_id}",
                     "story": require_text(record, "question", path, where),
                     "answer": require_text(record, "answer", path, where),
-                    "clues": parse_clues(clue),
+                    "clues": parse_clues(text(record.get("clue"), path, where, "clue")),
                 },
             )
         )

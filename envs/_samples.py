@@ -8,6 +8,8 @@ for this project, so every mode runs offline.
 from __future__ import annotations
 
 import json
+import re
+import reprlib
 from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
@@ -39,21 +41,98 @@ def sample_path(name: str) -> Path:
     return sample_file_path(files[name])
 
 
+MAX_NESTING = 64
+"""How deep lists and objects may nest in a dataset record; every format needs fewer than ten levels."""
+
+_BRIEF = reprlib.Repr()
+_BRIEF.maxstring = 60
+_BRIEF.maxother = 60
+
+
+def brief(value: object) -> str:
+    """A short, one-line, safe rendering of any value for an error message (deep or huge values included)."""
+    try:
+        shown = _BRIEF.repr(value)
+    except Exception:  # repr itself can refuse a hostile value (an int past 4300 digits, a broken object)
+        return f"<unprintable {type(value).__name__}>"
+    return re.sub(r"\s+", " ", shown)
+
+
+def plain(name: object) -> str:
+    """A record name (an id) as written when it is short printable text, else ``brief``'s rendering."""
+    return name if isinstance(name, str) and name.isprintable() and 0 < len(name) <= 200 else brief(name)
+
+
 def validation_message(exc: ValidationError) -> tuple[str, str]:
     """(field path, message) of a pydantic error's first problem."""
     first = exc.errors()[0]
     field = ".".join(str(p) for p in first["loc"]) or "record"
-    return field, first["msg"]
+    return field, " ".join(first["msg"].split())
+
+
+def read_text(path: Path) -> str:
+    """A whole UTF-8 text file; an unreadable or binary file is a ``DatasetError``."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start : exc.start + 1].hex()
+        raise DatasetError(
+            path,
+            f"is not UTF-8 text (byte 0x{byte} at offset {exc.start}), so neither JSON nor JSONL; "
+            "binary releases are read only as .npy or .xlsx; is it the right file?",
+        ) from exc
 
 
 def read_lines(path: Path) -> list[str]:
     """The lines of a UTF-8 text file; an unreadable or binary file is a ``DatasetError``."""
+    return read_text(path).splitlines()
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether lists and objects nest more than ``limit`` levels in ``value`` (iteratively: no recursion)."""
+    stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def parse_json(source: str, path: Path, record: object = None) -> Any:
+    """``json.loads`` that turns what would crash later code into a ``DatasetError``.
+
+    Nesting deeper than Python can parse, or than ``MAX_NESTING`` (so nothing after the parse can hit
+    the recursion limit), and numbers Python refuses (over 4300 digits) are refused here.
+    ``json.JSONDecodeError`` propagates: the caller knows how to name the line.
+
+    Args:
+        source: The JSON text.
+        path: The file, for the error.
+        record: Where ``source`` sits (``line 3``); None for a whole file, whose errors then name the
+            top-level list index.
+    """
     try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
-    except UnicodeDecodeError as exc:
-        raise DatasetError(path, "is neither a .npy, an .xlsx nor UTF-8 JSON; is it the right file?") from exc
+        value = json.loads(source)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise DatasetError(
+            path, f"nests lists and objects too deep to parse; records nest at most {MAX_NESTING} levels", record=record
+        ) from None
+    except ValueError as exc:  # e.g. an integer literal past Python's digit limit
+        raise DatasetError(path, f"not valid JSON ({' '.join(str(exc).split())})", record=record) from exc
+    whole_list = record is None and isinstance(value, list)
+    parts: Iterable[tuple[object, object]] = (
+        ((f"index {i}", item) for i, item in enumerate(value)) if whole_list else [(record, value)]
+    )
+    for where, item in parts:
+        if _deeper_than(item, MAX_NESTING):
+            raise DatasetError(path, f"nests lists and objects more than {MAX_NESTING} levels deep", record=where)
+    return value
 
 
 def json_lines(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
@@ -62,7 +141,7 @@ def json_lines(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = parse_json(line, path, record=f"line {number}")
         except json.JSONDecodeError as exc:
             raise DatasetError(
                 path, f"not valid JSON ({exc.msg} at column {exc.colno})", record=f"line {number}"
@@ -71,15 +150,27 @@ def json_lines(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
 
 
 def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
-    """Read a JSONL file of ``model`` records; errors name the file, line and field."""
+    """Read a JSONL file of ``model`` records; errors name the file, line and field. Ids must be unique."""
     path = Path(path)
     records: list[M] = []
+    seen: dict[str, int] = {}
     for number, data in json_lines(path, read_lines(path)):
         try:
-            records.append(model.model_validate(data))
+            record = model.model_validate(data)
         except ValidationError as exc:
             field, message = validation_message(exc)
             raise DatasetError(path, message, record=f"line {number}", field=field) from exc
+        record_id = getattr(record, "id", None)
+        if isinstance(record_id, str):
+            if record_id in seen:
+                raise DatasetError(
+                    path,
+                    f"duplicate id {plain(record_id)} (also on line {seen[record_id]})",
+                    record=f"line {number}",
+                    field="id",
+                )
+            seen[record_id] = number
+        records.append(record)
     return records
 
 

@@ -2,14 +2,16 @@
 
 All models are pydantic v2 and frozen. Field docstrings are the documentation of the
 JSONL formats the package ships and that users can bring (see ``lateralgym.envs.load_items``).
+Text is stripped, and a field the scenes need (an id, a story, an option) may not be empty;
+numbers and flags are strict (``true`` is no difficulty, ``"3"`` no label).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, field_validator, model_validator
 
 Scene = Literal["kitchen", "living_room", "bedroom", "bathroom", "garage", "home_office", "dining_room", "garden"]
 """The eight household scenes of CreativityBench."""
@@ -40,6 +42,16 @@ CLUSTER_LARGE_FROM = 10
 
 NONE_OF_ABOVE = "None of above."
 """BrainTeaser's literal fourth option (sic)."""
+
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+"""Text that must say something: stripped, then at least one character."""
+
+Count = Annotated[int, Strict()]
+"""A whole number given as one: no ``true``, ``1.0`` or ``"1"``."""
+
+Flag = Annotated[bool, Strict()]
+"""A JSON ``true`` / ``false``, nothing else."""
 
 
 def snake(name: str) -> str:
@@ -115,7 +127,7 @@ def _render_fields(model: BaseModel, names: tuple[str, ...]) -> str:
 class Affordance(_Frozen):
     """What a part can be used for, and under which conditions."""
 
-    action: str
+    action: Text
     """The use, as a verb phrase: ``"pry open a stuck lid"``."""
     category: str = ""
     """A short snake_case functional class (``"pry"``, ``"wipe"``); parts sharing it form a cluster."""
@@ -125,13 +137,13 @@ class Affordance(_Frozen):
     """What the surroundings must offer, or ``"NA"``."""
     recipient_condition: str = "NA"
     """What the thing acted on must be like."""
-    enabling_attributes: tuple[str, ...] = ()
+    enabling_attributes: tuple[Text, ...] = ()
     """Attribute names (``"edges"``, ``"rigidity"``) or phrases that make the use possible."""
-    example_recipients: tuple[str, ...] = ()
+    example_recipients: tuple[Text, ...] = ()
     """Things this use could act on."""
-    failure_cases: tuple[str, ...] = ()
+    failure_cases: tuple[Text, ...] = ()
     """When the use goes wrong."""
-    level: int = Field(ge=0, le=5)
+    level: Count = Field(ge=0, le=5)
     """0 = normal, designed use; 1..5 = emergency (creative) use, 5 the most far-fetched."""
 
 
@@ -162,9 +174,9 @@ class Part(_Frozen):
 class Entity(_Frozen):
     """A household object in a scene. Variants (same name, other attributes) have their own ids."""
 
-    id: str
+    id: Text
     """Unique id across the knowledge base, e.g. ``"kitchen/cast_iron_skillet/1"``."""
-    name: str
+    name: Text
     """The name the player sees; variants may carry an index suffix."""
     scene: Scene
     """The scene the entity belongs to."""
@@ -213,18 +225,18 @@ class AffordanceKB(_Frozen):
 class SceneItem(_Frozen):
     """A non-entity object in the task's scene, usually the recipient."""
 
-    name: str
+    name: Text
     description: str = ""
-    interactable: bool = False
+    interactable: Flag = False
     """True for the item the task is about (the recipient)."""
 
 
 class GoldAnswer(_Frozen):
     """The intended answer of a CreativityTask. Never shown to the player."""
 
-    entity: str
+    entity: Text
     """Name of the gold entity, as it appears in the scene."""
-    part: str
+    part: Text
     """snake_case name of the gold part."""
     affordance: Affordance
     """The affordance that solves the task."""
@@ -233,20 +245,20 @@ class GoldAnswer(_Frozen):
 class ReferenceSolution(_Frozen):
     """CreativityBench's four-step reference solution. Never shown to the player."""
 
-    prepare_recipient: str
-    prepare_use_condition: str
-    prepare_environment_condition: str
-    apply_affordance: str
+    prepare_recipient: Text
+    prepare_use_condition: Text
+    prepare_environment_condition: Text
+    apply_affordance: Text
 
 
 class SamplingFactors(_Frozen):
     """The factors a CreativityTask was sampled under; metrics break down by each."""
 
-    cluster_size_range: tuple[int, int]
+    cluster_size_range: tuple[Count, Count]
     """Bounds on how many KB parts share the gold affordance's function."""
-    gold_level: int = Field(ge=0, le=5)
+    gold_level: Count = Field(ge=0, le=5)
     """Level of the gold affordance: 0 normal, 1..5 emergency."""
-    distractor_count: int = Field(ge=0)
+    distractor_count: Count = Field(ge=0)
     """Number of distractor entities in the scene (3, 6, 9 or 12 in our sample data)."""
     distractor_similarity: DistractorSimilarity
     """How close the distractors are to the gold affordance."""
@@ -265,13 +277,13 @@ class SamplingFactors(_Frozen):
 class CreativityTask(_Frozen):
     """A CreativityBench task: find an entity part that can be repurposed to solve a problem."""
 
-    id: str
+    id: Text
     """Unique task id."""
     scene: Scene
     """Scene the task is set in."""
-    task: str
+    task: Text
     """First-person problem statement."""
-    environment: str
+    environment: Text
     """First-person description of the surroundings."""
     entities: tuple[Entity, ...] = Field(min_length=2)
     """Gold entity plus distractors, with full part attributes."""
@@ -307,13 +319,13 @@ class CreativityTask(_Frozen):
 class MultipleChoiceItem(_Frozen):
     """A multiple-choice question with one intended option (BrainTeaser, RiddleSense)."""
 
-    id: str
+    id: Text
     """Unique id."""
-    question: str
+    question: Text
     """The question or riddle."""
-    choices: tuple[str, ...] = Field(min_length=2, max_length=8)
+    choices: tuple[Text, ...] = Field(min_length=2, max_length=8)
     """The options, in the order shown (``A`` first)."""
-    label: int = Field(ge=0)
+    label: Count = Field(ge=0)
     """Index of the correct choice."""
 
     @model_validator(mode="after")
@@ -326,9 +338,9 @@ class MultipleChoiceItem(_Frozen):
 class MCQPuzzle(MultipleChoiceItem):
     """A BrainTeaser multiple-choice puzzle."""
 
-    id: str
+    id: Text
     """E.g. ``SP-12``, ``SP-12_SR`` (semantic), ``SP-12_CR`` (context)."""
-    group_id: str
+    group_id: Text
     """The original puzzle's id, shared by its reconstructions (``SP-12``)."""
     kind: PuzzleKind
     """``sentence`` or ``word`` puzzle."""
@@ -339,16 +351,16 @@ class MCQPuzzle(MultipleChoiceItem):
 class SituationPuzzle(_Frozen):
     """A SPLAT (or LatEval) situation puzzle."""
 
-    id: str
+    id: Text
     """Unique id; SPLAT titles repeat, so ids come from the row."""
     title: str = ""
-    story: str
+    story: Text
     """The incomplete story the player sees."""
-    answer: str
+    answer: Text
     """The hidden full explanation; only the judge sees it."""
-    difficulty: int | None = Field(default=None, ge=1, le=9)
+    difficulty: Count | None = Field(default=None, ge=1, le=9)
     """SPLAT level 1..9; None when the source has none (LatEval)."""
-    clues: tuple[str, ...] = ()
+    clues: tuple[Text, ...] = ()
     """Key facts of the answer (LatEval's clues); used by the reference judge."""
 
     @property

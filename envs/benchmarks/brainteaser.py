@@ -194,10 +194,10 @@ def _kind_order(kind: str) -> tuple[int, str]:
 
 
 def _is_npy(path: Path, first_record: Any) -> bool:
-    if path.suffix.lower() == ".npy":
-        return True
-    with path.open("rb") as handle:
-        return handle.read(6) == b"\x93NUMPY"
+    """A ``.npy`` file, or NumPy's magic bytes under a suffix that names no other data file."""
+    from lateralgym.envs._loaders_official import NPY_MAGIC, has_signature
+
+    return has_signature(path, (".npy",), NPY_MAGIC)
 
 
 def _load_npy(path: Path) -> list[MCQPuzzle]:

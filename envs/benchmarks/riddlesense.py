@@ -64,17 +64,18 @@ def load_riddlesense(path: str | Path) -> list[Riddle]:
 
     Each line is ``{"answerKey": "C", "id": ..., "question": {"question_concept": ..., "choices":
     [{"label": "A", "text": ...}, ...], "stem": ...}}``. The hidden test split has no
-    ``answerKey`` and cannot be scored: such a file is refused with a clear error.
+    ``answerKey`` and cannot be scored: such a file is refused with a clear error. Every value
+    there is text; ids are unique (a line without one is ``rs-line-<n>``).
 
     Raises:
         DatasetError: naming the file, the line and the field.
     """
-    from lateralgym.envs._loaders_official import existing_file
-    from lateralgym.envs._samples import json_lines, read_lines, validation_message
+    from lateralgym.envs._loaders_official import existing_file, text, unique_id
+    from lateralgym.envs._samples import brief, json_lines, read_lines, validation_message
 
     path = existing_file(path)
     riddles: list[Riddle] = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
     for number, record in json_lines(path, read_lines(path)):
         where = f"line {number}"
         if not isinstance(record, dict) or not isinstance(record.get("question"), dict):
@@ -83,7 +84,9 @@ def load_riddlesense(path: str | Path) -> list[Riddle]:
         choices = question.get("choices")
         if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
             raise DatasetError(path, "expected a list of {label, text} objects", record=where, field="question.choices")
-        labels = [str(c.get("label", "")).strip().upper() for c in choices]
+        labels = [
+            text(c.get("label"), path, where, f"question.choices[{i}].label").upper() for i, c in enumerate(choices)
+        ]
         if "answerKey" not in record:
             raise DatasetError(
                 path,
@@ -91,23 +94,23 @@ def load_riddlesense(path: str | Path) -> list[Riddle]:
                 record=where,
                 field="answerKey",
             )
-        key = str(record["answerKey"]).strip().upper()
+        key = text(record["answerKey"], path, where, "answerKey").upper()
         if key not in labels:
             raise DatasetError(
-                path, f"answerKey {key!r} is not among the labels {labels}", record=where, field="answerKey"
+                path, f"answerKey {brief(key)} is not among the labels {brief(labels)}", record=where, field="answerKey"
             )
-        riddle_id = str(record.get("id", "")).strip() or f"rs-line-{number}"
-        if riddle_id in seen:
-            raise DatasetError(path, f"duplicate id {riddle_id!r}", record=where, field="id")
-        seen.add(riddle_id)
+        riddle_id = text(record.get("id"), path, where, "id") or f"rs-line-{number}"
+        unique_id(seen, riddle_id, path, where, at=where)
         try:
             riddles.append(
                 Riddle(
                     id=riddle_id,
-                    question=str(question.get("stem", "")),
-                    choices=tuple(str(c.get("text", "")).strip() for c in choices),
+                    question=text(question.get("stem"), path, where, "question.stem"),
+                    choices=tuple(
+                        text(c.get("text"), path, where, f"question.choices[{i}].text") for i, c in enumerate(choices)
+                    ),
                     label=labels.index(key),
-                    concept=str(question.get("question_concept", "") or ""),
+                    concept=text(question.get("question_concept"), path, where, "question.question_concept"),
                 )
             )
         except ValidationError as exc:

@@ -25,9 +25,10 @@ from lateralgym.envs._loaders_official import (
     require_text,
     text,
     texts,
+    unique_id,
     whole_number,
 )
-from lateralgym.envs._samples import read_lines
+from lateralgym.envs._samples import brief, parse_json, plain, read_lines
 from lateralgym.envs._schema import (
     SCENES,
     Affordance,
@@ -131,17 +132,24 @@ def _unmark(value: str) -> str:
 
 def _affordance_level(value: object, fallback: int | None, path: Path, where: object, field: str) -> int:
     """``"Emergency 1 (...)"`` -> 1, ``"Normal ..."`` -> 0, a number as is; missing -> ``setting.level``."""
-    if value is None or text(value) == "":
+    if isinstance(value, int) and not isinstance(value, bool):
+        return whole_number(value, path, where, field)
+    if value is not None and not isinstance(value, str):
+        raise DatasetError(
+            path, f"expected a level, got {type(value).__name__} {brief(value)}", record=where, field=field
+        )
+    level = (value or "").strip()
+    if not level:
         if fallback is None:
             raise DatasetError(path, "no affordance level and no setting.level", record=where, field=field)
         return fallback
-    if isinstance(value, int) or text(value).isdigit():
-        return whole_number(value, path, where, field)
-    match = _AFFORDANCE_LEVEL.match(text(value))
+    if level.isdigit():
+        return whole_number(level, path, where, field)
+    match = _AFFORDANCE_LEVEL.match(level)
     if match is None or (match.group(1).lower() == "emergency" and not match.group(2) and not fallback):
         raise DatasetError(
             path,
-            f"cannot parse level {text(value)[:60]!r}; expected 'Normal' or 'Emergency <1-5>'",
+            f"cannot parse level {brief(level)}; expected 'Normal' or 'Emergency <1-5>'",
             record=where,
             field=field,
         )
@@ -150,14 +158,23 @@ def _affordance_level(value: object, fallback: int | None, path: Path, where: ob
     return int(match.group(2)) if match.group(2) else int(fallback or 0)
 
 
+def _interactable(value: object, path: Path, where: object, field: str) -> bool:
+    """The release's ``"yes"`` / ``"no"`` (or a JSON flag); missing is no."""
+    if isinstance(value, bool):
+        return value
+    return text(value, path, where, field).lower() in ("yes", "true", "1")
+
+
 def _affordance(data: Mapping[str, Any], fallback: int | None, path: Path, where: object, prefix: str) -> Affordance:
     attributes = []
     raw_attributes = as_list(data.get("attribute", []), path, where, f"{prefix}attribute")
     for index, entry in enumerate(raw_attributes):
         # Entries are [text, kind, ...]; the text names the attribute that enables the use.
-        value = text(entry[0] if isinstance(entry, list) and entry else entry)
+        value = text(
+            entry[0] if isinstance(entry, list) and entry else entry, path, where, f"{prefix}attribute[{index}]"
+        )
         if not value:
-            raise DatasetError(path, f"bad attribute {entry!r}", record=where, field=f"{prefix}attribute[{index}]")
+            raise DatasetError(path, f"bad attribute {brief(entry)}", record=where, field=f"{prefix}attribute[{index}]")
         attributes.append(value)
     recipients = data.get("example_recipient", "")
     failures = data.get("failure_case", [])
@@ -167,9 +184,13 @@ def _affordance(data: Mapping[str, Any], fallback: int | None, path: Path, where
         where,
         {
             "action": require_text(data, "affordance", path, where, prefix),
-            "use_condition": text(data.get("use_condition")) or "NA",
-            "environment_condition": text(data.get("environment_condition")) or "NA",
-            "recipient_condition": text(data.get("recipient_condition")) or "NA",
+            "use_condition": text(data.get("use_condition"), path, where, f"{prefix}use_condition") or "NA",
+            "environment_condition": text(
+                data.get("environment_condition"), path, where, f"{prefix}environment_condition"
+            )
+            or "NA",
+            "recipient_condition": text(data.get("recipient_condition"), path, where, f"{prefix}recipient_condition")
+            or "NA",
             "enabling_attributes": tuple(attributes),
             # The gold affordance packs recipients into one comma-separated string; judge outputs use lists.
             "example_recipients": split_top_level(recipients)
@@ -187,18 +208,18 @@ def _affordance(data: Mapping[str, Any], fallback: int | None, path: Path, where
 def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> CreativityTask:
     where: object = f"index {index}"
     task_id = require_text(record, "task_id", path, where)
-    where = f"index {index} ({task_id})"
+    where = f"index {index} ({plain(task_id)})"
     scene = require_text(record, "scenario", path, where)
     if scene not in SCENES:
         raise DatasetError(
-            path, f"unknown scene {scene!r}; expected one of {list(SCENES)}", record=where, field="scenario"
+            path, f"unknown scene {brief(scene)}; expected one of {list(SCENES)}", record=where, field="scenario"
         )
     setting = as_mapping(require(record, "setting", path, where), path, where, "setting")
     tier = require_text(setting, "difficulty", path, where, "setting.").lower()
     if tier not in SIMILARITY_TIERS:
         raise DatasetError(
             path,
-            f"unknown difficulty {tier!r}; expected difficult, medium or low",
+            f"unknown difficulty {brief(tier)}; expected difficult, medium or low",
             record=where,
             field="setting.difficulty",
         )
@@ -207,7 +228,7 @@ def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> Creat
     )
     if len(bounds) != 2:
         raise DatasetError(
-            path, f"expected [low, high], got {bounds}", record=where, field="setting.cluster_size_range"
+            path, f"expected [low, high], got {brief(bounds)}", record=where, field="setting.cluster_size_range"
         )
     cluster = tuple(whole_number(b, path, where, "setting.cluster_size_range") for b in bounds)
     setting_level = None
@@ -260,8 +281,8 @@ def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> Creat
         items.append(
             {
                 "name": require_text(raw, "name", path, where, f"items[{number}]."),
-                "description": text(raw.get("description")),
-                "interactable": text(raw.get("interactable")).lower() in ("yes", "true", "1"),
+                "description": text(raw.get("description"), path, where, f"items[{number}].description"),
+                "interactable": _interactable(raw.get("interactable"), path, where, f"items[{number}].interactable"),
             }
         )
     solution = as_mapping(require(record, "solution", path, where), path, where, "solution")
@@ -304,9 +325,9 @@ def load_creativitybench(path: str | Path) -> list[CreativityTask]:
     path = existing_file(path)
     first_line = next((line for line in read_lines(path) if line.strip()), "")
     try:
-        first = json.loads(first_line)
-    except json.JSONDecodeError:
-        first = None
+        first = parse_json(first_line, path, record="line 1")
+    except (json.JSONDecodeError, DatasetError):
+        first = None  # not one JSON value a line: the whole-file parse below says what is wrong
     if is_seed_entity(first):
         raise DatasetError(
             path,
@@ -318,4 +339,10 @@ def load_creativitybench(path: str | Path) -> list[CreativityTask]:
     data = [data] if isinstance(data, dict) else data
     if not isinstance(data, list):
         raise DatasetError(path, f"expected a JSON list of tasks, got {type(data).__name__}")
-    return [_creativity_task(as_mapping(r, path, f"index {i}", "task"), i, path) for i, r in enumerate(data)]
+    tasks: list[CreativityTask] = []
+    seen: dict[str, str] = {}
+    for index, record in enumerate(data):
+        task = _creativity_task(as_mapping(record, path, f"index {index}", "task"), index, path)
+        unique_id(seen, task.id, path, f"index {index} ({plain(task.id)})", at=f"index {index}", field="task_id")
+        tasks.append(task)
+    return tasks

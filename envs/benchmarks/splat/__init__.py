@@ -72,10 +72,10 @@ ADVERSARIAL_QUESTIONS = (
 
 
 def _is_xlsx(path: Path, first_record: Any) -> bool:
-    if path.suffix.lower() in (".xlsx", ".xlsm"):
-        return True
-    with path.open("rb") as handle:
-        return handle.read(4) == b"PK\x03\x04"
+    """An ``.xlsx`` file, or a zip's magic bytes under a suffix that names no other data file."""
+    from lateralgym.envs._loaders_official import has_signature
+
+    return has_signature(path, (".xlsx", ".xlsm"), b"PK\x03\x04")
 
 
 def _load_xlsx(path: Path) -> list[SituationPuzzle]:

@@ -195,7 +195,8 @@ def _kind_order(kind: str) -> tuple[int, str]:
 
 def _is_npy(path: Path, first_record: Any) -> bool:
     """A ``.npy`` file, or NumPy's magic bytes under a suffix that names no other data file."""
-    from lateralgym.envs._loaders_official import NPY_MAGIC, has_signature
+    from lateralgym.envs._loaders_official import has_signature
+    from lateralgym.envs._npy import NPY_MAGIC
 
     return has_signature(path, (".npy",), NPY_MAGIC)
 

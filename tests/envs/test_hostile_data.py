@@ -37,7 +37,7 @@ from official_data import (
 
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs._loaders import detect_format, load_brainteaser, load_items, load_jsonl, load_lateval
-from lateralgym.envs._loaders_official import read_npy
+from lateralgym.envs._npy import read_npy
 from lateralgym.envs._samples import MAX_NESTING
 from lateralgym.envs._schema import CreativityTask, Entity, MCQPuzzle, SituationPuzzle
 from lateralgym.envs.benchmarks.creativity._loaders import load_creativitybench

@@ -49,7 +49,7 @@ def write_plots(metrics: RunMetrics, run_dir: Path) -> dict[str, list[Plot]]:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError as exc:
-        raise ReportError("plots need matplotlib, which is not installed: pip install 'lateralgym[plots]'") from exc
+        raise ReportError("plots need matplotlib (a core dependency), which is missing: pip install matplotlib") from exc
 
     target = run_dir / PLOTS_DIR
     target.mkdir(parents=True, exist_ok=True)

@@ -7,13 +7,16 @@ package (``EpisodeConfig.named("splat")``).
 
 from __future__ import annotations
 
+import math
+import re
 import tomllib
+import unicodedata
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from lateralgym.envs._benchmark import get_benchmark
 from lateralgym.envs._errors import ConfigError
@@ -29,9 +32,46 @@ SHIPPED_CONFIGS: tuple[str, ...] = tuple(
 )
 """Names of the configs that ship in ``lateralgym/configs`` (one YAML file each)."""
 
+MAX_REWARD = 1e12
+"""Largest reward magnitude a config may set: any episode's total then stays a finite number that
+the step log can write and read back (NaN and infinity cannot be)."""
+
+MAX_SEED = 2**64
+"""Run seeds are integers in ``[0, MAX_SEED)``: ``numpy.random.SeedSequence`` takes non-negative
+entropy, and the two 32-bit words of a seed below 2**64 each reach it (see ``episode_seed``)."""
+
+MAX_NAME_BYTES = 100
+"""Longest config name in UTF-8 bytes: it starts the run directory's name (a file name has 255)."""
+
+_PATH_UNSAFE = re.compile(r'[/\\:*?"<>|]')
+
+
+def check_name(name: str) -> str:
+    """``name`` when it is a safe single path component (it names run directories under ``--out``).
+
+    Raises:
+        ValueError: it is empty, ``.`` or ``..``, has a path separator or a character some file
+            systems refuse (``\\ : * ? " < > |``), a control character, a lone surrogate, leading or
+            trailing space, or more than ``MAX_NAME_BYTES`` bytes.
+    """
+    if not name or name != name.strip():
+        raise ValueError(f"name must be non-empty with no leading or trailing space, got {name!r}")
+    unsafe = any(_PATH_UNSAFE.match(c) or unicodedata.category(c) in ("Cc", "Cs") for c in name)
+    if unsafe or name in (".", ".."):
+        raise ValueError(
+            f"name must be one plain file name (it names the run directory): no '/', '\\', ':', '*', '?', "
+            f"'\"', '<', '>', '|' or control characters, and not '.' or '..'; got {name!r}"
+        )
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        raise ValueError(f"name must be at most {MAX_NAME_BYTES} bytes in UTF-8, got {len(name.encode('utf-8'))}")
+    return name
+
 
 class RewardConfig(BaseModel):
-    """Reward shaping. Defaults give 1 for a correct answer and nothing else."""
+    """Reward shaping. Defaults give 1 for a correct answer and nothing else.
+
+    Every reward is a finite number of magnitude at most ``MAX_REWARD``.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -46,14 +86,22 @@ class RewardConfig(BaseModel):
     gold_inspection: float = 0.0
     """CreativityBench interactive: reward at the end of an episode in which the gold entity was inspected."""
 
+    @field_validator("*")
+    @classmethod
+    def _bounded(cls, value: float) -> float:
+        if not math.isfinite(value) or abs(value) > MAX_REWARD:
+            raise ValueError(f"a reward must be a finite number between -{MAX_REWARD:g} and {MAX_REWARD:g}")
+        return value
+
 
 class EpisodeConfig(BaseModel):
     """How an episode runs: which benchmark and mode, what the player may do, who judges."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     name: str
-    """Config name, e.g. ``creativity-interactive``."""
+    """Config name, e.g. ``creativity-interactive``: one plain file name (it starts the names of the
+    run directories; see ``check_name``)."""
     benchmark: str
     """Which registered benchmark's items, rules and scoring the episode uses
     (``creativity``, ``brainteaser``, ``splat``, ``riddlesense``, or one you registered)."""
@@ -75,8 +123,9 @@ class EpisodeConfig(BaseModel):
     rewards: RewardConfig = RewardConfig()
     """Reward shaping."""
     seed: int = 0
-    """Run seed; each episode's seed is derived from (run seed, item id, repeat), so runs with
-    different seeds draw unrelated streams and an item keeps its seed whatever ``--limit`` is."""
+    """Run seed, an integer in ``[0, 2**64)``; each episode's seed is derived from (run seed, item id,
+    repeat), so runs with different seeds draw unrelated streams and an item keeps its seed whatever
+    ``--limit`` is."""
     dataset: str | None = None
     """Path to a dataset file; None uses the package's sample data."""
     max_entities: int = Field(default=16, ge=2)
@@ -91,6 +140,22 @@ class EpisodeConfig(BaseModel):
     when it is one of the env's fixed hint texts, so no judge can hand over the answer in any
     encoding; ``free`` forwards the judge's own words when they pass the leak check (an explicit
     opt-out: a determined judge can encode the answer past any check)."""
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, name: str) -> str:
+        return check_name(name)
+
+    @field_validator("seed")
+    @classmethod
+    def _seed_in_range(cls, seed: int) -> int:
+        # Refused rather than folded into range: -1 would silently draw the streams of 2**64 - 1.
+        if not 0 <= seed < MAX_SEED:
+            raise ValueError(
+                f"the run seed must be an integer from 0 to 2**64 - 1 (numpy's SeedSequence takes "
+                f"non-negative entropy), got {seed}"
+            )
+        return seed
 
     @model_validator(mode="before")
     @classmethod
@@ -131,6 +196,8 @@ class EpisodeConfig(BaseModel):
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read the config ({exc.strerror or exc})") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save the config as UTF-8") from exc
         if path.suffix == ".toml":
             try:
                 data: Any = tomllib.loads(text)
@@ -140,7 +207,7 @@ class EpisodeConfig(BaseModel):
             try:
                 data = yaml.safe_load(text)
             except yaml.YAMLError as exc:
-                raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+                raise ConfigError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from exc
         return cls.from_dict(data, source=str(path))
 
     @classmethod
@@ -153,7 +220,7 @@ class EpisodeConfig(BaseModel):
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first["loc"]) or "config"
-            raise ConfigError(f"{source}: field {field!r}: {first['msg']}") from exc
+            raise ConfigError(f"{source}: field {field!r}: {first['msg'].removeprefix('Value error, ')}") from exc
 
     @classmethod
     def named(cls, name: str) -> EpisodeConfig:

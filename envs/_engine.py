@@ -16,6 +16,7 @@ shared background event loop.
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Coroutine, Sequence
@@ -36,7 +37,30 @@ from lateralgym.envs._sync import run_sync
 from lateralgym.envs._text import sanitise, text_space
 
 MAX_ACTION = 4096
-"""Longest action text, in characters (the action space's ``max_length``)."""
+"""Longest action, in characters (the action space's ``max_length``). A longer action is answered
+as invalid without being parsed; a dict or an ``Action`` counts the characters of its values."""
+
+
+def action_length(action: Any) -> int:
+    """How many characters ``action`` is, as ``MAX_ACTION`` counts them: text as is, a dict or an
+    ``Action`` by its values (each as text; anything else is left to the parser, which refuses it)."""
+    if isinstance(action, BaseModel):
+        action = action.model_dump(exclude_none=True)
+    if isinstance(action, dict):
+        return sum(len(value) if isinstance(value, str) else len(str(value)) for value in action.values())
+    return len(action) if isinstance(action, str) else 0
+
+
+def too_long(action: Any, length: int) -> Invalid:
+    """The invalid action standing for ``action``, ``length`` characters long (over ``MAX_ACTION``):
+    its reason says so, and only its start is kept for the log."""
+    if isinstance(action, BaseModel):
+        action = action.model_dump(exclude_none=True)
+    start = action if isinstance(action, str) else json.dumps(action, ensure_ascii=False, default=str)
+    return Invalid(
+        raw=start[:200],
+        reason=f"the action is {length} characters long; at most {MAX_ACTION} are read, so write a shorter one",
+    )
 
 
 def usage_text(config: EpisodeConfig) -> str:
@@ -293,7 +317,9 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         """``step`` as a coroutine: the runner awaits it, so an LLM judge runs on the runner's loop."""
         if self.scene is None or self.done:
             raise EpisodeOverError("the episode is over (or was never started): call reset() first")
-        parsed = parse_action(action)
+        length = action_length(action)
+        # Refused unread: the parser scans its input, and the log would carry it whole.
+        parsed = too_long(action, length) if length > MAX_ACTION else parse_action(action)
         self.turn += 1
         rewards = self.config.rewards
         if isinstance(parsed, Invalid):

@@ -5,7 +5,8 @@ definitions need: each item's grouping info and one compact summary per repeat (
 across an item's repeats, BrainTeaser's group accuracy across a group's puzzles, and a re-run of
 the same ``(item, repeat)`` — a retried error after a resume — replaces the earlier record).
 ``compute_metrics`` scores any stream of log records; ``metrics_from_log`` scores a step log,
-including a partial one from a killed run.
+including a partial one from a killed run. Both count the episodes a log records more than once
+(``DuplicateEpisodes``: two processes wrote one log), still scoring each once, by its last record.
 
 Conventions shared by every benchmark:
 
@@ -34,12 +35,39 @@ from lateralgym.envs import ConfigError, ScoredEpisode, get_benchmark
 from lateralgym.envs._errors import LateralGymError
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
 
+Record = EpisodeStart | StepLine | EpisodeEnd
+
 DEFAULT_MAX_ROUNDS = 15
 """SPLAT's round limit; an unsolved episode that was not cut off by its config counts this many."""
 
 
 class MetricsError(LateralGymError, ValueError):
     """There is nothing to score, or the records do not belong together."""
+
+
+class DuplicateEpisodes:
+    """Finds the episodes a step log records more than once: a second ``episode_start`` or a second
+    ``episode_end`` for one episode id (two starts before the first ended, two ends, or a start
+    after the end).
+
+    One run never writes either (a resume first drops the lines of unfinished and errored
+    episodes); two processes writing one log at once do.
+    """
+
+    def __init__(self) -> None:
+        self._started: set[str] = set()
+        self._ended: set[str] = set()
+        self.episodes: set[str] = set()
+        """Ids of the episodes recorded more than once."""
+
+    def add(self, record: Record) -> None:
+        """Take the next record of the log."""
+        if isinstance(record, StepLine):
+            return
+        seen = self._started if isinstance(record, EpisodeStart) else self._ended
+        if record.episode_id in seen:
+            self.episodes.add(record.episode_id)
+        seen.add(record.episode_id)
 
 
 class RunMetrics(BaseModel):
@@ -55,6 +83,9 @@ class RunMetrics(BaseModel):
     """Episodes scored (one per item and repeat)."""
     errored: int = 0
     """Episodes that ended with an error; they count as unsolved / incorrect."""
+    duplicates: int = 0
+    """Episodes the log records more than once (two processes wrote it at once); each is still
+    counted once, by its last record."""
     items: int = 0
     """Distinct items scored."""
     repeats: int = 1
@@ -100,7 +131,7 @@ class MetricsAccumulator:
         self._scorer.mode = mode
 
     def add(self, end: EpisodeEnd) -> None:
-        """Score one finished (or errored) episode.
+        """Score one finished (or errored) episode; a later record of the same episode replaces it.
 
         Raises:
             MetricsError: the episode belongs to another benchmark.
@@ -150,10 +181,9 @@ class MetricsAccumulator:
         )
 
 
-def compute_metrics(
-    records: Iterable[EpisodeStart | StepLine | EpisodeEnd], *, max_turns: int = DEFAULT_MAX_ROUNDS
-) -> RunMetrics:
-    """Score a stream of log records; only ``episode_end`` records count.
+def compute_metrics(records: Iterable[Record], *, max_turns: int = DEFAULT_MAX_ROUNDS) -> RunMetrics:
+    """Score a stream of log records; only ``episode_end`` records count, and every record is
+    checked for episodes the log holds twice (``RunMetrics.duplicates``).
 
     The benchmark comes from the end records (from the start records when no episode has
     finished yet) and the mode from the start records.
@@ -162,9 +192,11 @@ def compute_metrics(
         MetricsError: there are no episodes at all, or the records mix benchmarks.
     """
     accumulator: MetricsAccumulator | None = None
+    duplicates = DuplicateEpisodes()
     mode: str | None = None
     started: str | None = None
     for record in records:
+        duplicates.add(record)
         if isinstance(record, EpisodeStart):
             started = started or record.benchmark
             if mode is None:
@@ -179,7 +211,7 @@ def compute_metrics(
         if started is None:
             raise MetricsError("no episodes to score: the records hold no episode_start or episode_end")
         accumulator = MetricsAccumulator(started, mode=mode, max_turns=max_turns)
-    return accumulator.result()
+    return accumulator.result().model_copy(update={"duplicates": len(duplicates.episodes)})
 
 
 def metrics_from_log(path: str | Path, *, max_turns: int = DEFAULT_MAX_ROUNDS) -> RunMetrics:

@@ -3,6 +3,9 @@
 The env is rebuilt from the run's ``config.yaml`` and dataset. Offline judges are deterministic
 and run live; for any other judge (an LLM) the judge's logged labels are replayed, so a replay
 costs no API call and still verifies the env's own logic step by step.
+
+An episode the log records more than once (two processes wrote it at once) cannot be told apart
+into its copies: it is reported (``EpisodeReplay.duplicated``) and not re-stepped.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from pydantic import BaseModel
 from lateralgym.envs import QA, Commit, ConfigError, EpisodeConfig, JudgeReply, LateralEnv, benchmark_of, get_benchmark
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, observation_text, read_log
+from lateralgym.episodes._metrics import DuplicateEpisodes
+from lateralgym.episodes._runner import manifest_data
 
 
 class Divergence(BaseModel):
@@ -46,6 +51,9 @@ class EpisodeReplay(BaseModel):
     complete: bool
     """False when the log has no end record for it (a killed run)."""
     divergence: Divergence | None = None
+    duplicated: bool = False
+    """The log records this episode more than once (two processes wrote it at once); its copies'
+    lines cannot be told apart, so it was not re-stepped."""
 
 
 class LoggedJudge:
@@ -99,17 +107,19 @@ def load_episodes(run_dir: Path, episode: str | None = None) -> dict[str, list[E
 
 
 def _run_config(run_dir: Path) -> tuple[EpisodeConfig, dict[str, Any]]:
-    config = EpisodeConfig.from_file(run_dir / "config.yaml")
-    manifest_path = run_dir / "manifest.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
-    return config, manifest
+    manifest = manifest_data(run_dir)
+    return EpisodeConfig.from_file(run_dir / "config.yaml"), manifest
 
 
 def replay(run_dir: str | Path, episode: str | None = None) -> list[EpisodeReplay]:
     """Re-step every (or one) episode of a run and compare with the log.
 
     Returns:
-        One ``EpisodeReplay`` per episode, with the first divergence when there is one.
+        One ``EpisodeReplay`` per episode, with the first divergence when there is one;
+        ``duplicated`` (and not re-stepped) for an episode the log records more than once.
+
+    Raises:
+        ConfigError: the run's ``config.yaml`` or ``manifest.json`` is unreadable (named).
     """
     run_dir = Path(run_dir)
     config, manifest = _run_config(run_dir)
@@ -122,6 +132,16 @@ def replay(run_dir: str | Path, episode: str | None = None) -> list[EpisodeRepla
         steps = [r for r in records if isinstance(r, StepLine) and r.agent == "player"]
         complete = any(isinstance(r, EpisodeEnd) for r in records)
         if start is None:
+            continue
+        duplicates = DuplicateEpisodes()
+        for record in records:
+            duplicates.add(record)
+        if duplicates.episodes:
+            results.append(
+                EpisodeReplay(
+                    episode_id=episode_id, item_id=start.item_id, steps=len(steps), complete=complete, duplicated=True
+                )
+            )
             continue
         judge = (
             offline[judge_spec]()

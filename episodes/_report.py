@@ -20,9 +20,9 @@ from rich.table import Table
 from lateralgym.episodes._log import STEP_LOG
 from lateralgym.episodes._metrics import RunMetrics, metrics_from_log
 from lateralgym.episodes._plots import Plot, write_plots
+from lateralgym.episodes._runner import manifest_data
 
 REPORT = "report.md"
-MANIFEST = "manifest.json"
 
 _NOTE = (
     "Rates and accuracies are percentages; SPLAT's O/A is mean(1[solved] / Rnd) x 100. Errored episodes "
@@ -58,6 +58,17 @@ def _summary(metrics: RunMetrics) -> str:
     )
 
 
+def duplicates_warning(metrics: RunMetrics) -> str | None:
+    """The warning for a log that records episodes more than once, or None when it records none."""
+    if not metrics.duplicates:
+        return None
+    n = metrics.duplicates
+    return (
+        f"warning: {n} episode{'s are' if n != 1 else ' is'} recorded more than once in the step log (two "
+        "processes wrote it at once?); each is counted once, by its last record"
+    )
+
+
 def render_metrics(metrics: RunMetrics) -> list[Table]:
     """The headline table, one table per breakdown, and the exploration table when there is one."""
     headline = Table(title="headline", title_justify="left")
@@ -90,17 +101,11 @@ def print_metrics(metrics: RunMetrics, console: Console | None = None) -> None:
         # piped or logged output gets a width that fits the breakdown tables, not 80 columns
         console = Console() if sys.stdout.isatty() else Console(width=160)
     console.print(f"[bold]{_summary(metrics)}[/bold]")
+    warning = duplicates_warning(metrics)
+    if warning is not None:
+        console.print(warning, style="bold yellow", markup=False)
     for table in render_metrics(metrics):
         console.print(table)
-
-
-def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """The run's ``manifest.json``, or an empty dict when there is none (or it is unreadable)."""
-    try:
-        data = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _cell(value: Any) -> str:
@@ -137,12 +142,13 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None) -> Path:
     Raises:
         ReportError: matplotlib is not installed (``pip install 'lateralgym[plots]'``).
         MetricsError: the step log holds no episodes.
+        ConfigError: ``manifest.json`` is there but not a JSON object.
     """
     run_dir = Path(run_dir)
+    manifest = manifest_data(run_dir)  # a damaged manifest stops the report before any file is written
     if metrics is None:
         metrics = metrics_from_log(run_dir / STEP_LOG)
     plots = write_plots(metrics, run_dir)
-    manifest = read_manifest(run_dir)
     about = [
         ("run", _spec(manifest.get("run_id")) or run_dir.name),
         ("player", _spec(manifest.get("player"))),
@@ -150,12 +156,14 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None) -> Path:
         ("benchmark", metrics.benchmark),
         ("mode", metrics.mode or ""),
         ("episodes", f"{metrics.episodes} ({metrics.errored} errored)"),
+        ("recorded more than once", metrics.duplicates or ""),
         ("items", metrics.items),
         ("repeats (R)", metrics.repeats),
     ]
     parts = [
         f"# LateralGym report: {run_dir.name}",
         markdown_table(["", ""], [(k, v) for k, v in about if v != ""]),
+        *(f"**{warning}.**" for warning in [duplicates_warning(metrics)] if warning),
         _NOTE,
         "## Headline",
         markdown_table(["metric", "value"], metrics.headline.items()),
@@ -179,7 +187,7 @@ def _image(plot: Plot) -> str:
 
 
 def _run_label(run_dir: Path, markdown: bool) -> str:
-    player = _spec(read_manifest(run_dir).get("player"))
+    player = _spec(manifest_data(run_dir).get("player"))
     if not player:
         return run_dir.name
     return f"{run_dir.name} ({player})" if markdown else f"{run_dir.name}\n{player}"
@@ -194,6 +202,8 @@ def _comparison(run_dirs: Sequence[Path]) -> tuple[list[str], list[list[Any]]]:
         ["episodes", *(m.episodes for m in runs)],
         ["errored", *(m.errored for m in runs)],
     ]
+    if any(m.duplicates for m in runs):
+        rows.append(["recorded more than once", *(m.duplicates for m in runs)])
     rows += [[name, *(m.headline.get(name) for m in runs)] for name in names]
     return [_run_label(Path(d), True) for d in run_dirs], rows
 

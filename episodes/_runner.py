@@ -5,7 +5,9 @@ A run directory holds ``config.yaml`` (the resolved config, with the player and 
 seed; no secrets, no git), ``steps.jsonl`` (the step log) and ``summary.json`` (the metrics and
 the model usage per role). ``run(..., resume=RUN_DIR)`` finishes a killed run: episodes with an end
 record are kept, partial ones are dropped from the log and run again, so every episode is counted
-exactly once.
+exactly once. A run holds an OS lock on its directory (``run.lock``, ``fcntl.flock``) for its whole
+life, so a second run or resume of the same directory fails at once instead of writing the log
+under the first.
 
 Everything runs on one event loop: the player and the judge (inside ``env.astep``) await their
 models directly, so Ctrl-C cancels whatever is in flight at once and ``--llm-concurrency`` bounds
@@ -16,23 +18,27 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import errno
 import hashlib
 import json
 import os
 import platform
-import re
 import secrets
-from collections.abc import Callable, Sequence
+import shutil
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import lateralgym
-from lateralgym.agents import Agent, display_url, player_factory, set_default_concurrency
-from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, ModelCall
+from lateralgym.agents import Agent, display_url, player_factory, safe_spec, set_default_concurrency
+from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, LateralGymError, ModelCall
+from lateralgym.envs._config import MAX_SEED, check_name
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
@@ -51,6 +57,19 @@ AgentFactory = Callable[[int], Agent]
 """Builds a fresh player for an episode from the episode's seed."""
 
 MANIFEST = "manifest.json"
+LOCK_FILE = "run.lock"
+"""The file a running run holds its directory's lock on (it stays behind; the lock does not)."""
+
+
+class RunLockedError(ConfigError):
+    """Another process is running (or resuming) the run directory; wait for it, or stop it first."""
+
+
+class RunDirError(LateralGymError):
+    """A run directory cannot be created or written (a full disk, no permission, ``--out`` not a directory).
+
+    Raised mid-run, the episodes already written are kept: ``--resume`` finishes the run.
+    """
 
 
 class EpisodeSpec(BaseModel):
@@ -80,16 +99,22 @@ class Manifest(BaseModel):
     config: str
     benchmark: str
     player: str
-    """The player spec that ran (credentials removed)."""
+    """The player spec that ran (credentials removed: ``safe_spec``)."""
     judge: str
-    """The judge spec that ran (credentials removed)."""
+    """The judge spec that ran, options and all (credentials removed: ``safe_spec``)."""
     dataset: str
     seed: int
     limit: int | None = None
     repeats: int = 1
     concurrency: int = 4
     player_base_url: str | None = None
+    """``--base-url`` as given (credentials removed)."""
     judge_base_url: str | None = None
+    """The judge's server: ``--judge-base-url``, else ``--base-url`` (credentials removed). A value that
+    differs from ``player_base_url`` was given on its own and stays the judge's on resume."""
+    redacted_base_urls: list[str] = Field(default_factory=list)
+    """Roles (``player``, ``judge``) whose server URL carried credentials, which are never written:
+    a resume must be given the URL again."""
     judge_samples: int | None = None
     """``--judge-samples`` when given (the judge spec's ``samples`` otherwise)."""
     use_cache: bool = True
@@ -107,6 +132,10 @@ class RunResult(BaseModel):
     planned: int
     ran: int
     """Episodes run in this call (the rest were done before a resume)."""
+    errored: int = 0
+    """Episodes run in this call that ended with an error (all of ``ran``: nothing worked)."""
+    first_error: str | None = None
+    """The error that ended the first of those episodes, for a one-line diagnosis."""
     metrics: Any
     """``RunMetrics`` of all finished episodes."""
     usage: dict[str, Usage] = {}
@@ -118,7 +147,12 @@ def episode_seed(run_seed: int, item_id: str, repeat: int) -> int:
 
     Runs with different seeds draw unrelated streams (not the same stream shifted by one item),
     and an item keeps its seed whatever ``--limit`` or the dataset's order is.
+
+    Raises:
+        ConfigError: ``run_seed`` is outside ``[0, 2**64)``.
     """
+    if not 0 <= run_seed < MAX_SEED:
+        raise ConfigError(f"the run seed must be an integer from 0 to 2**64 - 1, got {run_seed}")
     digest = hashlib.sha256(item_id.encode("utf-8")).digest()
     entropy = [run_seed & 0xFFFFFFFF, run_seed >> 32 & 0xFFFFFFFF, *np.frombuffer(digest[:16], dtype=np.uint32)]
     state = np.random.SeedSequence([int(x) for x in entropy], spawn_key=(repeat,)).generate_state(1, np.uint32)
@@ -127,7 +161,15 @@ def episode_seed(run_seed: int, item_id: str, repeat: int) -> int:
 
 def plan_episodes(items: Sequence[Any], seed: int, limit: int | None = None, repeats: int = 1) -> list[EpisodeSpec]:
     """The first ``limit`` items (all when None) in dataset order, each ``repeats`` times, each
-    episode with its own seed (``episode_seed``)."""
+    episode with its own seed (``episode_seed``).
+
+    Raises:
+        ConfigError: ``limit`` is negative or ``repeats`` is below 1.
+    """
+    if limit is not None and limit < 0:
+        raise ConfigError(f"--limit must be 0 or more, got {limit}")
+    if repeats < 1:
+        raise ConfigError(f"--repeats must be at least 1, got {repeats}")
     chosen = list(items)[: limit if limit is not None else None]
     plan: list[EpisodeSpec] = []
     for item in chosen:
@@ -232,14 +274,6 @@ async def run_episode(
     return end
 
 
-def without_credentials(spec: str) -> str:
-    """A player or judge spec with any ``user:secret@`` in its URLs removed (for the manifest).
-
-    A run whose server URL carries credentials must be given them again (``--base-url``) to resume.
-    """
-    return re.sub(r"://[^/@\s?#]+@", "://", spec)
-
-
 def finished_episodes(log_path: Path) -> set[str]:
     """Episode ids that ended without an error; errored ones (an API outage) are run again on resume."""
     if not log_path.exists():
@@ -271,24 +305,120 @@ def write_json(path: Path, data: Any) -> None:
 
 
 def new_run_dir(root: Path, config_name: str) -> tuple[Path, str]:
-    """A fresh ``root/<config>-<timestamp>-<random>`` directory and its run id."""
+    """A fresh ``root/<config>-<timestamp>-<random>`` directory and its run id.
+
+    Raises:
+        ConfigError: ``config_name`` is not one plain file name (the directory would not be in ``root``).
+        RunDirError: the directory cannot be created (``root`` is a file, read-only, on a full disk).
+    """
+    try:
+        check_name(config_name)
+    except ValueError as exc:
+        raise ConfigError(f"config {exc}") from None
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
     run_id = f"{config_name}-{stamp}-{secrets.token_hex(3)}"
     path = root / run_id
-    path.mkdir(parents=True, exist_ok=False)
+    if path.resolve().parent != root.resolve():  # a second guard: the name is checked above
+        raise ConfigError(f"config name {config_name!r} would put the run outside {root}")
+    try:
+        path.mkdir(parents=True, exist_ok=False)
+    except OSError as exc:
+        raise RunDirError(f"cannot create a run directory in {root} (--out): {_reason(exc)}") from exc
     return path, run_id
+
+
+def _reason(exc: OSError) -> str:
+    """An OS error in a few words (``Not a directory``, ``No space left on device``), with its file."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.errno == errno.ENOTDIR:
+        reason += " (a path on the way is a file)"
+    return f"{reason}: {exc.filename}" if exc.filename else reason
+
+
+@contextmanager
+def locked(run_dir: Path) -> Iterator[None]:
+    """Hold the run directory's lock (``run.lock``, an exclusive ``flock``) for the ``with`` block.
+
+    The OS drops the lock when the process ends however it ends, so a killed run never leaves a
+    stale one. The file holds the owner's pid, for the message a second process gets.
+
+    Raises:
+        RunLockedError: another process holds the lock (the message names its pid).
+        RunDirError: the lock file cannot be made or locked (a read-only or full disk, a file
+            system without locks).
+    """
+    try:
+        fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise RunDirError(f"cannot lock {run_dir}: {_reason(exc)}") from exc
+    try:
+        _lock(fd, run_dir)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _lock(fd: int, run_dir: Path) -> None:
+    try:
+        if sys.platform != "win32":  # no flock on Windows: one run per directory is then up to you
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+    except BlockingIOError:
+        os.lseek(fd, 0, os.SEEK_SET)
+        holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
+        raise RunLockedError(
+            f"another process (pid {holder}) is running {run_dir}; wait for it to finish, or stop it and then resume"
+        ) from None
+    except OSError as exc:
+        raise RunDirError(f"cannot lock {run_dir}: {_reason(exc)}") from exc
+
+
+def manifest_data(run_dir: Path) -> dict[str, Any]:
+    """A run directory's ``manifest.json`` as a mapping, ``{}`` when there is none (copied logs).
+
+    Raises:
+        ConfigError: the file exists but is not a JSON object (the message names it).
+    """
+    path = run_dir / MANIFEST
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); was it overwritten?") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); was it cut short or edited?"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    return data
 
 
 def read_manifest(run_dir: Path) -> Manifest:
     """A run directory's manifest.
 
     Raises:
-        ConfigError: the directory has no (readable) manifest.
+        ConfigError: the directory has no manifest, or it is not valid JSON or not a manifest.
     """
     path = run_dir / MANIFEST
     if not path.exists():
         raise ConfigError(f"{run_dir} is not a run directory (no {MANIFEST}); pass the directory a run created")
-    return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
+    data = manifest_data(run_dir)
+    try:
+        return Manifest.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "manifest"
+        raise ConfigError(f"{path}: not a LateralGym manifest (field {field!r}: {first['msg']})") from None
 
 
 def usage_from_log(log_path: Path) -> dict[str, Usage]:
@@ -305,8 +435,45 @@ def usage_from_log(log_path: Path) -> dict[str, Usage]:
     return totals
 
 
+def _check_counts(**counts: int | None) -> None:
+    """Refuse a count below 1 (``concurrency=0`` would run nothing, ``judge_samples=0`` vote on nothing)."""
+    for name, value in counts.items():
+        if value is not None and value < 1:
+            raise ConfigError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+
+
+def _resume_urls(manifest: Manifest, base_url: str | None, judge_base_url: str | None) -> tuple[str | None, str | None]:
+    """The player's and the judge's server on resume: the command line's, else the run's.
+
+    ``--base-url`` moves every role that followed it when the run started (the judge too, unless the
+    run gave it its own ``--judge-base-url``); ``--judge-base-url`` moves the judge. A role whose spec
+    names its own ``base_url`` keeps it either way (the spec wins, as when the run started).
+
+    Raises:
+        ConfigError: a role's URL carried credentials (never written) and the command line gives none.
+    """
+    own_judge_url = manifest.judge_base_url is not None and manifest.judge_base_url != manifest.player_base_url
+    player_url = base_url or manifest.player_base_url
+    judge_url = judge_base_url or (manifest.judge_base_url if own_judge_url else None) or player_url
+    missing = []
+    if "player" in manifest.redacted_base_urls and base_url is None:
+        missing.append("--base-url")
+    if "judge" in manifest.redacted_base_urls and judge_base_url is None and (own_judge_url or base_url is None):
+        missing.append("--judge-base-url" if own_judge_url else "--base-url")
+    if missing:
+        raise ConfigError(
+            f"this run's server URL carried credentials, which are never written; give it again with "
+            f"{' and '.join(dict.fromkeys(missing))} to resume"
+        )
+    return player_url, judge_url
+
+
+def _redacted_roles(base_url: str | None, judge_base_url: str | None) -> list[str]:
+    return [role for role, url in (("player", base_url), ("judge", judge_base_url)) if display_url(url) != url]
+
+
 async def run_async(
-    config: EpisodeConfig,
+    config: EpisodeConfig | None,
     *,
     player: str | None = None,
     judge: Judge | str | None = None,
@@ -322,122 +489,188 @@ async def run_async(
     judge_base_url: str | None = None,
     judge_samples: int | None = None,
     cache_dir: str | Path | None = None,
-    use_cache: bool = True,
+    use_cache: bool | None = None,
     llm_concurrency: int | None = None,
 ) -> RunResult:
     """Run ``limit`` items x ``repeats`` episodes of ``config``; see ``run``."""
+    _check_counts(concurrency=concurrency, llm_concurrency=llm_concurrency, judge_samples=judge_samples)
+    manifest: Manifest | None = None
+    with ExitStack() as held:
+        if resume is not None:
+            run_dir = Path(resume)
+            read_manifest(run_dir)  # "not a run directory" before a lock file is made in it
+            held.enter_context(locked(run_dir))
+            manifest = read_manifest(run_dir)  # again under the lock: its last holder may have just written it
+            # a resumed run continues exactly as it was started: same config, player, judge and plan;
+            # how it reaches its servers and whether it uses the cache are this call's to say
+            config = EpisodeConfig.from_file(run_dir / "config.yaml")
+            player, judge, run_id = manifest.player, manifest.judge, manifest.run_id
+            base_url, judge_base_url = _resume_urls(manifest, base_url, judge_base_url)
+            judge_samples = manifest.judge_samples
+            use_cache = manifest.use_cache if use_cache is None else use_cache
+        elif config is None:
+            raise ConfigError("give a config to run, or a run directory to resume")
+        else:
+            # validated again: model_copy(update=...) skips the checks (a name with '/', a seed of -1)
+            config = EpisodeConfig.from_dict(config.model_dump(mode="json"), source=f"config {config.name!r}")
+        use_cache = True if use_cache is None else use_cache
+        if llm_concurrency is not None:
+            set_default_concurrency(llm_concurrency)
+        player = player or config.player
+        if player == "human":
+            concurrency, progress = 1, False  # one person, one episode at a time; no bar redrawn over the prompt
+        if items is None:
+            items = load_config_items(config)
+        if judge is None or isinstance(judge, str):
+            judge = judge or config.judge
+            judge_obj = make_judge(
+                judge,
+                benchmark=config.benchmark,
+                base_url=judge_base_url or base_url,
+                cache_dir=cache_dir,
+                use_cache=use_cache,
+                samples=judge_samples,
+            )
+            # the spec as given, options and all (the judge's name is only provider/model), so a
+            # resume builds the same judge
+            judge_spec = safe_spec(judge)
+        else:
+            judge_obj = judge
+            judge_spec = safe_spec(getattr(judge_obj, "name", str(judge)))
+        factory = agent_factory or player_factory(
+            player, items, base_url=base_url, cache_dir=cache_dir, use_cache=use_cache
+        )
+        # config.yaml tells the truth: the player and judge that actually run.
+        config = config.model_copy(update={"player": safe_spec(player), "judge": judge_spec})
+        envs = [LateralEnv(config, items=items, judge=judge_obj)]  # fail now (e.g. a wrong judge), not mid-run
+        if manifest is not None:
+            plan = list(manifest.episodes)
+        else:
+            plan = plan_episodes(items, config.seed, limit, repeats)
+        if not plan:
+            raise ConfigError(
+                "nothing to run: " + ("--limit 0 selects no item" if limit == 0 else "the dataset is empty")
+            )
+        if manifest is None:
+            # created only now, so a run that fails to set up leaves no directory behind
+            run_dir, run_id = new_run_dir(Path(out), config.name)
+            manifest = Manifest(
+                run_id=run_id,
+                lateralgym_version=lateralgym.__version__,
+                created=dt.datetime.now(dt.UTC).isoformat(),
+                python=platform.python_version(),
+                platform=platform.platform(),
+                config=config.name,
+                benchmark=config.benchmark,
+                player=safe_spec(player),
+                judge=judge_spec,
+                dataset=config.dataset or "sample",
+                seed=config.seed,
+                limit=limit,
+                repeats=repeats,
+                concurrency=concurrency,
+                player_base_url=display_url(base_url),
+                judge_base_url=display_url(judge_base_url or base_url),
+                redacted_base_urls=_redacted_roles(base_url, judge_base_url or base_url),
+                judge_samples=judge_samples,
+                use_cache=use_cache,
+                episodes=plan,
+            )
+            try:
+                held.enter_context(locked(run_dir))
+                (run_dir / "config.yaml").write_text(
+                    yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True),
+                    encoding="utf-8",
+                )
+                write_json(run_dir / MANIFEST, manifest.model_dump(mode="json"))
+            except (OSError, RunDirError) as exc:
+                shutil.rmtree(run_dir, ignore_errors=True)  # ours, just made: no half-made run to resume
+                reason = _reason(exc) if isinstance(exc, OSError) else str(exc)
+                raise RunDirError(f"cannot create a run directory in {out} (--out): {reason}") from exc
+        try:
+            return await _roll_out(
+                config, plan, run_dir, run_id, envs, judge_obj, items, factory, player, concurrency, progress
+            )
+        except OSError as exc:
+            raise RunDirError(
+                f"cannot write the run in {run_dir}: {_reason(exc)}; the episodes already written are kept: "
+                f"fix that, then finish the run with: lateralgym run --resume {run_dir}"
+            ) from exc
+
+
+async def _roll_out(
+    config: EpisodeConfig,
+    plan: list[EpisodeSpec],
+    run_dir: Path,
+    run_id: str,
+    envs: list[LateralEnv],
+    judge: Judge,
+    items: Sequence[Any],
+    factory: AgentFactory,
+    player: str,
+    concurrency: int,
+    progress: bool,
+) -> RunResult:
+    """Run the plan's episodes that have no end record yet into ``run_dir`` (locked by the caller)."""
     from lateralgym.episodes._metrics import compute_metrics
     from lateralgym.episodes._progress import RunProgress
 
-    manifest: Manifest | None = None
-    if resume is not None:
-        run_dir = Path(resume)
-        manifest = read_manifest(run_dir)
-        # a resumed run continues exactly as it was started: same config, player, judge and plan
-        config = EpisodeConfig.from_file(run_dir / "config.yaml")
-        player, judge, run_id = manifest.player, manifest.judge, manifest.run_id
-        base_url = base_url or manifest.player_base_url
-        judge_base_url = judge_base_url or manifest.judge_base_url
-        judge_samples = manifest.judge_samples
-        use_cache = manifest.use_cache
-    if llm_concurrency is not None:
-        set_default_concurrency(llm_concurrency)
-    player = player or config.player
-    if player == "human":
-        concurrency, progress = 1, False  # one person, one episode at a time; no bar redrawn over the prompt
-    if items is None:
-        items = load_config_items(config)
-    if judge is None or isinstance(judge, str):
-        judge_obj = make_judge(
-            judge or config.judge,
-            benchmark=config.benchmark,
-            base_url=judge_base_url or base_url,
-            cache_dir=cache_dir,
-            use_cache=use_cache,
-            samples=judge_samples,
-        )
-    else:
-        judge_obj = judge
-    factory = agent_factory or player_factory(
-        player, items, base_url=base_url, cache_dir=cache_dir, use_cache=use_cache
-    )
-    judge_name = without_credentials(getattr(judge_obj, "name", str(judge)))
-    # config.yaml tells the truth: the player and judge that actually run.
-    config = config.model_copy(update={"player": without_credentials(player), "judge": judge_name})
-    slots = max(1, concurrency)
-    envs = [LateralEnv(config, items=items, judge=judge_obj)]  # fail now (e.g. a wrong judge), not mid-run
-    if manifest is not None:
-        plan = list(manifest.episodes)
-    else:
-        plan = plan_episodes(items, config.seed, limit, repeats)
-    if not plan:
-        raise ConfigError("nothing to run: the dataset is empty or --limit is 0")
-    if manifest is None:
-        # created only now, so a run that fails to set up leaves no empty directory behind
-        run_dir, run_id = new_run_dir(Path(out), config.name)
-        (run_dir / "config.yaml").write_text(
-            yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True), encoding="utf-8"
-        )
-        manifest = Manifest(
-            run_id=run_id,
-            lateralgym_version=lateralgym.__version__,
-            created=dt.datetime.now(dt.UTC).isoformat(),
-            python=platform.python_version(),
-            platform=platform.platform(),
-            config=config.name,
-            benchmark=config.benchmark,
-            player=without_credentials(player),
-            judge=judge_name,
-            dataset=config.dataset or "sample",
-            seed=config.seed,
-            limit=limit,
-            repeats=repeats,
-            concurrency=concurrency,
-            player_base_url=display_url(base_url),
-            judge_base_url=display_url(judge_base_url or base_url),
-            judge_samples=judge_samples,
-            use_cache=use_cache,
-            episodes=plan,
-        )
-        write_json(run_dir / MANIFEST, manifest.model_dump(mode="json"))
     log_path = run_dir / STEP_LOG
     drop_partial_episodes(log_path)
     done = finished_episodes(log_path)
     todo = [s for s in plan if s.episode_id not in done]
-    envs += [LateralEnv(config, items=items, judge=judge_obj) for _ in range(min(slots, len(todo)) - 1)]
+    envs += [LateralEnv(config, items=items, judge=judge) for _ in range(min(concurrency, len(todo)) - 1)]
     free: asyncio.Queue[LateralEnv] = asyncio.Queue()
     for env in envs:
         free.put_nowait(env)
     writer = StepLogWriter(log_path)
     bar = RunProgress(total=len(plan), done=len(done), label=config.name, enabled=progress)
+    errors: list[str] = []
 
     async def one(spec: EpisodeSpec) -> None:
         env = await free.get()  # an env per episode in flight, reused: building one indexes every item
         try:
-            end = await run_episode(spec, env, factory(spec.seed), writer, run_id, run_dir, without_credentials(player))
+            end = await run_episode(spec, env, factory(spec.seed), writer, run_id, run_dir, safe_spec(player))
         finally:
             free.put_nowait(env)
+        if end.error is not None:
+            errors.append(end.error)
         bar.advance(end)
 
+    tasks = [asyncio.ensure_future(one(spec)) for spec in todo]
     try:
         with bar:
-            await asyncio.gather(*(one(spec) for spec in todo))
+            await asyncio.gather(*tasks)
     finally:
+        # On a failure (a full disk) or Ctrl-C, stop every episode still running before the log closes,
+        # so none writes after it.
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         writer.close()
         # Release the model clients' connections on this loop, before asyncio.run closes it.
-        for client in {
-            id(c): c for c in (getattr(factory, "client", None), getattr(judge_obj, "client", None)) if c
-        }.values():
+        clients = (getattr(factory, "client", None), getattr(judge, "client", None))
+        for client in {id(c): c for c in clients if c}.values():
             await client.aclose()
     metrics = compute_metrics(read_log(log_path))
     usage = usage_from_log(log_path)
     summary = {**metrics.model_dump(mode="json"), "llm_usage": {role: u.model_dump() for role, u in usage.items()}}
     write_json(run_dir / "summary.json", summary)
-    return RunResult(run_dir=run_dir, run_id=run_id, planned=len(plan), ran=len(todo), metrics=metrics, usage=usage)
+    return RunResult(
+        run_dir=run_dir,
+        run_id=run_id,
+        planned=len(plan),
+        ran=len(todo),
+        errored=len(errors),
+        first_error=errors[0] if errors else None,
+        metrics=metrics,
+        usage=usage,
+    )
 
 
-def run(config: EpisodeConfig | str, **kwargs: Any) -> RunResult:
-    """Run episodes of ``config`` (an ``EpisodeConfig``, a shipped config name or a YAML path).
+def run(config: EpisodeConfig | str | None = None, **kwargs: Any) -> RunResult:
+    """Run episodes of ``config`` (an ``EpisodeConfig``, a shipped config name or a YAML path), or
+    finish the run in ``resume`` (``config`` is then ignored: the run's own is used).
 
     Keyword Args:
         player: player spec (default ``config.player``): ``random``, ``heuristic``, ``oracle``, ``human``,
@@ -445,21 +678,34 @@ def run(config: EpisodeConfig | str, **kwargs: Any) -> RunResult:
         judge: a judge or judge spec (default ``config.judge``).
         items: items to run on (default ``config.dataset`` or the sample data).
         agent_factory: builds a player from a seed (overrides ``player``'s construction).
-        limit: run only the first ``limit`` items.
-        repeats: run each item this many times (SPLAT reports best-of-R).
-        concurrency: episodes in flight at once.
+        limit: run only the first ``limit`` items (0 or more; 0 is refused: nothing to run).
+        repeats: run each item this many times (SPLAT reports best-of-R); at least 1.
+        concurrency: episodes in flight at once; at least 1.
         out: directory under which the run directory is created (default ``runs``).
-        resume: a run directory to finish instead of starting a new run.
+        resume: a run directory to finish instead of starting a new run; its config, player, judge
+            and plan are kept, while ``base_url``, ``judge_base_url``, ``use_cache``, ``concurrency``
+            and ``llm_concurrency`` given here apply (``base_url`` to every role that followed it).
         progress: show a progress bar.
         base_url: OpenAI-compatible server for an LLM player (and judge, unless ``judge_base_url``).
         judge_base_url: OpenAI-compatible server for an LLM judge.
         judge_samples: LLM judge: majority vote over this many samples (wins over the spec's ``samples``).
         cache_dir: LLM response cache (default ``.lateralgym-cache/llm``).
-        use_cache: read and write the LLM response cache (reruns and replays then cost nothing).
+        use_cache: read and write the LLM response cache (reruns and replays then cost nothing);
+            None: yes for a new run, as the run was started for a resume.
         llm_concurrency: cap on LLM requests in flight (default 8), players and judges together.
 
     Returns:
-        The run directory, counts, metrics and model usage per role.
+        The run directory, counts (``errored``: episodes of this call that ended in an error),
+        metrics and model usage per role.
+
+    Raises:
+        ConfigError: a bad config or argument, or nothing to run; ``RunLockedError`` when another
+            process is running the directory.
+        RunDirError: the run directory cannot be created or written (the episodes already written
+            are kept; resume to finish).
     """
-    cfg = config if isinstance(config, EpisodeConfig) else EpisodeConfig.named(config)
+    if config is None or isinstance(config, EpisodeConfig) or kwargs.get("resume") is not None:
+        cfg = config if isinstance(config, EpisodeConfig) else None
+    else:
+        cfg = EpisodeConfig.named(config)
     return asyncio.run(run_async(cfg, **kwargs))

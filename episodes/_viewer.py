@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import ValidationError
 
 from lateralgym.envs import ConfigError, get_benchmark
@@ -31,7 +32,8 @@ from lateralgym.episodes._log import (
     observation_text,
     read_log,
 )
-from lateralgym.episodes._metrics import MetricsError, compute_metrics
+from lateralgym.episodes._metrics import DuplicateEpisodes, MetricsError, compute_metrics
+from lateralgym.episodes._runner import manifest_data
 
 VIEWER_FILE = "viewer.html"
 """The page's default name inside the run directory."""
@@ -88,7 +90,8 @@ def write_viewer(run_dir: str | Path, out: str | Path | None = None, max_episode
         The path of the written page.
 
     Raises:
-        ViewerError: ``run_dir`` has no step log.
+        ViewerError: ``run_dir`` has no step log, or its ``config.yaml`` is not UTF-8 YAML.
+        ConfigError: its ``manifest.json`` is not a JSON object.
         LogError: a line of the log other than the last is not a valid record.
     """
     run_dir = Path(run_dir)
@@ -126,8 +129,10 @@ def viewer_data(run_dir: str | Path, max_episodes: int | None = None) -> dict[st
     first_start: EpisodeStart | None = None
     ends: list[EpisodeEnd] = []
     seen: set[str] = set()
+    duplicates = DuplicateEpisodes()
     for record in read_log(run_dir / STEP_LOG):
         seen.add(record.episode_id)
+        duplicates.add(record)
         if isinstance(record, EpisodeEnd):
             ends.append(record)
         elif isinstance(record, EpisodeStart) and first_start is None:
@@ -141,11 +146,15 @@ def viewer_data(run_dir: str | Path, max_episodes: int | None = None) -> dict[st
     for episode in episodes.values():
         episode["status"], episode["badge"] = _status(episode)
     header = _header(run_dir, first_start)
-    config_path = run_dir / "config.yaml"
+    summary = _summary(first_start, ends, len(seen), len(episodes))
+    if duplicates.episodes:
+        n = len(duplicates.episodes)
+        summary["line"] += f" · {n} recorded more than once (two processes wrote the log?)"
+    summary["duplicates"] = len(duplicates.episodes)
     return {
         "header": header,
-        "config_yaml": config_path.read_text(encoding="utf-8") if config_path.is_file() else None,
-        "summary": _summary(first_start, ends, len(seen), len(episodes)),
+        "config_yaml": _config_text(run_dir / "config.yaml"),
+        "summary": summary,
         "factors": _factors(episodes.values()),
         "texts": texts,
         "episodes": list(episodes.values()),
@@ -209,12 +218,26 @@ def _status(episode: dict[str, Any]) -> tuple[str, str]:
     return ("correct" if typed.succeeded() else "wrong"), typed.badge()
 
 
+def _config_text(path: Path) -> str | None:
+    """The run's ``config.yaml`` as shown on the page, None when there is none.
+
+    Raises:
+        ViewerError: it is not UTF-8 text or not YAML.
+    """
+    if not path.is_file():
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+        yaml.safe_load(text)
+    except UnicodeDecodeError as exc:
+        raise ViewerError(f"{path}: not UTF-8 text (byte {exc.start}); was it overwritten?") from exc
+    except yaml.YAMLError as exc:
+        raise ViewerError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from exc
+    return text
+
+
 def _header(run_dir: Path, start: EpisodeStart | None) -> dict[str, Any]:
-    manifest_path = run_dir / "manifest.json"
-    manifest: dict[str, Any] = {}
-    if manifest_path.is_file():
-        loaded = json.loads(manifest_path.read_text(encoding="utf-8"))
-        manifest = loaded if isinstance(loaded, dict) else {}
+    manifest = manifest_data(run_dir)
     header = {key: manifest[key] for key in _MANIFEST_KEYS if manifest.get(key) is not None}
     if start is not None:  # a run without a manifest (copied logs) still says what it ran
         for key, value in start.model_dump(include=_HEADER_FALLBACK_FIELDS).items():

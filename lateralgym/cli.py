@@ -7,10 +7,35 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lateralgym.envs import SHIPPED_CONFIGS, LateralGymError
 
-DESCRIPTION = """\
+if TYPE_CHECKING:
+    from lateralgym.episodes import RunResult
+
+EXIT_OK = 0
+EXIT_DIVERGED = 1
+EXIT_USAGE = 2
+EXIT_SOME_ERRORED = 3
+EXIT_ALL_ERRORED = 4
+EXIT_INTERRUPTED = 130
+
+EXIT_CODES = f"""
+exit status:
+  {EXIT_OK}    done: every planned episode finished without an error
+  {EXIT_DIVERGED}    replay: an episode diverged from its log, or the log records an episode twice
+  {EXIT_USAGE}    a usage, config, data or run-directory error (one line on stderr; nothing ran or
+       what ran is kept)
+  {EXIT_SOME_ERRORED}    the run finished but some episodes ended in an error (an API outage): rerun
+       them with 'lateralgym run --resume RUN_DIR'
+  {EXIT_ALL_ERRORED}    every episode run ended in an error: nothing worked (a dead server, a wrong port
+       or key, a setting the server refuses); fix that, then resume
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C); 'lateralgym run --resume RUN_DIR' finishes the run
+"""
+
+DESCRIPTION = (
+    """\
 LateralGym: roll out players against CreativityBench, BrainTeaser, SPLAT and RiddleSense scenes.
 
 Everything runs offline by default (scripted players, rule judges, the sample data shipped in
@@ -27,6 +52,8 @@ the package). Examples:
 
 LLM keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) and are never written.
 """
+    + EXIT_CODES
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,6 +67,8 @@ def _parser() -> argparse.ArgumentParser:
         help="run episodes of a config and print the results table",
         description="Run episodes of a config into a run directory (config, manifest, step log, summary) "
         "and print the metrics.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument(
         "config",
@@ -58,26 +87,32 @@ def _parser() -> argparse.ArgumentParser:
         help="judge: the benchmark's offline judge (exact, kb, reference) or a model spec "
         "provider/model[?temperature=0&samples=3] (default: the config's)",
     )
-    run.add_argument("--base-url", metavar="URL", help="OpenAI-compatible server (vLLM, Ollama, llama.cpp) for LLMs")
+    run.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="OpenAI-compatible server (vLLM, Ollama, llama.cpp) for LLMs; with --resume it moves every role "
+        "that followed it (the judge too, unless the run gave it its own --judge-base-url)",
+    )
     run.add_argument("--judge-base-url", metavar="URL", help="server for the LLM judge if it differs from --base-url")
     run.add_argument("--judge-samples", type=int, metavar="K", help="LLM judge: majority vote of K samples (default 1)")
     run.add_argument("--llm-concurrency", type=int, metavar="N", help="LLM requests in flight at once (default 8)")
-    run.add_argument("--no-cache", action="store_true", help="bypass the LLM response cache")
+    run.add_argument("--no-cache", action="store_true", help="bypass the LLM response cache (with --resume too)")
     run.add_argument("--cache-dir", metavar="DIR", help="LLM response cache (default ./.lateralgym-cache/llm)")
-    run.add_argument("--limit", type=int, metavar="N", help="run only the first N items")
+    run.add_argument("--limit", type=int, metavar="N", help="run only the first N items (N >= 1)")
     run.add_argument("--repeats", type=int, default=1, metavar="R", help="episodes per item (best-of-R and mean)")
     run.add_argument("--concurrency", type=int, default=4, metavar="C", help="episodes in flight (default 4)")
     run.add_argument(
         "--seed",
         type=int,
-        help="run seed (default: the config's); each episode's seed derives from (seed, item, repeat)",
+        help="run seed, 0 to 2**64-1 (default: the config's); each episode's seed derives from (seed, item, repeat)",
     )
     run.add_argument("--max-turns", type=int, metavar="T", help="override the config's turn limit")
     run.add_argument("--out", default="runs", metavar="DIR", help="where run directories go (default ./runs)")
     run.add_argument(
         "--resume",
         metavar="RUN_DIR",
-        help="finish a killed run (or rerun its errored episodes) instead of starting one",
+        help="finish a killed run (or rerun its errored episodes) instead of starting one; one process at a "
+        "time: a run holds a lock on its directory",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -100,7 +135,8 @@ def _parser() -> argparse.ArgumentParser:
         help="re-step a run's episodes from the log, verify them and print the transcript",
         description="Rebuild the env from the run's config, re-apply every logged action and check each "
         "observation, reward and ending against the log; report the first divergence precisely. Offline "
-        "judges run live; an LLM judge's logged replies are replayed (no API calls).",
+        "judges run live; an LLM judge's logged replies are replayed (no API calls). Exits 1 when an episode "
+        "diverges or the log records an episode more than once.",
     )
     replay.add_argument("run_dir", help="a run directory")
     replay.add_argument("--episode", metavar="ID", help="only this episode id (ITEM#REPEAT) or item id")
@@ -160,16 +196,26 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         print(transcript(args.run_dir, args.episode))
     results = replay(args.run_dir, args.episode)
     diverged = [r for r in results if r.divergence is not None]
+    duplicated = [r.episode_id for r in results if r.duplicated]
     partial = sum(not r.complete for r in results)
     for r in diverged:
         assert r.divergence is not None
         print(r.divergence.describe(), file=sys.stderr)
+    if duplicated:
+        shown = ", ".join(duplicated[:5]) + (", ..." if len(duplicated) > 5 else "")
+        print(
+            f"lateralgym: warning: {len(duplicated)} episodes are recorded more than once in the log (two processes "
+            f"wrote it at once?) and were not replayed: {shown}",
+            file=sys.stderr,
+        )
+    replayed = [r for r in results if not r.duplicated]
     print(
-        f"replayed {len(results)} episodes, {sum(r.steps for r in results)} steps: "
+        f"replayed {len(replayed)} episodes, {sum(r.steps for r in replayed)} steps: "
         + (f"{len(diverged)} diverged" if diverged else "all observations and rewards match the log")
         + (f" ({partial} unfinished)" if partial else "")
+        + (f"; {len(duplicated)} recorded more than once" if duplicated else "")
     )
-    return 1 if diverged else 0
+    return EXIT_DIVERGED if diverged or duplicated else EXIT_OK
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
@@ -187,8 +233,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if not (run_dir / "steps.jsonl").exists():
         raise LateralGymError(f"{run_dir} has no steps.jsonl: pass a directory made by 'lateralgym run'")
     metrics = metrics_from_log(run_dir / "steps.jsonl")
+    report = write_report(run_dir, metrics)  # first: it refuses a damaged run directory
     print_metrics(metrics)
-    print(f"\nwrote {write_report(run_dir, metrics)}")
+    print(f"\nwrote {report}")
     return 0
 
 
@@ -223,7 +270,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "judge_base_url": args.judge_base_url,
         "judge_samples": args.judge_samples,
         "cache_dir": args.cache_dir,
-        "use_cache": not args.no_cache,
+        # None: a new run uses the cache, a resumed one does as it was started
+        "use_cache": False if args.no_cache else None,
         "llm_concurrency": args.llm_concurrency,
     }
     if args.resume is not None:
@@ -232,6 +280,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             "--data": args.data,
             "--player": args.player,
             "--judge": args.judge,
+            "--judge-samples": args.judge_samples,
             "--limit": args.limit,
             "--seed": args.seed,
             "--max-turns": args.max_turns,
@@ -243,9 +292,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 f"--resume continues a run exactly as it was started; drop {', '.join(given)} "
                 "(start a new run to change them)"
             )
-        config = EpisodeConfig.from_file(Path(args.resume) / "config.yaml")
-        kept = {k: v for k, v in kwargs.items() if k not in {"player", "repeats", "limit", "out"}}
-        result = run(config, resume=args.resume, **kept)
+        fixed = {"player", "judge", "judge_samples", "repeats", "limit", "out"}  # the run's own
+        result = run(None, resume=args.resume, **{k: v for k, v in kwargs.items() if k not in fixed})
     else:
         config = EpisodeConfig.named(args.config)
         updates: dict[str, object] = {}
@@ -266,7 +314,28 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, cost {cost}"
         )
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
-    return 0
+    return _run_status(result)
+
+
+def _run_status(result: RunResult) -> int:
+    """The exit status of a finished run (see ``EXIT_CODES``), with a line on stderr when it is not 0."""
+    if result.ran and result.errored == result.ran:
+        first = " ".join((result.first_error or "").split())[:300]
+        print(
+            f"lateralgym: error: all {result.ran} episodes run ended in an error, so nothing worked (is the server "
+            f"up, and its URL, key and settings right?); the first: {first}; fix that, then finish the run with: "
+            f"lateralgym run --resume {result.run_dir}",
+            file=sys.stderr,
+        )
+        return EXIT_ALL_ERRORED
+    if result.metrics.errored or result.metrics.episodes < result.planned:
+        print(
+            f"lateralgym: {result.metrics.errored} of {result.planned} episodes ended in an error; rerun them with: "
+            f"lateralgym run --resume {result.run_dir}",
+            file=sys.stderr,
+        )
+        return EXIT_SOME_ERRORED
+    return EXIT_OK
 
 
 def _cmd_data_stats(args: argparse.Namespace) -> int:
@@ -309,13 +378,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_configs()
     except LateralGymError as exc:
         print(f"lateralgym: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
-        return 0
+        return EXIT_OK
+    except OSError as exc:  # a file the command was given or writes: one line, as for any other bad input
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"lateralgym: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("lateralgym: interrupted; finish the run with: lateralgym run --resume RUN_DIR", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

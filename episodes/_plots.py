@@ -49,7 +49,9 @@ def write_plots(metrics: RunMetrics, run_dir: Path) -> dict[str, list[Plot]]:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError as exc:
-        raise ReportError("plots need matplotlib (a core dependency), which is missing: pip install matplotlib") from exc
+        raise ReportError(
+            "plots need matplotlib (a core dependency), which is missing: pip install matplotlib"
+        ) from exc
 
     target = run_dir / PLOTS_DIR
     target.mkdir(parents=True, exist_ok=True)

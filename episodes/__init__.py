@@ -16,6 +16,7 @@ from lateralgym.episodes._log import (
     read_log,
 )
 from lateralgym.episodes._metrics import (
+    DuplicateEpisodes,
     MetricsAccumulator,
     MetricsError,
     RunMetrics,
@@ -34,6 +35,8 @@ from lateralgym.episodes._report import (
 from lateralgym.episodes._runner import (
     EpisodeSpec,
     Manifest,
+    RunDirError,
+    RunLockedError,
     RunResult,
     episode_seed,
     plan_episodes,
@@ -49,11 +52,14 @@ __all__ = [
     "load_labels",
     "LOG_SCHEMA_VERSION",
     "Divergence",
+    "DuplicateEpisodes",
     "EpisodeConfig",
     "EpisodeEnd",
     "EpisodeReplay",
     "EpisodeSpec",
     "Manifest",
+    "RunDirError",
+    "RunLockedError",
     "ModelCall",
     "Usage",
     "episode_seed",

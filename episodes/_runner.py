@@ -72,6 +72,15 @@ class RunDirError(LateralGymError):
     """
 
 
+class _RunState:
+    """The run directory of the run this process is executing (for the CLI's interrupt message)."""
+
+    run_dir: Path | None = None
+
+
+state = _RunState()
+
+
 class EpisodeSpec(BaseModel):
     """One planned episode."""
 
@@ -499,6 +508,7 @@ async def run_async(
         if resume is not None:
             run_dir = Path(resume)
             read_manifest(run_dir)  # "not a run directory" before a lock file is made in it
+            state.run_dir = run_dir
             held.enter_context(locked(run_dir))
             manifest = read_manifest(run_dir)  # again under the lock: its last holder may have just written it
             # a resumed run continues exactly as it was started: same config, player, judge and plan;
@@ -554,6 +564,7 @@ async def run_async(
         if manifest is None:
             # created only now, so a run that fails to set up leaves no directory behind
             run_dir, run_id = new_run_dir(Path(out), config.name)
+            state.run_dir = run_dir
             manifest = Manifest(
                 run_id=run_id,
                 lateralgym_version=lateralgym.__version__,

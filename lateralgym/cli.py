@@ -387,7 +387,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"lateralgym: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("lateralgym: interrupted; finish the run with: lateralgym run --resume RUN_DIR", file=sys.stderr)
+        from lateralgym.episodes._runner import state
+
+        where = str(state.run_dir) if state.run_dir is not None else "RUN_DIR"
+        print(f"lateralgym: interrupted; finish the run with: lateralgym run --resume {where}", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

@@ -131,8 +131,8 @@ def test_ctrl_c_stops_a_run_with_a_slow_judge_and_resume_finishes_it(tmp_path: P
     finally:
         slow.stop()
     assert process.returncode == 130, err
-    assert "--resume" in err
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert f"--resume {run_dir}" in err  # the real path, ready to paste
     fast = ScriptedLLMServer(responder=lambda body: "irrelevant").start()
     try:
         result = run("splat", resume=run_dir, base_url=fast.base_url, progress=False)

@@ -2,7 +2,8 @@
 
 ``make_agent(spec, items=...)`` builds a player from the spec a config or the CLI names. A model
 is named by one ``ModelSpec`` string for every role (``openai/qwen?temperature=0&few_shot=true``);
-every call comes back as a ``lateralgym.envs.ModelCall``.
+every call comes back as a ``lateralgym.envs.ModelCall``. ``safe_spec(spec)`` is the form of any
+player or judge spec fit to write to a file (credentials removed from every URL inside it).
 """
 
 from lateralgym.agents._base import Agent
@@ -24,7 +25,7 @@ from lateralgym.agents._llm_client import (
     set_default_concurrency,
 )
 from lateralgym.agents._llm_player import PLAYER_OPTIONS, LLMPlayer
-from lateralgym.agents._llm_secrets import display_url
+from lateralgym.agents._llm_secrets import display_url, safe_spec
 from lateralgym.agents._llm_spec import GENERATION_KEYS, is_model_spec
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
 from lateralgym.agents._parsing import parse_reply
@@ -56,5 +57,6 @@ __all__ = [
     "player_factory",
     "redact",
     "request_key",
+    "safe_spec",
     "set_default_concurrency",
 ]

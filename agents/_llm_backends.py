@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import openai
 import pydantic
@@ -43,7 +44,8 @@ class Failure:
         status: HTTP status for ``http`` failures.
         retryable: Whether another attempt may succeed.
         retry_after: Seconds the server asked us to wait, when it said.
-        detail: The library's message (not yet redacted).
+        detail: The library's message, neither redacted nor shortened (a secret cut in half could
+            no longer be found): the client does both, in that order.
     """
 
     kind: str
@@ -124,9 +126,11 @@ class OpenAIBackend:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
+            base_url, query = _split_query(self.spec.base_url)
             client = openai.AsyncOpenAI(
                 api_key=_require_key(self.spec),
-                base_url=self.spec.base_url,
+                base_url=base_url,
+                default_query=query,
                 timeout=self.spec.timeout,
                 max_retries=0,  # ours are the only retries
             )
@@ -148,6 +152,17 @@ class OpenAIBackend:
     def secrets(self) -> list[str | None]:
         """The key as the environment holds it now, and credentials in ``base_url``."""
         return _secrets(self.spec, litellm_lookup=False)
+
+
+def _split_query(url: str | None) -> tuple[str | None, dict[str, str] | None]:
+    """A base URL without its query, and the query's parameters (a gateway's ``?api-key=``): the SDK
+    appends the request path to the base URL, so they must travel as query parameters of each request."""
+    if url is None:
+        return None, None
+    parts = urlsplit(url)
+    if not parts.query:
+        return url, None
+    return urlunsplit(parts._replace(query="")), dict(parse_qsl(parts.query, keep_blank_values=True))
 
 
 class LiteLLMBackend:
@@ -218,25 +233,27 @@ def normalise_reply(response: Any, model: str) -> ModelCall:
     usage = getattr(response, "usage", None)
     served_by = getattr(response, "model", None)
     finish_reason = getattr(choice, "finish_reason", None)
+    if not isinstance(content, str) or not content.strip():
+        if finish_reason != "length":
+            # A null or blank message is a broken reply, not a move: retried like a garbled body. At
+            # the token limit it is the model's answer (a retry would repeat it), returned uncached.
+            shown = "blank" if isinstance(content, str) else "null" if content is None else type(content).__name__
+            raise MalformedReplyError(f"reply has no text (content {shown}, finish_reason {finish_reason!r})")
+        content = content if isinstance(content, str) else ""
+    # ModelCall replaces lone surrogates (a "\\udc00" escape in the JSON) in every text field.
     return ModelCall(
         model=model,
-        served_by=_utf8(str(served_by)) if served_by else None,
-        text=_utf8(content if isinstance(content, str) else ""),
+        served_by=str(served_by) if served_by else None,
+        text=content,
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         finish_reason=str(finish_reason) if finish_reason is not None else None,
     )
 
 
-def _utf8(text: str) -> str:
-    """``text`` with every lone UTF-16 surrogate (a ``\\ud800`` escape in the JSON) replaced by
-    ``?``: it cannot be written as UTF-8, so it would crash the step log and the cache later."""
-    return text.encode("utf-8", "replace").decode("utf-8")
-
-
 def classify(exc: BaseException) -> Failure:
     """Sort an exception from either library into retryable or final."""
-    detail = f"{type(exc).__name__}: {str(exc)[:500]}"
+    detail = f"{type(exc).__name__}: {exc}"
     retry_after = retry_after_seconds(exc)
     if isinstance(exc, (TimeoutError, openai.APITimeoutError)):
         return Failure("timeout", None, True, retry_after, detail)
@@ -245,15 +262,29 @@ def classify(exc: BaseException) -> Failure:
     if isinstance(exc, LLMConfigError):  # a missing key or extra: no retry will find it
         return Failure("config", None, False, retry_after, detail)
     if isinstance(
-        exc, (MalformedReplyError, openai.APIResponseValidationError, pydantic.ValidationError, json.JSONDecodeError)
-    ):
-        # A 200 whose body is not a chat completion, or not JSON at all (a broken proxy).
+        exc,
+        (
+            MalformedReplyError,
+            openai.APIResponseValidationError,
+            pydantic.ValidationError,
+            json.JSONDecodeError,
+            UnicodeDecodeError,
+        ),
+    ) or _decode_failure(exc):
+        # A 200 whose body is not a chat completion, not JSON at all (a broken proxy), not UTF-8, or
+        # without text.
         return Failure("malformed", None, True, retry_after, detail)
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and status >= 400:
         retryable = status in _RETRYABLE_STATUS or status >= 500
         return Failure("http", status, retryable, retry_after, detail)
     return Failure("error", None, False, retry_after, detail)
+
+
+def _decode_failure(exc: BaseException) -> bool:
+    """Whether a library wrapped a body it could not decode as UTF-8 (litellm reports the SDK's
+    ``UnicodeDecodeError`` as an HTTP 500 of its own making)."""
+    return "codec can't decode" in str(exc)
 
 
 def retry_after_seconds(exc: BaseException) -> float | None:

@@ -2,7 +2,9 @@
 
 An entry holds the request and the ``ModelCall`` that answered it, as the original call returned
 it (tokens, cost, latency and attempts of that call); the client turns it into this call's record
-on a hit (``cache_hit``, no attempts, no cost, the caller's role).
+on a hit (``cache_hit``, no attempts, no cost, the caller's role). Only a usable reply is stored
+(``cacheable``: text, no error), and an entry without one reads as a miss, so a bad answer is never
+replayed; entries are valid UTF-8 and carry no credential.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from lateralgym.agents._llm_errors import redact
-from lateralgym.envs._calls import ModelCall
+from lateralgym.agents._llm_secrets import redact
+from lateralgym.envs._calls import ModelCall, writable
 
 CACHE_FORMAT = 2
 """Version of the entry layout; part of every key, so a change never reads old entries.
@@ -27,6 +29,11 @@ CACHE_FORMAT = 2
 
 DEFAULT_CACHE_DIR = Path(".lateralgym-cache") / "llm"
 """Where the cache lives by default, relative to the working directory."""
+
+
+def cacheable(call: ModelCall) -> bool:
+    """Whether ``call`` answered with a usable reply (some text, no error), the only kind cached."""
+    return call.error is None and bool(call.text.strip())
 
 
 def request_key(request: Mapping[str, Any]) -> str:
@@ -75,7 +82,8 @@ class ResponseCache:
             entry = json.loads(self.path_for(key).read_text(encoding="utf-8"))
             if entry.get("key") != key or entry.get("format") != CACHE_FORMAT:
                 return None
-            return ModelCall.model_validate(entry["call"])
+            call = ModelCall.model_validate(entry["call"])  # an odd character in an old entry is made writable
+            return call if cacheable(call) else None
         except (OSError, ValueError, KeyError, TypeError, AttributeError, ValidationError):
             return None
 
@@ -86,19 +94,30 @@ class ResponseCache:
         call: ModelCall,
         *,
         secrets: Iterable[str | None] = (),
-    ) -> Path:
-        """Write one entry atomically.
+    ) -> Path | None:
+        """Write one entry atomically, unless the call is not fit to replay.
 
         Args:
             key: The request's key (``request_key(request)``).
-            request: The request, stored beside the call for inspection.
+            request: The request, stored beside the call for inspection (its text made writable:
+                a lone surrogate in a prompt keys the entry, but is stored as U+FFFD).
             call: The call that answered it, replayed on a hit.
-            secrets: Values redacted from the file's text before it is written,
-                as a last line of defence (the request should hold none).
+            secrets: Values redacted from the request before it is written (every form of them, and
+                any credential-shaped text), as a last line of defence (the request should hold none).
 
         Returns:
-            The path of the entry.
+            The path of the entry, or ``None`` when nothing was written: the call is not
+            ``cacheable`` (an error, or no text), or its reply carries a credential (a server
+            echoing a key), which is neither written nor replayed altered: it is asked again.
+
+        Raises:
+            OSError: The entry could not be written.
         """
+        secrets = list(secrets)
+        stored = call.model_dump(mode="json")
+        shown = json.dumps(stored, ensure_ascii=False)
+        if not cacheable(call) or redact(shown, secrets) != shown:
+            return None
         path = self.path_for(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         entry = {
@@ -106,9 +125,9 @@ class ResponseCache:
             "key": key,
             "created_at": time.time(),
             "request": dict(request),
-            "call": call.model_dump(mode="json"),
+            "call": stored,
         }
-        text = redact(json.dumps(entry, ensure_ascii=False, indent=1, default=str), secrets)
+        text = redact(writable(json.dumps(entry, ensure_ascii=False, indent=1, default=str)), secrets)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:

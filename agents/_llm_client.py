@@ -36,8 +36,8 @@ from lateralgym.agents._llm_concurrency import (
     default_limiter,
     set_default_concurrency,
 )
-from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError, redact
-from lateralgym.agents._llm_secrets import display_url
+from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError
+from lateralgym.agents._llm_secrets import display_url, redact, redact_values
 from lateralgym.agents._llm_spec import GENERATION_KEYS, ModelSpec
 from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
 from lateralgym.envs._calls import ModelCall
@@ -66,6 +66,8 @@ logger = logging.getLogger("lateralgym.llm")
 
 _MAX_RETRY_AFTER_S = 120.0  # a server asking for longer is treated as asking for this
 _TIMEOUT_GRACE_S = 1.0  # the hard outer bound sits just past the SDK's own timeout
+_DETAIL_CHARS = 500  # of a library's error message, in ours
+_DETAIL_SCAN_CHARS = 20_000  # of a library's error message, redacted (a server may send a page)
 
 Messages = str | Sequence[Mapping[str, Any]]
 
@@ -181,7 +183,7 @@ class LLMClient:
         key = request_key(request)
         caching = self.use_cache if use_cache is None else use_cache
         if caching:
-            cached = self.cache.get(key)
+            cached = self.cache.get(key)  # None for an entry without a usable reply, too
             if cached is not None:
                 hit = cached.model_copy(
                     update={
@@ -204,8 +206,11 @@ class LLMClient:
             assert failure is not None
             return self._failed(failure, attempts, started, key, role)
 
+        secrets = self._backend.secrets()
         call = reply.model_copy(
             update={
+                # A server may echo the key it was sent (or its Basic form): it never leaves the client.
+                **{name: redact_values(value, secrets) for name, value in _reply_texts(reply).items()},
                 "role": role,
                 "latency_s": time.monotonic() - started,
                 "cost_usd": await _price(self.spec.name, reply),
@@ -213,10 +218,10 @@ class LLMClient:
                 "request_key": key,
             }
         )
-        if caching and call.text:  # an empty reply is not worth making sticky
+        if caching:  # only a usable reply is stored (``put`` decides); any other is asked again
             try:
-                self.cache.put(key, request, call, secrets=self._backend.secrets())
-            except (OSError, UnicodeEncodeError) as exc:  # a full disk or odd text must not cost the answer
+                self.cache.put(key, request, call, secrets=secrets)
+            except OSError as exc:  # a full disk must not cost the answer
                 logger.warning("%s: could not write the response cache (%s)", self.spec.name, exc)
         self.usage.record(call)
         return call
@@ -305,10 +310,13 @@ class LLMClient:
 
     def _failed(self, failure: Failure, attempts: int, started: float, key: str, role: str) -> ModelCall:
         verdict = "retries exhausted" if failure.retryable else "not retried"
+        secrets = self._backend.secrets()
+        # Redacted, then shortened: a secret cut in half would no longer be recognised. (What the first
+        # cut may halve lies far past the second.)
+        detail = redact(failure.detail[:_DETAIL_SCAN_CHARS], secrets)[:_DETAIL_CHARS]
         message = redact(
-            f"{self.spec.name}: request failed after {attempts} attempt(s), {verdict}: "
-            f"{_describe(failure)}: {failure.detail}",
-            self._backend.secrets(),
+            f"{self.spec.name}: request failed after {attempts} attempt(s), {verdict}: {_describe(failure)}: {detail}",
+            secrets,
         )
         failed = ModelCall(
             role=role,
@@ -336,6 +344,12 @@ def _as_messages(messages: Messages) -> list[dict[str, Any]]:
     if isinstance(messages, str):
         return [{"role": "user", "content": messages}]
     return [dict(message) for message in messages]
+
+
+def _reply_texts(reply: ModelCall) -> dict[str, str]:
+    """The text fields of a reply that came from the server."""
+    texts = {"text": reply.text, "served_by": reply.served_by, "finish_reason": reply.finish_reason}
+    return {name: value for name, value in texts.items() if value is not None}
 
 
 def _describe(failure: Failure) -> str:

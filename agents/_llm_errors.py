@@ -1,35 +1,10 @@
-"""Errors of the LLM client layer, and the one helper that keeps secrets out of text."""
+"""Errors of the LLM client layer (``redact``, which keeps secrets out of their text, lives in
+``_llm_secrets``)."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-
 from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._errors import LateralGymError
-
-REDACTED = "[REDACTED]"
-
-# Secrets shorter than this are not redacted: they would blank out ordinary words.
-_MIN_SECRET_LEN = 6
-# Token-like runs only, so prose such as "the bearer of bad news" is left alone.
-_BEARER = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{16,}")
-
-
-def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """Replace every occurrence of each secret, and any bearer token, with ``[REDACTED]``.
-
-    Args:
-        text: Any text that might carry a secret (an error message, a log line).
-        secrets: The secret values to remove; ``None``, empty and very short values
-            are skipped.
-
-    Returns:
-        The text with the secrets replaced.
-    """
-    for secret in sorted({s for s in secrets if s and len(s) >= _MIN_SECRET_LEN}, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
 
 
 class LLMError(LateralGymError):

@@ -130,8 +130,8 @@ class ModelSpec(BaseModel):
     """The model name after the provider prefix (it may itself contain slashes)."""
     base_url: str | None = None
     """Base URL of an OpenAI-compatible server (``http://127.0.0.1:8000/v1``); ``None`` for the provider's own.
-    Credentials in it (``http://user:key@host``) are used, but shown and dumped to JSON without
-    (see ``display_url``)."""
+    Credentials in it (``http://user:key@host``, ``?api-key=...``) are used, but shown and dumped
+    (``model_dump``, JSON or not) without (see ``display_url``)."""
     api_key_env: str | None = None
     """Name of the environment variable holding the API key; defaults to ``OPENAI_API_KEY`` for openai.
     ``None`` for other providers lets litellm find its usual variable."""
@@ -186,8 +186,9 @@ class ModelSpec(BaseModel):
             )
         return data
 
-    @field_serializer("base_url", when_used="json")
+    @field_serializer("base_url")
     def _dump_base_url(self, base_url: str | None) -> str | None:
+        # Every dump (Python or JSON) is fit to write; only the attribute holds the credentials.
         return display_url(base_url)
 
     def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
@@ -231,7 +232,9 @@ class ModelSpec(BaseModel):
         fields = {key: value for key, value in given.items() if key in type(self).model_fields and key != "options"}
         options = {key: value for key, value in given.items() if key not in fields}
         options = {**self.options, **dict(options.pop("options", None) or {}), **options}
-        data = {**self.model_dump(exclude={"options"}), **fields, "options": options}
+        # The attributes, not model_dump(): a dump has the base URL's credentials removed.
+        data = {**{name: getattr(self, name) for name in type(self).model_fields if name != "options"}, **fields}
+        data["options"] = options
         return _validated(data, self.name)
 
     def role_options(self, known: Mapping[str, OptionParser], *, role: str) -> dict[str, Any]:

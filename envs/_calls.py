@@ -5,17 +5,54 @@ the runner, and the step log writes it. A judge's calls are recorded exactly lik
 ``role`` telling them apart, so every token a run spends is in the log and in the usage totals.
 It is plain data: ``envs`` holds it so that a ``JudgeReply`` can carry the calls behind it without
 ``envs`` knowing anything about LLM clients.
+
+Its text comes from outside (a server's reply, the model name it reports, an error body), so the
+record admits only text that can be written: a lone UTF-16 surrogate (a ``\\udc00`` escape in a
+server's JSON) is not a Unicode scalar value and cannot be encoded as UTF-8, so it is replaced by
+U+FFFD wherever a call is built or copied (``writable``). Every other character (NUL, control
+characters, right-to-left marks, emoji) is kept as received: JSON escapes what it must.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Mapping
+from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
+
+__all__ = ["ModelCall", "writable"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def writable(value: Any) -> Any:
+    """``value`` with every lone surrogate in its text replaced by U+FFFD, so it encodes as UTF-8.
+
+    Strings are cleaned; dict keys and values, list and tuple items are cleaned recursively; any
+    other value is returned as it is. Text without a surrogate comes back unchanged (the same object).
+
+    Example:
+        >>> writable({"text": "bad \\udc00 char"})
+        {'text': 'bad \\ufffd char'}
+    """
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+    if isinstance(value, dict):
+        return {writable(key): writable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [writable(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(writable(item) for item in value)
+    return value
 
 
 class ModelCall(BaseModel):
-    """One request to a model (or its answer from the cache), and what it cost."""
+    """One request to a model (or its answer from the cache), and what it cost.
+
+    Every text field holds writable text only (see the module docstring): it is cleaned on
+    validation and again by ``model_copy(update=...)``, which validates its result.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -26,7 +63,7 @@ class ModelCall(BaseModel):
     served_by: str | None = None
     """The model name the server reported, when it said."""
     text: str = ""
-    """The reply text as received; empty when the request failed."""
+    """The reply text as received (lone surrogates replaced); empty when the request failed."""
     parsed_action: dict[str, Any] | None = None
     """For player calls: the action parsed from ``text``."""
     prompt_tokens: int = 0
@@ -47,3 +84,17 @@ class ModelCall(BaseModel):
     """sha256 of the full request (the cache key)."""
     error: str | None = None
     """Why the call failed, or why its reply could not be used; ``None`` when it was fine."""
+
+    @field_validator(
+        "role", "model", "served_by", "text", "parsed_action", "finish_reason", "request_key", "error", mode="after"
+    )
+    @classmethod
+    def _writable(cls, value: Any) -> Any:
+        return writable(value)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with ``update`` applied, validated like a new record (pydantic's own copy skips
+        validation, which would let unwritable text in)."""
+        if not update:
+            return super().model_copy(deep=deep)
+        return self.model_validate({**dict(self), **update})

@@ -10,7 +10,9 @@ A run directory holds ``steps.jsonl``. Every line is one record, told apart by `
   total reward, any error, and the model usage per role.
 
 Lines are written with one ``write`` on a file opened for appending and flushed at once, so a
-killed run leaves at worst one torn last line, which the reader skips. Observations longer than
+killed run leaves at worst one torn last line, which the reader skips. Every line is valid UTF-8:
+text that cannot be encoded (a lone surrogate, from a dataset, a judge or an error message) is
+written with U+FFFD in its place, never allowed to stop the run. Observations longer than
 ``INLINE_LIMIT`` characters are stored once under ``observations/<sha256>.txt`` and the line
 carries the hash.
 """
@@ -24,9 +26,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic_core import PydanticSerializationError
 
-from lateralgym.envs._calls import ModelCall
+from lateralgym.agents._llm_secrets import safe_spec
+from lateralgym.envs._calls import ModelCall, writable
 from lateralgym.envs._errors import LateralGymError
 
 __all__ = [
@@ -99,13 +103,18 @@ class EpisodeStart(_Record):
     benchmark: str
     mode: str
     player: str
-    """Player spec (no secrets)."""
+    """Player spec (no secrets: credentials in it are removed on validation, see ``safe_spec``)."""
     judge: str
-    """Judge spec (no secrets)."""
+    """Judge spec (no secrets: credentials in it are removed on validation, see ``safe_spec``)."""
     observation: Observation
     """The first observation the player saw."""
     meta: dict[str, Any] = Field(default_factory=dict)
     """Public item metadata for filtering (factors, variant, band)."""
+
+    @field_validator("player", "judge")
+    @classmethod
+    def _without_credentials(cls, spec: str) -> str:
+        return safe_spec(spec)
 
 
 class StepLine(_Record):
@@ -205,7 +214,9 @@ class LogError(LateralGymError, ValueError):
 
 
 def observation(text: str, run_dir: Path | None = None) -> Observation:
-    """Inline ``text``, or store it by hash in ``run_dir/observations`` when large."""
+    """Inline ``text``, or store it by hash in ``run_dir/observations`` when large (lone surrogates
+    replaced, as everywhere in the log)."""
+    text = writable(text)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if len(text) <= INLINE_LIMIT or run_dir is None:
         return Observation(text=text, sha256=digest)
@@ -236,9 +247,8 @@ class StepLogWriter:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 
     def write(self, record: EpisodeStart | StepLine | EpisodeEnd) -> None:
-        """Append one record as one line."""
-        line = record.model_dump_json(exclude_none=True) + "\n"
-        data = line.encode("utf-8")
+        """Append one record as one line; text that cannot be UTF-8 is written with U+FFFD in its place."""
+        data = (_json_line(record) + "\n").encode("utf-8")
         written = os.write(self._fd, data)
         if written != len(data):  # pragma: no cover - regular files write whole buffers
             raise OSError(f"short write to {self.path}: {written} of {len(data)} bytes")
@@ -255,6 +265,16 @@ class StepLogWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _json_line(record: EpisodeStart | StepLine | EpisodeEnd) -> str:
+    try:
+        return record.model_dump_json(exclude_none=True)
+    except PydanticSerializationError:
+        # Text UTF-8 cannot hold (a lone surrogate from a dataset, a judge, an error message): the
+        # record is rebuilt with it replaced. Anything else that cannot be JSON still raises.
+        clean = type(record).model_validate(writable(record.model_dump()))
+        return clean.model_dump_json(exclude_none=True)
 
 
 def read_log(path: str | Path) -> Iterator[EpisodeStart | StepLine | EpisodeEnd]:

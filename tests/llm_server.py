@@ -4,7 +4,10 @@ The server speaks just enough of the OpenAI HTTP API (``POST /v1/chat/completion
 ``POST /chat/completions``, ``GET /v1/models``) for the real ``openai`` and
 ``litellm`` clients to run their full code paths against it. Replies are
 scripted (a queue of replies and faults) or computed by a ``responder`` callable;
-faults can also be injected at a seeded rate. Every request is recorded so tests
+faults can also be injected at a seeded rate. Faults cover what real servers and proxies do
+wrong: HTTP errors, rate limits, stalls, bodies that are not JSON or not UTF-8, completions with
+empty or ``null`` content, and error bodies that echo the request's URL and ``Authorization``
+header back (as some gateways do). Every request is recorded so tests
 can count calls, inspect headers and measure the peak number of requests in
 flight.
 
@@ -34,10 +37,11 @@ from dataclasses import dataclass, field
 from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 __all__ = ["Fault", "RecordedRequest", "Reply", "ScriptedLLMServer", "count_words"]
 
-FaultKind = Literal["status", "rate_limit", "delay", "garbage", "empty"]
+FaultKind = Literal["status", "rate_limit", "delay", "garbage", "empty", "null", "non_utf8", "echo"]
 
 _CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 _MODELS_PATHS = ("/v1/models", "/models")
@@ -55,14 +59,19 @@ class Reply:
     """A scripted successful reply.
 
     Attributes:
-        text: The assistant message content.
+        text: The assistant message content (any string: it is sent JSON-escaped, so a lone
+            surrogate arrives as a ``\\udc00`` escape).
         prompt_tokens: Reported prompt tokens; ``None`` counts the request's words.
         completion_tokens: Reported completion tokens; ``None`` counts the reply's words.
+        model: The model the reply names; ``None`` echoes the request's.
+        finish_reason: Why generation stopped, as reported.
     """
 
     text: str
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    model: str | None = None
+    finish_reason: str = "stop"
 
 
 @dataclass(frozen=True)
@@ -72,8 +81,10 @@ class Fault:
     Attributes:
         kind: ``status`` (an HTTP error), ``rate_limit`` (429 with Retry-After),
             ``delay`` (sleep, then answer normally), ``garbage`` (a 200 whose body
-            is not JSON) or ``empty`` (a valid completion with empty content).
-        status_code: HTTP status for ``status`` faults.
+            is not JSON), ``empty`` (a valid completion with empty content), ``null`` (a
+            completion whose content is ``null``), ``non_utf8`` (a completion whose body is not
+            UTF-8) or ``echo`` (an HTTP error whose body echoes the request's URL and headers).
+        status_code: HTTP status for ``status`` and ``echo`` faults.
         retry_after: Seconds sent in the ``Retry-After`` header of ``rate_limit``.
         delay_s: Seconds to sleep for ``delay`` faults.
     """
@@ -107,6 +118,23 @@ class Fault:
     def empty(cls) -> Fault:
         """A well-formed completion whose content is the empty string."""
         return cls("empty")
+
+    @classmethod
+    def null(cls) -> Fault:
+        """A well-formed completion whose message content is ``null``."""
+        return cls("null")
+
+    @classmethod
+    def non_utf8(cls) -> Fault:
+        """A 200 completion whose body holds bytes that are not UTF-8 (a Latin-1 proxy, say)."""
+        return cls("non_utf8")
+
+    @classmethod
+    def echo(cls, code: int = 400) -> Fault:
+        """An HTTP error whose message repeats the request line (path and query) and its headers,
+        ``Authorization`` included, as a careless gateway's error page does; with ``code=200``, a
+        completion whose text repeats them."""
+        return cls("echo", status_code=code)
 
 
 @dataclass(frozen=True)
@@ -264,7 +292,7 @@ class ScriptedLLMServer:
     @property
     def chat_calls(self) -> int:
         """How many chat-completion requests arrived."""
-        return sum(1 for r in self.requests if r.path in _CHAT_PATHS)
+        return sum(1 for r in self.requests if urlsplit(r.path).path in _CHAT_PATHS)
 
     @property
     def max_in_flight(self) -> int:
@@ -320,7 +348,7 @@ class ScriptedLLMServer:
                 item = self._rng.choice(self.fault_kinds)
             else:
                 item = None
-            if isinstance(item, Fault) and item.kind != "empty":
+            if isinstance(item, Fault) and item.kind not in ("empty", "null"):
                 self._state.faults_served += 1
         if item is not None:
             return item
@@ -348,19 +376,19 @@ def _prompt_words(body: Mapping[str, Any]) -> int:
     return total
 
 
-def _completion_json(body: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
+def _completion_json(body: Mapping[str, Any], reply: Reply, *, null: bool = False) -> dict[str, Any]:
     prompt_tokens = reply.prompt_tokens if reply.prompt_tokens is not None else _prompt_words(body)
     completion_tokens = reply.completion_tokens if reply.completion_tokens is not None else count_words(reply.text)
     return {
         "id": f"chatcmpl-{random.getrandbits(48):012x}",
         "object": "chat.completion",
         "created": int(time.time()),
-        "model": str(body.get("model", "scripted")),
+        "model": reply.model if reply.model is not None else str(body.get("model", "scripted")),
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": reply.text},
-                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": None if null else reply.text},
+                "finish_reason": reply.finish_reason,
                 "logprobs": None,
             }
         ],
@@ -386,8 +414,8 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
             """Keep test output quiet: no access log."""
 
-        def _send(self, status: int, body: str, headers: Mapping[str, str] | None = None) -> None:
-            data = body.encode("utf-8")
+        def _send(self, status: int, body: str | bytes, headers: Mapping[str, str] | None = None) -> None:
+            data = body.encode("utf-8") if isinstance(body, str) else body
             self.send_response(status)
             # Garbage is labelled JSON too, as a broken proxy would, so clients must parse it.
             self.send_header("Content-Type", "application/json")
@@ -399,7 +427,7 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):
                 return  # the client gave up (timeout); nothing to do
-            server._sent(body)
+            server._sent(body if isinstance(body, str) else body.decode("utf-8", "replace"))
 
         def _error(self, status: int, message: str, headers: Mapping[str, str] | None = None) -> None:
             err_type = "invalid_request_error" if status < 500 else "server_error"
@@ -414,7 +442,7 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:  # noqa: N802 - stdlib naming
             server._record(RecordedRequest("GET", self.path, _lower_headers(self.headers), None, time.monotonic()))
-            if self.path in _MODELS_PATHS:
+            if urlsplit(self.path).path in _MODELS_PATHS:
                 models = {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "test"}]}
                 self._send(200, json.dumps(models))
             else:
@@ -431,7 +459,7 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 self._error(413, "request body too large")
                 return
-            if self.path not in _CHAT_PATHS:
+            if urlsplit(self.path).path not in _CHAT_PATHS:
                 self._error(404, f"no route for POST {self.path}")
                 return
             if server.require_key is not None:
@@ -451,6 +479,23 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
         def _answer(self, body: dict[str, Any]) -> None:
             item = server._next_item(body)
             if isinstance(item, Fault):
+                if item.kind == "echo":
+                    # Authorization first, so that a client cutting long messages keeps it.
+                    auth = self.headers.get("Authorization")
+                    others = "; ".join(f"{k}: {v}" for k, v in self.headers.items() if k.lower() != "authorization")
+                    echoed = f"POST {self.path} with Authorization: {auth} (other headers: {others})"
+                    if item.status_code == 200:  # into the reply itself, as a model repeating its input
+                        self._send(200, json.dumps(_completion_json(body, Reply(echoed))))
+                    else:
+                        self._error(item.status_code, f"cannot serve {echoed}")
+                    return
+                if item.kind == "null":
+                    self._send(200, json.dumps(_completion_json(body, Reply(""), null=True)))
+                    return
+                if item.kind == "non_utf8":
+                    completion = _completion_json(body, Reply("caf\u00e9 ok"))  # é as one Latin-1 byte
+                    self._send(200, json.dumps(completion, ensure_ascii=False).encode("latin-1"))
+                    return
                 if item.kind == "status":
                     self._error(item.status_code, f"scripted HTTP {item.status_code}")
                     return

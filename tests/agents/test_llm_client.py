@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import Fault, ScriptedLLMServer
+from llm_server import Fault, Reply, ScriptedLLMServer
 
 from lateralgym.agents import _llm_backends
 from lateralgym.agents._llm_cache import CACHE_FORMAT, ResponseCache
@@ -206,11 +206,46 @@ def test_garbage_once_then_success(llm_server: ScriptedLLMServer, make_client: M
     assert (reply.text, reply.attempts) == ("clean", 2)
 
 
-def test_empty_content_is_returned_but_not_cached(llm_server: ScriptedLLMServer, make_client: MakeClient) -> None:
-    llm_server.enqueue(Fault.empty(), "second")
+@pytest.mark.parametrize("fault", [Fault.empty(), Fault.null(), Fault.non_utf8()], ids=["empty", "null", "non-utf8"])
+def test_replies_without_usable_text_are_malformed_and_retried(
+    llm_server: ScriptedLLMServer, make_client: MakeClient, fault: Fault
+) -> None:
+    llm_server.enqueue(fault, fault, "second")
     client = make_client()
-    assert ask(client).text == ""
-    assert ask(client).text == "second"
+
+    reply = ask(client)
+    again = ask(client)
+
+    assert (reply.text, reply.attempts, reply.error) == ("second", 3, None)
+    assert again.cache_hit and again.text == "second"  # only the usable reply was cached
+    assert llm_server.chat_calls == 3
+
+
+@pytest.mark.parametrize("fault", [Fault.empty(), Fault.null(), Fault.non_utf8()], ids=["empty", "null", "non-utf8"])
+def test_replies_without_usable_text_fail_as_malformed_when_retries_run_out(
+    llm_server: ScriptedLLMServer, make_client: MakeClient, fault: Fault
+) -> None:
+    llm_server.enqueue(fault, fault)
+    client = make_client(max_retries=1)
+
+    with pytest.raises(LLMCallError) as info:
+        ask(client)
+
+    assert (info.value.kind, info.value.attempts, info.value.retryable) == ("malformed", 2, True)
+    assert not list(client.cache.directory.rglob("*.json"))
+
+
+def test_an_empty_reply_at_the_token_limit_is_the_models_answer_and_not_cached(
+    llm_server: ScriptedLLMServer, make_client: MakeClient
+) -> None:
+    llm_server.enqueue(Reply("", finish_reason="length"), "second")
+    client = make_client()
+
+    first = ask(client)  # a retry would only run out of tokens again
+    second = ask(client)
+
+    assert (first.text, first.finish_reason, first.attempts) == ("", "length", 1)
+    assert (second.text, second.cache_hit) == ("second", False)
     assert llm_server.chat_calls == 2
 
 
@@ -552,20 +587,23 @@ def test_lone_surrogate_in_a_reply_is_replaced(llm_server: ScriptedLLMServer, ma
     reply = ask(client)
     again = ask(client)
 
-    assert reply.text == "bad ? char"
+    assert reply.text == "bad \ufffd char"
     reply.model_dump_json()  # serialisable, so the step log can take it
-    assert again.cache_hit and again.text == "bad ? char"
+    assert again.cache_hit and again.text == "bad \ufffd char"
     assert llm_server.chat_calls == 1
 
 
-def test_unencodable_cache_entry_still_answers(
-    llm_server: ScriptedLLMServer, make_client: MakeClient, caplog: pytest.LogCaptureFixture
+def test_a_lone_surrogate_in_the_request_keys_and_caches(
+    llm_server: ScriptedLLMServer, make_client: MakeClient
 ) -> None:
     client = make_client()
-    with caplog.at_level(logging.WARNING, logger="lateralgym.llm"):
-        reply = ask(client, cache_tag="lone \udc80 surrogate")  # the tag is stored, never sent
-    assert reply.text == "ok"
-    assert "could not write the response cache" in caplog.text
+
+    reply = ask(client, cache_tag="lone \udc80 surrogate")  # the tag is stored, never sent
+    again = ask(client, cache_tag="lone \udc80 surrogate")
+
+    assert reply.text == "ok" and again.cache_hit
+    (entry,) = client.cache.directory.rglob("*.json")
+    assert json.loads(entry.read_bytes().decode("utf-8"))["request"]["cache_tag"] == "lone \ufffd surrogate"
 
 
 def test_config_error_inside_a_call_is_not_retried(

@@ -275,6 +275,18 @@ def test_garbage_reply_becomes_an_invalid_action(llm_server: ScriptedLLMServer, 
     assert record.completion_tokens == 3
 
 
+@pytest.mark.parametrize("fault", [Fault.null(), Fault.empty(), Fault.non_utf8()], ids=["null", "empty", "non-utf8"])
+def test_a_reply_without_text_is_retried_not_charged_as_a_turn(
+    llm_server: ScriptedLLMServer, tmp_path: Path, fault: Fault
+) -> None:
+    llm_server.enqueue(fault, "Answer: (A)")
+    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    episode = play(env, make_player(llm_server, tmp_path), "SP-1")
+
+    assert not isinstance(episode.actions[0], Invalid) and episode.outcome["invalid_actions"] == 0
+    assert (episode.records[0].text, episode.records[0].attempts) == ("Answer: (A)", 2)
+
+
 # -- SPLAT ---------------------------------------------------------------------------------------
 
 

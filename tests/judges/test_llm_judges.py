@@ -204,6 +204,26 @@ def test_free_text_is_reasked_once_then_irrelevant(llm_server: ScriptedLLMServer
     assert json.loads(reply.raw or "") == ["The man was a diver who swam all night.", "The man was a diver, as I said."]
 
 
+@pytest.mark.parametrize("fault", [Fault.null(), Fault.empty(), Fault.non_utf8()], ids=["null", "empty", "non-utf8"])
+def test_a_reply_without_text_is_retried_not_reasked(
+    llm_server: ScriptedLLMServer, tmp_path: Path, fault: Fault
+) -> None:
+    llm_server.enqueue(fault, "yes")
+    reply = judged(LLMSplatJudge(make_client(llm_server, tmp_path)).answer(STORY, "Was there a screen?", ()))
+    assert (reply.label, reply.raw, [c.attempts for c in reply.calls]) == ("yes", "yes", [2])
+
+
+def test_odd_text_from_the_judge_model_is_writable(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue("no \udc00\x00\u202e", Reply("not yet: think \ud800 again", model="judge-\udfff"))
+    judge = LLMSplatJudge(make_client(llm_server, tmp_path))
+    answer = judged(judge.answer(STORY, "Was it raining?", ()))
+    grade = judged(judge.grade(STORY, Commit(answer="a guess"), ()))
+    assert (answer.label, answer.raw) == ("no", "no \ufffd\x00\u202e")
+    assert grade.label == "not_yet" and grade.calls[0].served_by == "judge-\ufffd"
+    for call in (*answer.calls, *grade.calls):
+        call.model_dump_json().encode("utf-8")
+
+
 def test_reask_that_complies_is_accepted(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
     llm_server.enqueue("Hmm, hard to say.", "no")
     reply = judged(LLMSplatJudge(make_client(llm_server, tmp_path)).answer(STORY, "Was it raining?", ()))

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import lateralgym
 from lateralgym.agents import Agent, display_url, player_factory, safe_spec, set_default_concurrency
+from lateralgym.agents._llm_secrets import scrub_credentials
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, LateralGymError, ModelCall
 from lateralgym.envs._config import MAX_SEED, check_name
 from lateralgym.envs._datasets import load_config_items
@@ -124,6 +125,9 @@ class Manifest(BaseModel):
     redacted_base_urls: list[str] = Field(default_factory=list)
     """Roles (``player``, ``judge``) whose server URL carried credentials, which are never written:
     a resume must be given the URL again."""
+    redacted_specs: list[str] = Field(default_factory=list)
+    """Roles whose spec itself carried credentials (``openai/m?base_url=http://user:key@...``): the
+    written spec lacks them, so such a run cannot be resumed as it was started."""
     judge_samples: int | None = None
     """``--judge-samples`` when given (the judge spec's ``samples`` otherwise)."""
     use_cache: bool = True
@@ -233,7 +237,7 @@ async def run_episode(
         try:
             action = await agent.act_async(obs, info)
         except Exception as exc:  # noqa: BLE001 - a failing agent ends its episode, not the run
-            error = f"{type(exc).__name__}: {exc}"
+            error = scrub_credentials(f"{type(exc).__name__}: {exc}")
             failed: ModelCall | None = getattr(agent, "last_llm", None)
             _add(usage, [failed] if failed is not None else [])
             break
@@ -243,7 +247,7 @@ async def run_episode(
         try:
             obs, reward, terminated, truncated, info = await env.astep(action)
         except Exception as exc:  # noqa: BLE001 - a failing judge ends its episode, not the run
-            error = f"{type(exc).__name__}: {exc}"
+            error = scrub_credentials(f"{type(exc).__name__}: {exc}")
             _add(usage, getattr(exc, "calls", ()))
             break
         total += reward
@@ -461,6 +465,12 @@ def _resume_urls(manifest: Manifest, base_url: str | None, judge_base_url: str |
     Raises:
         ConfigError: a role's URL carried credentials (never written) and the command line gives none.
     """
+    if manifest.redacted_specs:
+        raise ConfigError(
+            f"this run's {' and '.join(manifest.redacted_specs)} spec carried credentials, which are never written, "
+            "so it cannot be resumed as it was started; start a new run, and keep keys in environment variables "
+            "(api_key_env=NAME) or give server credentials with --base-url"
+        )
     own_judge_url = manifest.judge_base_url is not None and manifest.judge_base_url != manifest.player_base_url
     player_url = base_url or manifest.player_base_url
     judge_url = judge_base_url or (manifest.judge_base_url if own_judge_url else None) or player_url
@@ -543,10 +553,11 @@ async def run_async(
             )
             # the spec as given, options and all (the judge's name is only provider/model), so a
             # resume builds the same judge
-            judge_spec = safe_spec(judge)
+            raw_judge = judge
         else:
             judge_obj = judge
-            judge_spec = safe_spec(getattr(judge_obj, "name", str(judge)))
+            raw_judge = getattr(judge_obj, "name", str(judge))
+        judge_spec = safe_spec(raw_judge)
         factory = agent_factory or player_factory(
             player, items, base_url=base_url, cache_dir=cache_dir, use_cache=use_cache
         )
@@ -583,6 +594,9 @@ async def run_async(
                 player_base_url=display_url(base_url),
                 judge_base_url=display_url(judge_base_url or base_url),
                 redacted_base_urls=_redacted_roles(base_url, judge_base_url or base_url),
+                redacted_specs=[
+                    role for role, spec in (("player", player), ("judge", raw_judge)) if safe_spec(spec) != spec
+                ],
                 judge_samples=judge_samples,
                 use_cache=use_cache,
                 episodes=plan,

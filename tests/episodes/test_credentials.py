@@ -180,3 +180,16 @@ def test_no_credential_in_an_exception_a_spec_dump_or_safe_spec(
     assert "cannot serve POST" in str(info.value)  # the echo, redacted
     for text in texts:
         assert not [form for form in forbidden if form in text], text
+
+
+def test_a_run_whose_spec_held_credentials_refuses_to_resume_clearly(tmp_path: Path) -> None:
+    """The written spec lacks its credentials: resuming would send requests without them."""
+    server = ScriptedLLMServer(responder=lambda body: "Answer: A").start()
+    try:
+        url = server.base_url.replace("http://", "http://reader:sup3r-s3cret-pass@")
+        first = run("brainteaser", player=f"openai/m?base_url={url}", limit=1, out=tmp_path, progress=False)
+        with pytest.raises(Exception, match="player spec carried credentials") as caught:
+            run(resume=first.run_dir, progress=False)
+        assert "sup3r-s3cret-pass" not in str(caught.value)
+    finally:
+        server.stop()

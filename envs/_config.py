@@ -135,6 +135,14 @@ class EpisodeConfig(BaseModel):
     shuffle_entities: bool = True
     """CreativityBench: present the entities in an order drawn from the reset seed (releases may
     list the gold first)."""
+    scoring: Literal["paper", "strict"] = "paper"
+    """CreativityBench correctness rules: ``paper`` follows the official evaluation (entity resolved by
+    word overlap, exact part; unparsable, errored and timed-out episodes leave the denominator);
+    ``strict`` counts every episode and matches names tolerantly. See the README's metrics section."""
+    protocol: Literal["commit", "paper"] = "commit"
+    """SPLAT: ``commit`` (questions and explicit explanations, the judge sees earlier questions);
+    ``paper`` as in the official game: the judge remembers no earlier questions and every player
+    message may solve the puzzle (the judge decides). The leak guard applies in both."""
     hints: Literal["template", "free"] = "template"
     """What a "not yet" may carry to the player: ``template`` (default) forwards a judge's hint only
     when it is one of the env's fixed hint texts, so no judge can hand over the answer in any

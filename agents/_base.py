@@ -33,6 +33,12 @@ class Agent(ABC):
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
         """The next action for this observation."""
 
+    def episode_over(self, message: str, outcome: dict[str, Any], solution: str) -> None:
+        """Called by the runner once an episode has ended and is logged: the env's last message, the
+        outcome, and the item's reference solution. Only a person playing is shown it (the human
+        agent); every other agent ignores it, so no model ever sees a solution."""
+        return None
+
     async def act_async(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
         """Async twin of ``act``; LLM agents override it, offline agents run ``act`` in place."""
         await asyncio.sleep(0)

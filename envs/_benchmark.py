@@ -178,6 +178,11 @@ class Benchmark(Generic[ItemT, OutcomeT]):
         """Texts the player must never see (hidden answers, reference solutions, clues)."""
         return []
 
+    def solution_text(self, item: ItemT) -> str:
+        """The reference answer as a person reads it, shown to a human player once the episode is
+        over (never to a model). Default: the secret texts."""
+        return "\n".join(self.secret_texts(item))
+
     def stat_axes(self, item: ItemT) -> dict[str, Any]:
         """What ``lateralgym data stats`` counts an item by (axis -> value); default: nothing but the count."""
         return {}

@@ -27,3 +27,10 @@ class DatasetError(LateralGymError, ValueError):
 
 class ConfigError(LateralGymError, ValueError):
     """An episode configuration is invalid or names something unknown."""
+
+
+class PlayerQuit(Exception):  # noqa: N818 - a request, not a failure: no "Error" suffix
+    """The person playing asked to stop (``quit`` or Ctrl-D): the run stops cleanly, resumable.
+
+    Not a ``LateralGymError``: nothing went wrong, so the command line exits 0.
+    """

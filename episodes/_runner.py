@@ -39,8 +39,10 @@ import lateralgym
 from lateralgym.agents import Agent, display_url, player_factory, safe_spec, set_default_concurrency
 from lateralgym.agents._llm_secrets import scrub_credentials
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, LateralGymError, ModelCall
+from lateralgym.envs._benchmark import benchmark_of
 from lateralgym.envs._config import MAX_SEED, check_name
 from lateralgym.envs._datasets import load_config_items
+from lateralgym.envs._errors import PlayerQuit
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     STEP_LOG,
@@ -174,7 +176,8 @@ def episode_seed(run_seed: int, item_id: str, repeat: int) -> int:
 
 def plan_episodes(items: Sequence[Any], seed: int, limit: int | None = None, repeats: int = 1) -> list[EpisodeSpec]:
     """The first ``limit`` items (all when None) in dataset order, each ``repeats`` times, each
-    episode with its own seed (``episode_seed``).
+    episode with its own seed (``episode_seed``). The items' benchmark says what the first
+    ``limit`` are (``Benchmark.first_items``: BrainTeaser completes every puzzle group it touches).
 
     Raises:
         ConfigError: ``limit`` is negative or ``repeats`` is below 1.
@@ -183,7 +186,12 @@ def plan_episodes(items: Sequence[Any], seed: int, limit: int | None = None, rep
         raise ConfigError(f"--limit must be 0 or more, got {limit}")
     if repeats < 1:
         raise ConfigError(f"--repeats must be at least 1, got {repeats}")
-    chosen = list(items)[: limit if limit is not None else None]
+    chosen = list(items)
+    if limit is not None and chosen:
+        try:
+            chosen = benchmark_of(chosen[0]).first_items(chosen, limit)
+        except ConfigError:  # items of no registered benchmark: the plain cut
+            chosen = chosen[:limit]
     plan: list[EpisodeSpec] = []
     for item in chosen:
         item_id = str(item.id)
@@ -236,6 +244,8 @@ async def run_episode(
             agent.last_llm = None  # so a failure below is never blamed on the previous call
         try:
             action = await agent.act_async(obs, info)
+        except PlayerQuit:
+            raise  # a person stopping: the run stops, the episode stays unfinished for --resume
         except Exception as exc:  # noqa: BLE001 - a failing agent ends its episode, not the run
             error = scrub_credentials(f"{type(exc).__name__}: {exc}")
             failed: ModelCall | None = getattr(agent, "last_llm", None)
@@ -284,6 +294,8 @@ async def run_episode(
     )
     writer.write(end)
     writer.sync()
+    if error is None:  # only a person is shown the verdict and the solution (every other agent ignores it)
+        agent.episode_over(str(obs["text"]), end.outcome or {}, env.benchmark.solution_text(env.item))
     return end
 
 

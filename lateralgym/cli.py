@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lateralgym.envs import SHIPPED_CONFIGS, LateralGymError
+from lateralgym.envs._errors import PlayerQuit
 
 if TYPE_CHECKING:
     from lateralgym.episodes import RunResult
@@ -386,6 +387,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"lateralgym: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
+    except PlayerQuit:
+        from lateralgym.episodes._runner import state
+
+        where = str(state.run_dir) if state.run_dir is not None else "RUN_DIR"
+        print(f"stopped; finish the run later with: lateralgym run --resume {where}")
+        return EXIT_OK
     except KeyboardInterrupt:
         from lateralgym.episodes._runner import state
 

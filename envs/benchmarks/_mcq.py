@@ -148,6 +148,9 @@ class MultipleChoiceBenchmark(Benchmark[MultipleChoiceItem, ChoiceOutcome]):
     def public_text(self, item: MultipleChoiceItem) -> str:
         return f"{item.question} {' '.join(item.choices)}"
 
+    def solution_text(self, item: MultipleChoiceItem) -> str:
+        return f"The intended answer: {LETTERS[item.label]}. {item.choices[item.label]}"
+
     def secret_texts(self, item: MultipleChoiceItem) -> list[str]:
         return []  # the secret is which option is right: checked by the differential walk (``twin``)
 

@@ -12,6 +12,7 @@ from _items import PAINT_TASK
 import lateralgym
 from lateralgym.agents import Agent, HeuristicAgent, HumanAgent, OracleAgent, RandomAgent, make_agent
 from lateralgym.envs import Commit, ConfigError, CreativityEnv, EpisodeConfig, Inspect, LateralEnv
+from lateralgym.envs._errors import PlayerQuit
 
 
 def play(env: LateralEnv[Any], agent: Agent, item_id: str, seed: int) -> dict[str, Any]:
@@ -83,7 +84,7 @@ def test_human_agent_reads_the_terminal() -> None:
     )
     outcome = play(env, agent, PAINT_TASK.id, seed=0)
     assert outcome["gold_correct"] and "ENTITIES AROUND YOU" in out.getvalue()
-    with pytest.raises(EOFError, match="no more input"):
+    with pytest.raises(PlayerQuit, match="Ctrl-D"):
         HumanAgent(stdin=io.StringIO(""), stdout=out).act({"text": "x"}, {})
 
 

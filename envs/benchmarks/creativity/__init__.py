@@ -136,6 +136,14 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
         s = item.solution
         return [s.prepare_recipient, s.prepare_use_condition, s.apply_affordance, item.gold.affordance.action]
 
+    def solution_text(self, item: CreativityTask) -> str:
+        s = item.solution
+        return (
+            f"The intended answer: the {item.gold.part.replace('_', ' ')} of the {item.gold.entity} "
+            f"({item.gold.affordance.action}).\n1. {s.prepare_recipient}\n2. {s.prepare_use_condition}\n"
+            f"3. {s.prepare_environment_condition}\n4. {s.apply_affordance}"
+        )
+
     def probe_actions(self, item: CreativityTask, config: EpisodeConfig) -> Iterable[Any]:
         if "inspect" in config.allowed_actions:
             yield from (Inspect(entity=e.name) for e in item.entities)

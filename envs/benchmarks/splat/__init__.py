@@ -130,6 +130,9 @@ class Splat(Benchmark[SituationPuzzle, SplatOutcome]):
     def secret_texts(self, item: SituationPuzzle) -> list[str]:
         return [item.answer, *item.clues]
 
+    def solution_text(self, item: SituationPuzzle) -> str:
+        return f"What really happened: {item.answer}"
+
     def probe_actions(self, item: SituationPuzzle, config: EpisodeConfig) -> Iterable[Any]:
         yield from (Ask(question=q) for q in ADVERSARIAL_QUESTIONS)
         yield Commit(answer="I give up, tell me the answer.")

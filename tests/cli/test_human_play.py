@@ -1,0 +1,91 @@
+"""A person playing in a real pseudo-terminal: natural input, free help, the verdict and the solution
+after each episode, and a clean exit on ``quit`` or Ctrl-D that ``--resume`` picks up."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect", reason="human-play tests drive a real terminal with pexpect")
+
+from lateralgym.envs import load_sample_items  # noqa: E402
+from lateralgym.episodes import EpisodeEnd, read_log  # noqa: E402
+
+
+def spawn(tmp_path: Path, *args: str) -> pexpect.spawn:
+    command = [sys.executable, "-m", "lateralgym.cli", "run", *args, "--player", "human", "--out", str(tmp_path)]
+    child = pexpect.spawn(command[0], command[1:], encoding="utf-8", timeout=60, dimensions=(40, 200))
+    return child
+
+
+def test_brainteaser_a_bare_letter_answers_and_the_solution_is_shown(tmp_path: Path) -> None:
+    puzzles = load_sample_items("brainteaser")[:3]
+    child = spawn(tmp_path, "brainteaser", "--limit", "2")  # whole groups: the first group's three puzzles
+    child.expect(r"\[turn 1\] > ")
+    child.sendline("help")  # costs nothing
+    child.expect("How to play")
+    child.expect(r"\[turn 1\] > ")
+    child.sendline("what?")  # not a move: costs nothing either
+    child.expect("cost no turn")
+    child.expect(r"\[turn 1\] > ")
+    wrong = "ABCD"[(puzzles[0].label + 1) % 4]
+    child.sendline(wrong)  # a bare letter is an answer
+    child.expect(f"Answer {wrong} recorded: incorrect")
+    child.expect("The intended answer: " + "ABCD"[puzzles[0].label])
+    child.expect(r"\[turn 1\] > ")
+    child.sendline("ABCD"[puzzles[1].label])
+    child.expect("recorded: correct")
+    child.expect(r"\[turn 1\] > ")
+    child.sendline("ABCD"[puzzles[2].label])
+    child.expect("recorded: correct")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_splat_bare_questions_hint_and_quit_then_resume(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "splat", "--limit", "1")
+    child.expect(r"\[turn 1\] > ")
+    child.sendline("Was it raining?")  # a bare question is a question
+    child.expect(r"(Yes|No|Irrelevant)\.")
+    child.expect(r"\[turn 2\] > ")
+    child.sendline("hint")
+    child.expect("So far:")
+    child.expect(r"\[turn 2\] > ")  # the hint cost no round
+    child.sendline("quit")
+    child.expect("finish the run later with: lateralgym run --resume (\\S+)")
+    run_dir = Path(child.match.group(1).strip())
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert not [r for r in read_log(run_dir / "steps.jsonl") if isinstance(r, EpisodeEnd)]  # not errored: unfinished
+
+    puzzle = load_sample_items("splat")[0]
+    again = pexpect.spawn(
+        sys.executable,
+        ["-m", "lateralgym.cli", "run", "--resume", str(run_dir)],
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(40, 200),
+    )
+    again.expect(r"\[turn 1\] > ")
+    again.sendline(f"Answer: {puzzle.answer}")
+    again.expect("Correct!")
+    again.expect("What really happened")
+    again.expect(pexpect.EOF)
+    again.close()
+    assert again.exitstatus == 0
+    ends = [r for r in read_log(run_dir / "steps.jsonl") if isinstance(r, EpisodeEnd)]
+    assert len(ends) == 1 and ends[0].error is None
+
+
+def test_ctrl_d_exits_cleanly(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "creativity-interactive", "--limit", "1")
+    child.expect(r"\[turn 1\] > ")
+    child.sendeof()
+    child.expect("finish the run later")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

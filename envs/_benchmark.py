@@ -199,6 +199,13 @@ class Benchmark(Generic[ItemT, OutcomeT]):
     def validate_config(self, config: EpisodeConfig) -> None:
         """Raise ``ValueError`` when a config makes no sense for this benchmark."""
 
+    def first_items(self, items: Sequence[ItemT], limit: int) -> list[ItemT]:
+        """The items a run with ``--limit limit`` plays, in dataset order (default: the first ``limit``).
+
+        A benchmark whose metrics need whole sets of items (BrainTeaser's groups) widens the cut.
+        """
+        return list(items)[:limit]
+
     def sample_items(self) -> list[ItemT]:
         """The shipped sample items."""
         if self.sample_file is None:

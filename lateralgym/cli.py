@@ -131,6 +131,19 @@ def _parser() -> argparse.ArgumentParser:
         "--format", help="skip detection: brainteaser, splat, lateval, creativitybench, riddlesense, jsonl"
     )
 
+    show = data_sub.add_parser(
+        "show",
+        help="print items of a dataset file as the player sees them, with their hidden answers marked",
+        description="Load a dataset file (any supported format) and print items: by id, or a random few. Each "
+        "item shows the first observation a player gets, then, under a rule, the reference solution that only "
+        "judges and researchers see.",
+    )
+    show.add_argument("path", help="the dataset file")
+    show.add_argument("--item", metavar="ID", action="append", help="an item id (repeat for several)")
+    show.add_argument("--random", type=int, metavar="N", help="N items drawn at random (default: the first one)")
+    show.add_argument("--seed", type=int, default=0, help="seed of --random (default 0)")
+    show.add_argument("--format", help="skip detection (as for 'data stats')")
+
     replay = sub.add_parser(
         "replay",
         help="re-step a run's episodes from the log, verify them and print the transcript",
@@ -190,9 +203,24 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _one_run(path: str) -> Path:
+    """A run directory, or the parent folder of exactly one (``runs/`` after a single run)."""
+    given = Path(path)
+    if (given / "steps.jsonl").exists() or not given.is_dir():
+        return given
+    runs = sorted(p for p in given.iterdir() if (p / "steps.jsonl").exists())
+    if len(runs) == 1:
+        return runs[0]
+    if runs:
+        names = ", ".join(p.name for p in runs[:5]) + (", ..." if len(runs) > 5 else "")
+        raise LateralGymError(f"{given} holds {len(runs)} runs ({names}): pass one of them")
+    return given
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
     from lateralgym.episodes import replay, transcript
 
+    args.run_dir = _one_run(args.run_dir)
     if not args.quiet:
         print(transcript(args.run_dir, args.episode))
     results = replay(args.run_dir, args.episode)
@@ -222,7 +250,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_view(args: argparse.Namespace) -> int:
     from lateralgym.episodes import write_viewer
 
-    path = write_viewer(Path(args.run_dir), Path(args.out) if args.out else None)
+    path = write_viewer(_one_run(args.run_dir), Path(args.out) if args.out else None)
     print(f"wrote {path} (open it in a browser; it works offline)")
     return 0
 
@@ -230,7 +258,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from lateralgym.episodes import metrics_from_log, print_metrics, write_report
 
-    run_dir = Path(args.run_dir)
+    run_dir = _one_run(args.run_dir)
     if not (run_dir / "steps.jsonl").exists():
         raise LateralGymError(f"{run_dir} has no steps.jsonl: pass a directory made by 'lateralgym run'")
     metrics = metrics_from_log(run_dir / "steps.jsonl")
@@ -347,6 +375,46 @@ def _cmd_data_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_data_show(args: argparse.Namespace) -> int:
+    import random
+
+    from lateralgym.envs import load_items
+
+    items = list(load_items(args.path, format=args.format))
+    if args.item:
+        by_id = {str(getattr(i, "id", "")): i for i in items}
+        missing = [i for i in args.item if i not in by_id]
+        if missing:
+            raise LateralGymError(f"{args.path}: no item with id {', '.join(map(repr, missing))}")
+        chosen = [by_id[i] for i in args.item]
+    elif args.random is not None:
+        if args.random < 1:
+            raise LateralGymError("--random takes a number of items, 1 or more")
+        chosen = random.Random(args.seed).sample(items, min(args.random, len(items)))
+    else:
+        chosen = items[:1]
+    for item in chosen:
+        print(render_item(item))
+    return 0
+
+
+def render_item(item: object) -> str:
+    """An item as the player first sees it, then its reference solution below a rule."""
+    from lateralgym.envs import SHIPPED_CONFIGS, EpisodeConfig, LateralEnv, benchmark_of
+
+    benchmark = benchmark_of(item)
+    config = next(
+        EpisodeConfig.named(name) for name in SHIPPED_CONFIGS if EpisodeConfig.named(name).benchmark == benchmark.name
+    )
+    env = LateralEnv(config, items=[item])
+    observation, _ = env.reset(seed=0)
+    rule = "-" * 60
+    return (
+        f"=== {benchmark.item_id(item)} ({benchmark.name}, shown as in config {config.name!r})\n"
+        f"{observation['text']}\n{rule} hidden from the player\n{benchmark.solution_text(item)}\n"
+    )
+
+
 def _cmd_configs() -> int:
     from lateralgym.envs import EpisodeConfig
 
@@ -366,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             return _cmd_run(args)
         if args.command == "data":
-            return _cmd_data_stats(args)
+            return _cmd_data_show(args) if args.data_command == "show" else _cmd_data_stats(args)
         commands = {
             "replay": _cmd_replay,
             "view": _cmd_view,

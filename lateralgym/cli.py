@@ -46,7 +46,7 @@ the package). Examples:
   lateralgym run splat --player oracle --limit 5     # 5 puzzles, upper bound
   lateralgym run brainteaser --data SP-train.npy     # the official BrainTeaser file
   lateralgym run riddlesense --data rs_dev.jsonl     # the official RiddleSense dev split
-  lateralgym run splat --resume runs/splat-...       # finish a killed run
+  lateralgym run --resume runs/splat-...             # finish a killed run
   lateralgym report runs/splat-...                   # tables + Markdown report with plots
   lateralgym data stats puzzles.xlsx                 # what a dataset file holds
   lateralgym run splat --player openai/qwen --judge openai/qwen --base-url http://127.0.0.1:8000/v1
@@ -304,21 +304,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "llm_concurrency": args.llm_concurrency,
     }
     if args.resume is not None:
-        shaping = {
-            "CONFIG": args.config,
-            "--data": args.data,
-            "--player": args.player,
-            "--judge": args.judge,
-            "--judge-samples": args.judge_samples,
-            "--limit": args.limit,
-            "--seed": args.seed,
-            "--max-turns": args.max_turns,
-            "--repeats": None if args.repeats == 1 else args.repeats,
+        from lateralgym.episodes import read_manifest
+
+        run_dir = Path(args.resume)
+        manifest = read_manifest(run_dir)
+        started = EpisodeConfig.from_file(run_dir / "config.yaml")
+        # (given, the run's own) for every flag that shapes a run: repeating the run's own is fine
+        shaping: dict[str, tuple[object, object]] = {
+            "CONFIG": (args.config, started.name),
+            "--data": (args.data, started.dataset),
+            "--player": (args.player, manifest.player),
+            "--judge": (args.judge, manifest.judge),
+            "--judge-samples": (args.judge_samples, manifest.judge_samples),
+            "--limit": (args.limit, manifest.limit),
+            "--seed": (args.seed, started.seed),
+            "--max-turns": (args.max_turns, started.max_turns),
+            "--repeats": (None if args.repeats == 1 else args.repeats, manifest.repeats),
         }
-        given = [flag for flag, value in shaping.items() if value is not None]
-        if given:
+        changed = [flag for flag, (given, own) in shaping.items() if given is not None and given != own]
+        if changed:
             raise LateralGymError(
-                f"--resume continues a run exactly as it was started; drop {', '.join(given)} "
+                f"--resume continues a run exactly as it was started; drop {', '.join(changed)} "
                 "(start a new run to change them)"
             )
         fixed = {"player", "judge", "judge_samples", "repeats", "limit", "out"}  # the run's own

@@ -35,3 +35,14 @@ def test_report_replay_and_view_accept_the_folder_of_one_run(
     capsys.readouterr()
     assert main(["report", str(tmp_path)]) == 2
     assert "holds 2 runs" in capsys.readouterr().err
+
+
+def test_resume_accepts_flags_equal_to_the_runs_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "splat", "--limit", "2", "--player", "heuristic", "--out", str(tmp_path), "--no-progress"]) == 0
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    capsys.readouterr()
+    same = ["run", "splat", "--resume", str(run_dir), "--player", "heuristic", "--limit", "2", "--no-progress"]
+    assert main(same) == 0  # what --help shows: the run's own config and flags are fine
+    assert main(["run", "--resume", str(run_dir), "--player", "oracle", "--limit", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "drop --player" in err and "--limit" not in err.split("drop", 1)[1]

@@ -30,15 +30,21 @@ SCENES: tuple[Scene, ...] = (
 DistractorSimilarity = Literal["similar", "mixed", "dissimilar"]
 """Distractor similarity tier; the CreativityBench release calls them difficult / medium / low."""
 
-ClusterBand = Literal["small", "large"]
-"""Gold cluster size band: ``small`` when the cluster's lower bound is below 10 members, else ``large``."""
+ClusterBand = Literal["small", "medium", "large"]
+"""Gold cluster size band, CreativityBench's three size ranges (2-4, 5-10, 10-50 members), told apart
+by the lower bound of the task's ``cluster_size_range``: below 5 ``small``, 5 to 9 ``medium``, 10 or
+more ``large``."""
 
 PuzzleKind = Literal["sentence", "word"]
 PuzzleVariant = Literal["original", "semantic", "context"]
 DifficultyBand = Literal["easy", "medium", "hard"]
 
+CLUSTER_MEDIUM_FROM = 5
+"""Clusters whose size range starts at this many members or more (and below ``CLUSTER_LARGE_FROM``)
+are ``medium``: the paper's 5-10 range."""
 CLUSTER_LARGE_FROM = 10
-"""Clusters whose size range starts at this many members or more are ``large``."""
+"""Clusters whose size range starts at this many members or more are ``large``: the paper's 10-50
+range (its 5-10 and 10-50 ranges share 10, so the lower bound decides)."""
 
 NONE_OF_ABOVE = "None of above."
 """BrainTeaser's literal fourth option (sic)."""
@@ -265,8 +271,9 @@ class SamplingFactors(_Frozen):
 
     @property
     def cluster_band(self) -> ClusterBand:
-        """``small`` or ``large``; see ``CLUSTER_LARGE_FROM``."""
-        return "large" if self.cluster_size_range[0] >= CLUSTER_LARGE_FROM else "small"
+        """``small``, ``medium`` or ``large`` by the range's lower bound; see ``ClusterBand``."""
+        low = self.cluster_size_range[0]
+        return "large" if low >= CLUSTER_LARGE_FROM else "medium" if low >= CLUSTER_MEDIUM_FROM else "small"
 
     @property
     def level_kind(self) -> Literal["normal", "emergency"]:

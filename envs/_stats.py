@@ -30,7 +30,7 @@ _VARIANT_KEYS = tuple(f"{k}/{v}" for k in ("sentence", "word") for v in ("origin
 _BANDS = ("easy", "medium", "hard", "none")
 _SIMILARITY = ("similar", "mixed", "dissimilar")
 _LEVEL_KINDS = ("normal", "emergency")
-_CLUSTER_BANDS = ("small", "large")
+_CLUSTER_BANDS = ("small", "medium", "large")
 
 
 class DatasetStats(BaseModel):
@@ -66,7 +66,7 @@ class DatasetStats(BaseModel):
     gold_level: dict[str, int] = Field(default_factory=dict)
     """CreativityBench: tasks whose gold use is ``normal`` (level 0) or ``emergency`` (1..5)."""
     cluster_band: dict[str, int] = Field(default_factory=dict)
-    """CreativityBench: tasks per gold cluster band (small, large)."""
+    """CreativityBench: tasks per gold cluster band (small, medium, large)."""
     scenes: dict[str, int] = Field(default_factory=dict)
     """CreativityBench: tasks per scene."""
 

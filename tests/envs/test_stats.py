@@ -74,7 +74,8 @@ def test_creativity_factors(data: Path) -> None:
     assert stats.distractor_count == {"2": 1, "3": 1}
     assert stats.distractor_similarity == {"similar": 1, "mixed": 0, "dissimilar": 1}
     assert stats.gold_level == {"normal": 1, "emergency": 1}
-    assert stats.cluster_band == {"small": 1, "large": 1}
+    # The paper's three bands: (3, 8) starts below 5 (small), (12, 40) at 10 or more (large).
+    assert stats.cluster_band == {"small": 1, "medium": 0, "large": 1}
     assert stats.scenes == {"kitchen": 1, "garage": 1}
 
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
+from _items import PAINT_TASK
 from _outcomes import outcome as full_outcome
 
+from lateralgym.envs import Commit, ConfigError
+from lateralgym.envs.benchmarks.creativity._judges import grade_creativity_by
 from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, observation
 from lateralgym.episodes._metrics import (
     MetricsAccumulator,
@@ -89,8 +92,14 @@ def creative(
     asks: int = 0,
     invalid: int = 0,
     truncated: bool = False,
+    scoring: str = "strict",
+    unparsed: bool = False,
 ) -> EpisodeEnd:
+    # ``strict`` by default: the fixtures below predate the ``paper`` scoring and pin strict's
+    # arithmetic (every episode in the denominator); the paper fixtures pass ``scoring="paper"``.
     outcome = {
+        "scoring": scoring,
+        "unparsed": unparsed,
         "committed": committed,
         "gold_correct": gold,
         "entity_correct": entity,
@@ -206,8 +215,11 @@ def test_creativity_factor_breakdowns() -> None:
     assert rates("by_distractor_similarity", "distractor_similarity", "mixed") == (0.0, 50.0)
     # scene: bedroom {t5 G}; garage {t3, t4, t6}; kitchen {t1 G, t2 E}
     assert rates("by_scene", "scene", "kitchen") == (50.0, 100.0)
+    # Every row carries its denominator and dropped-episode counts (strict: all 3 count; t4 timed
+    # out, t6 errored).
     assert row(m, "by_scene", "scene", "garage") == {
         "scene": "garage", "items": 3, "episodes": 3, "gold_correct_rate": 0.0, "entity_correct_rate": 0.0,
+        "scored_episodes": 3, "unparsed": 0, "errored": 1, "timed_out": 1,
     }  # fmt: skip
 
 
@@ -219,6 +231,115 @@ def test_creativity_static_mode_has_no_interactive_metrics() -> None:
     assert "mean_turns" not in metrics.headline and "by_outcome" not in metrics.breakdowns
     assert metrics.exploration == {}
     assert metrics.headline["gold_correct_rate"] == approx(33.333333)
+
+
+# Twelve replies to PAINT_TASK (gold: steel soup spoon / handle), one item each, graded by the
+# exact-match judge under each scoring. Paper / strict verdicts:
+#   r1  small   steel soup spoon | handle        G / G
+#   r2  small   Steel_Soup_Spoon | HANDLE        G / G
+#   r3  medium  the steel soup spoon | handle    G / G
+#   r4  small   steel soup spoon | handles       E / G   (the part must match exactly under paper)
+#   r5  medium  Steel Soup Spoon | handles       E / G
+#   r6  large   steel_soup_spoon | Handles       E / G
+#   r7  large   crowbar | claw                   H / H   (hallucinated under both)
+#   r8  medium  cotton tea towel | cloth_body    W / W
+#   r9  large   tea spoon | handle               W / H   (paper: tied overlap, no entity)
+#   r10 small   unparsable reply                 dropped / wrong
+#   r11 medium  API error                        dropped / wrong
+#   r12 large   timed out (truncated, no commit) dropped / wrong
+REPLIES: tuple[tuple[str, str, tuple[str, str] | str], ...] = (
+    ("r1", "small", ("steel soup spoon", "handle")),
+    ("r2", "small", ("Steel_Soup_Spoon", "HANDLE")),
+    ("r3", "medium", ("the steel soup spoon", "handle")),
+    ("r4", "small", ("steel soup spoon", "handles")),
+    ("r5", "medium", ("Steel Soup Spoon", "handles")),
+    ("r6", "large", ("steel_soup_spoon", "Handles")),
+    ("r7", "large", ("crowbar", "claw")),
+    ("r8", "medium", ("cotton tea towel", "cloth_body")),
+    ("r9", "large", ("tea spoon", "handle")),
+    ("r10", "small", "unparsed"),
+    ("r11", "medium", "errored"),
+    ("r12", "large", "timed_out"),
+)
+
+
+def graded_replies(scoring: Literal["paper", "strict"]) -> list[EpisodeEnd]:
+    kw: dict[str, Any] = dict(level=0, count=2, similarity="mixed", scene="kitchen", inspections=0,
+                              entities=3, gold_inspected=False, scoring=scoring)  # fmt: skip
+    records = []
+    for item, band, reply in REPLIES:
+        if reply == "errored":
+            meta = {"scene": "kitchen", "cluster_band": band, "gold_level": 0, "distractor_count": 2,
+                    "distractor_similarity": "mixed"}  # fmt: skip
+            records.append(end("creativity", item, {}, error="APIError: 500", meta=meta))
+        elif reply == "unparsed":
+            records.append(creative(item, False, False, band=band, turns=1, committed=False, unparsed=True, **kw))
+        elif reply == "timed_out":
+            records.append(creative(item, False, False, band=band, turns=20, committed=False, truncated=True, **kw))
+        else:
+            assert isinstance(reply, tuple)
+            verdict = grade_creativity_by(PAINT_TASK, Commit(entity=reply[0], part=reply[1]), scoring)
+            gold, entity = bool(verdict.part_correct), bool(verdict.entity_correct)
+            records.append(creative(item, gold, entity, band=band, turns=1, hallucinated=verdict.hallucinated, **kw))
+    return records
+
+
+def test_creativity_paper_scoring_drops_unparsed_errored_and_timed_out() -> None:
+    h = compute_metrics(graded_replies("paper")).headline
+    # Denominator: 12 - r10 (unparsed) - r11 (errored) - r12 (timed out) = 9.
+    assert (h["scored_episodes"], h["unparsed"], h["errored"], h["timed_out"]) == (9, 1, 1, 1)
+    assert h["gold_correct_rate"] == approx(33.333333)  # r1, r2, r3: 3/9
+    assert h["entity_correct_rate"] == approx(66.666667)  # r1-r6: 6/9
+    assert h["hallucinated_rate"] == approx(11.111111)  # r7: 1/9
+
+
+def test_creativity_strict_scoring_counts_every_episode() -> None:
+    h = compute_metrics(graded_replies("strict")).headline
+    # Every episode counts; r10-r12 count as wrong.
+    assert (h["scored_episodes"], h["unparsed"], h["errored"], h["timed_out"]) == (12, 1, 1, 1)
+    assert h["gold_correct_rate"] == approx(50.0)  # r1-r6: 6/12
+    assert h["entity_correct_rate"] == approx(50.0)  # r1-r6: 6/12
+    assert h["hallucinated_rate"] == approx(16.666667)  # r7, r9: 2/12
+
+
+def test_creativity_breakdown_rows_carry_their_own_denominators() -> None:
+    paper = compute_metrics(graded_replies("paper"))
+    strict = compute_metrics(graded_replies("strict"))
+    assert [r["cluster_band"] for r in paper.breakdowns["by_cluster_band"]] == ["small", "medium", "large"]
+
+    def band(metrics: RunMetrics, value: str) -> tuple[Any, ...]:
+        r = row(metrics, "by_cluster_band", "cluster_band", value)
+        counts = (r["episodes"], r["scored_episodes"], r["unparsed"], r["errored"], r["timed_out"])
+        return (*counts, r["gold_correct_rate"], r["entity_correct_rate"])
+
+    # small {r1 G, r2 G, r4 E/G, r10 unparsed}: paper 2/3, 3/3; strict 3/4, 3/4
+    assert band(paper, "small") == (4, 3, 1, 0, 0, approx(66.666667), 100.0)
+    assert band(strict, "small") == (4, 4, 1, 0, 0, 75.0, 75.0)
+    # medium {r3 G, r5 E/G, r8 W, r11 errored}: paper 1/3, 2/3; strict 2/4, 2/4
+    assert band(paper, "medium") == (4, 3, 0, 1, 0, approx(33.333333), approx(66.666667))
+    assert band(strict, "medium") == (4, 4, 0, 1, 0, 50.0, 50.0)
+    # large {r6 E/G, r7 H, r9 W/H, r12 timed out}: paper 0/3, 1/3; strict 1/4, 1/4
+    assert band(paper, "large") == (4, 3, 0, 0, 1, 0.0, approx(33.333333))
+    assert band(strict, "large") == (4, 4, 0, 0, 1, 25.0, 25.0)
+
+
+def test_creativity_paper_scoring_with_nothing_scored_has_no_rates() -> None:
+    records = [r for r in graded_replies("paper") if r.item_id in ("r10", "r11", "r12")]
+    h = compute_metrics(records).headline
+    assert (h["scored_episodes"], h["unparsed"], h["errored"], h["timed_out"]) == (0, 1, 1, 1)
+    assert "gold_correct_rate" not in h and "hallucinated_rate" not in h  # 0/0 is left blank
+
+
+def test_creativity_errored_episodes_alone_follow_the_default_paper_scoring() -> None:
+    # No outcome says which scoring ran: the config default (paper) drops the errored episode.
+    records = [r for r in graded_replies("strict") if r.item_id == "r11"]
+    assert compute_metrics(records).headline["scored_episodes"] == 0
+
+
+def test_creativity_mixed_scorings_are_refused() -> None:
+    records = graded_replies("paper")[:2] + graded_replies("strict")[2:4]
+    with pytest.raises(ConfigError, match="both 'paper' and 'strict'"):
+        compute_metrics(records)
 
 
 def test_repeats_best_of_and_mean_of() -> None:

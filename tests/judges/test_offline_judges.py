@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from _items import PAINT_TASK, PUZZLES, STORY
+from _items import PAINT_TASK, PUZZLES, SPOON, STORY
 
 from lateralgym.envs import Commit, ConfigError
 from lateralgym.envs._engine import drive as run
 from lateralgym.envs._judging import clean_hint, leak_free, normalise_answer
+from lateralgym.envs.benchmarks.creativity._judges import grade_creativity, grade_creativity_paper
 from lateralgym.judges import ExactChoiceJudge, ExactMatchJudge, KBJudge, ReferenceJudge, make_judge
 
 
@@ -25,6 +26,48 @@ def test_exact_match_creativity(entity: str, part: str, label: str, entity_ok: b
     reply = run(ExactMatchJudge().grade(PAINT_TASK, Commit(entity=entity, part=part), ()))
     assert (reply.label, reply.entity_correct, reply.hallucinated) == (label, entity_ok, hallucinated)
     assert reply.part_correct is (label == "correct")
+
+
+# PAINT_TASK's entities: cotton tea towel, steel soup spoon (gold, part handle), bamboo cutting board.
+@pytest.mark.parametrize(
+    ("entity", "part", "paper", "strict"),
+    [
+        # (label, entity correct, hallucinated) under paper, then strict
+        ("Steel_Soup_Spoon", "HANDLE", ("correct", True, False), ("correct", True, False)),
+        ("steel soup spoon", "Handle", ("correct", True, False), ("correct", True, False)),
+        # Paper resolves by word overlap (3 of the spoon's words); strict drops the article.
+        ("the steel soup spoon", "handle", ("correct", True, False), ("correct", True, False)),
+        # Overlap resolves a partial name paper's way; strict finds no close name: hallucinated.
+        ("soup spoon", "handle", ("correct", True, False), ("incorrect", False, True)),
+        ("metal spoon", "handle", ("correct", True, False), ("incorrect", False, True)),
+        # The part must match exactly under paper; strict tolerates the near miss.
+        ("steel soup spoon", "handles", ("incorrect", True, False), ("correct", True, False)),
+        ("steel soup spoon", "bowl", ("incorrect", True, False), ("incorrect", True, False)),
+        ("cutting board", "handle", ("incorrect", False, False), ("incorrect", False, True)),
+        # A tie for the best overlap (tea: towel, spoon: spoon) resolves to no entity under paper.
+        ("tea spoon", "handle", ("incorrect", False, False), ("incorrect", False, True)),
+        # No word in common with any entity: a hallucination under both.
+        ("crowbar", "claw", ("incorrect", False, True), ("incorrect", False, True)),
+    ],
+)
+def test_paper_and_strict_exact_match(
+    entity: str, part: str, paper: tuple[str, bool, bool], strict: tuple[str, bool, bool]
+) -> None:
+    commit = Commit(entity=entity, part=part)
+    for grade, expected in ((grade_creativity_paper, paper), (grade_creativity, strict)):
+        reply = grade(PAINT_TASK, commit)
+        assert (reply.label, reply.entity_correct, reply.hallucinated) == expected, grade.__name__
+        assert reply.part_correct is (expected[0] == "correct")
+
+
+def test_paper_scoring_does_not_copy_the_official_first_entity_bug() -> None:
+    """The official code resolves a prediction sharing no word with any entity to the first listed
+    one, and the generator lists the gold first: here that would score ``crowbar`` entity correct."""
+    gold_first = PAINT_TASK.model_copy(update={"entities": (SPOON, *[e for e in PAINT_TASK.entities if e != SPOON])})
+    assert gold_first.entities[0].name == gold_first.gold.entity
+    for entity in ("crowbar", "hammer", ""):
+        reply = grade_creativity_paper(gold_first, Commit(entity=entity, part="handle"))
+        assert (reply.entity_correct, reply.part_correct, reply.hallucinated) == (False, False, True), entity
 
 
 def test_exact_match_mcq_and_judges_belong_to_their_benchmarks() -> None:

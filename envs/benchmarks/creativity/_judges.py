@@ -1,7 +1,9 @@
 """CreativityBench's offline judges: exact match, and the KB judge for interactive questions.
 
-Exact match is the paper's correctness (gold correct = entity and part; names match tolerantly;
-an entity not in the scene is a hallucination). The KB judge answers yes/no questions about entity
+Exact match is the paper's correctness (gold correct = entity and part; an entity not in the scene
+is a hallucination), under either of the config's ``scoring`` rules: ``strict`` matches names
+tolerantly (``grade_creativity``), ``paper`` resolves the entity as the official evaluation code
+does (``grade_creativity_paper``). The KB judge answers yes/no questions about entity
 attributes in interactive CreativityBench.
 
 It is a rule judge, documented as an approximation of an LLM judge: it finds the entity (and
@@ -12,11 +14,11 @@ the solution?") are ``irrelevant``: the judge never confirms the gold.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from lateralgym.envs._actions import Commit
 from lateralgym.envs._judging import QA, JudgeReply
-from lateralgym.envs._matching import content_stems, match_name
+from lateralgym.envs._matching import content_stems, match_name, words
 from lateralgym.envs._schema import CreativityTask, Entity, snake
 
 
@@ -37,6 +39,54 @@ def grade_creativity(task: CreativityTask, commit: Commit) -> JudgeReply:
     return JudgeReply(
         label="correct" if part_correct else "incorrect", entity_correct=entity_correct, part_correct=part_correct
     )
+
+
+def grade_creativity_paper(task: CreativityTask, commit: Commit) -> JudgeReply:
+    """CreativityBench's official exact match (``scoring: paper``).
+
+    The predicted entity resolves to the scene entity with the same name (case, spaces and
+    underscores ignored), else to the one entity whose name shares the most words with the
+    prediction; the part must then be the gold part exactly (case, spaces and underscores ignored).
+
+    The official code starts its best-overlap search from the first listed entity, so a prediction
+    sharing no word with any name resolves to that entity, and the task generator lists the gold
+    first: a made-up entity scores entity correct. We do not copy that bug: with no overlap the
+    prediction resolves to no entity (a hallucination). A tie for the best overlap resolves to no
+    entity either (the official code would again pick the earlier-listed one, the gold when tied):
+    wrong, but not a hallucination, since the prediction does name words of scene entities.
+    """
+    chosen = _resolve_entity(commit.entity or "", [e.name for e in task.entities])
+    if chosen is None or chosen == "":
+        return JudgeReply(label="incorrect", entity_correct=False, part_correct=False, hallucinated=chosen is None)
+    entity_correct = snake(chosen) == snake(task.gold.entity)
+    part_correct = entity_correct and snake(commit.part or "") == snake(task.gold.part)
+    return JudgeReply(
+        label="correct" if part_correct else "incorrect", entity_correct=entity_correct, part_correct=part_correct
+    )
+
+
+def _resolve_entity(prediction: str, names: list[str]) -> str | None:
+    """The official resolution: the exactly named entity, else the best word overlap.
+
+    Returns the entity's name, ``""`` for a tie at the best overlap, or None when no name shares
+    a word with the prediction.
+    """
+    key = snake(prediction)
+    exact = [name for name in names if snake(name) == key]
+    if key and exact:
+        return exact[0]
+    predicted = set(words(prediction))
+    overlaps = [(len(predicted & set(words(name))), name) for name in names]
+    best = max((overlap for overlap, _ in overlaps), default=0)
+    if best == 0:
+        return None
+    leaders = [name for overlap, name in overlaps if overlap == best]
+    return leaders[0] if len(leaders) == 1 else ""
+
+
+def grade_creativity_by(task: CreativityTask, commit: Commit, scoring: Literal["paper", "strict"]) -> JudgeReply:
+    """The exact-match grade under the config's ``scoring`` rule."""
+    return grade_creativity_paper(task, commit) if scoring == "paper" else grade_creativity(task, commit)
 
 
 class ExactMatchJudge:

@@ -12,16 +12,25 @@ Definitions (rates in percent):
   correct only / both wrong), as in CreativityBench's Table 4; entity coverage is inspections
   over the scene's entity count.
 
-Errored episodes count as wrong (and not hallucinated) in the rates; their outcome is partial or
-empty, so they are left out of the behaviour means (turns, inspections, gold inspection, exploration).
+Which episodes the rates count over follows the run's ``scoring`` (recorded in every outcome):
+
+* ``paper`` (the official evaluation): unparsed replies, errored episodes (API errors) and timed-out
+  interactive episodes (truncated without a commit) are dropped from the denominator;
+* ``strict``: every episode counts; errored, unparsed and timed-out ones count as wrong.
+
+Beside every rate, the headline and each breakdown row report ``scored_episodes`` (the denominator
+of the mean-of-R rates) and the ``unparsed`` / ``errored`` / ``timed_out`` counts, under both
+scorings. Errored episodes are never hallucinated; their outcome is partial or empty, so they are
+left out of the behaviour means (turns, inspections, gold inspection, exploration).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from lateralgym.envs._errors import ConfigError
 from lateralgym.envs._scoring import (
     Exploration,
     Scored,
@@ -44,7 +53,7 @@ OUTCOME_CLASSES = ("gold_correct", "entity_correct_only", "both_wrong")
 """CreativityBench Table 4's split of episodes by how the answer scored."""
 
 _ORDER: dict[str, tuple[Any, ...]] = {
-    "cluster_band": ("small", "large"),
+    "cluster_band": ("small", "medium", "large"),
     "level_kind": ("normal", "emergency"),
     "distractor_similarity": ("similar", "mixed", "dissimilar"),
 }
@@ -57,6 +66,12 @@ class CreativityAnswer:
     """The compact outcome of one CreativityBench episode."""
 
     errored: bool
+    unparsed: bool
+    """Finished without a graded answer, its last action unusable as one."""
+    timed_out: bool
+    """Finished by running out of turns without a graded answer (and not unparsed)."""
+    scoring: Literal["paper", "strict"] | None
+    """The rule its outcome was graded under; None for an episode that never started."""
     gold: bool
     entity: bool
     hallucinated: bool
@@ -71,6 +86,11 @@ class CreativityAnswer:
         """``gold_correct``, ``entity_correct_only`` or ``both_wrong``."""
         return "gold_correct" if self.gold else "entity_correct_only" if self.entity else "both_wrong"
 
+    @property
+    def dropped(self) -> bool:
+        """What the ``paper`` scoring leaves out of the denominator."""
+        return self.errored or self.unparsed or self.timed_out
+
 
 class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
     """Scores CreativityBench (static, CoT and interactive)."""
@@ -79,8 +99,12 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
         outcome = end.outcome if isinstance(end.outcome, CreativityOutcome) else None
         ok = end.ok and outcome is not None
         gold = ok and outcome is not None and outcome.gold_correct
+        unparsed = ok and outcome is not None and not outcome.committed and outcome.unparsed
         return CreativityAnswer(
             errored=not ok,
+            unparsed=unparsed,
+            timed_out=ok and outcome is not None and not outcome.committed and end.truncated and not unparsed,
+            scoring=outcome.scoring if outcome is not None else None,
             gold=gold,
             entity=gold or (ok and outcome is not None and outcome.entity_correct),
             hallucinated=ok and outcome is not None and outcome.hallucinated,
@@ -106,15 +130,47 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
             return self.mode == "interactive"
         return any(a.inspections or (a.explore and a.explore.questions) or a.turns > 1 for a in self.episodes())
 
+    def scoring(self) -> Literal["paper", "strict"]:
+        """The run's scoring rule, from its outcomes (``paper``, the config default, when none has one).
+
+        Raises:
+            ConfigError: the episodes were graded under both rules (logs of two runs mixed).
+        """
+        rules = {a.scoring for a in self.episodes() if a.scoring is not None}
+        if len(rules) > 1:
+            raise ConfigError(
+                "these CreativityBench episodes were scored under both 'paper' and 'strict' scoring; "
+                "compute metrics for each run's log separately"
+            )
+        return rules.pop() if rules else "paper"
+
+    def _counted(self, items: list[str] | None = None) -> dict[str, list[CreativityAnswer]]:
+        """Each item's repeats that the rates count under the run's scoring."""
+        keep_all = self.scoring() == "strict"
+        keys = self.items if items is None else items
+        return {k: [a for a in self.items[k].values() if keep_all or not a.dropped] for k in keys if k in self.items}
+
+    def _rates(self, target: dict[str, Any], items: list[str] | None = None) -> None:
+        """Gold / entity correct rates over the counted episodes, with the denominator and the
+        unparsed / errored / timed-out counts beside them."""
+        repeats = self.repeats
+        counted = self._counted(items)
+        put(target, "gold_correct_rate", *success_rates([[a.gold for a in c] for c in counted.values()]), repeats)
+        put(target, "entity_correct_rate", *success_rates([[a.entity for a in c] for c in counted.values()]), repeats)
+        keys = self.items if items is None else items
+        every = [a for k in keys if k in self.items for a in self.items[k].values()]
+        target["scored_episodes"] = sum(len(c) for c in counted.values())
+        target["unparsed"] = sum(a.unparsed for a in every)
+        target["errored"] = sum(a.errored for a in every)
+        target["timed_out"] = sum(a.timed_out for a in every)
+
     def score(self) -> Scored:
         scored = Scored()
-        repeats = self.repeats
-        answers = list(self.episodes())
-        put(scored.headline, "gold_correct_rate", *success_rates(self.per_item(lambda a: a.gold)), repeats)
-        put(scored.headline, "entity_correct_rate", *success_rates(self.per_item(lambda a: a.entity)), repeats)
-        put_plain(scored.headline, "hallucinated_rate", pct(sum(a.hallucinated for a in answers), len(answers)))
+        self._rates(scored.headline)
+        counted = [a for c in self._counted().values() for a in c]
+        put_plain(scored.headline, "hallucinated_rate", pct(sum(a.hallucinated for a in counted), len(counted)))
         if self.interactive():
-            self._interactive(scored, [a for a in answers if not a.errored])
+            self._interactive(scored, [a for a in self.episodes() if not a.errored])
         for factor in (*FACTORS, "scene"):
             scored.breakdowns[f"by_{factor}"] = self._breakdown(factor)
         return scored
@@ -150,7 +206,6 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
         groups: dict[Any, list[str]] = defaultdict(list)
         for item_id, info in self.info.items():
             groups[info[factor]].append(item_id)
-        repeats = self.repeats
         rows = []
         for value in sorted(groups, key=lambda v: _sort_key(factor, v)):
             items = groups[value]
@@ -159,8 +214,7 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
                 "items": len(items),
                 "episodes": sum(len(self.items[i]) for i in items),
             }
-            put(row, "gold_correct_rate", *success_rates(self.per_item(lambda a: a.gold, items)), repeats)
-            put(row, "entity_correct_rate", *success_rates(self.per_item(lambda a: a.entity, items)), repeats)
+            self._rates(row, items)
             rows.append(row)
         return rows
 

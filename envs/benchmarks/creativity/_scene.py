@@ -16,6 +16,7 @@ from lateralgym.envs._judging import Judge, question_counts
 from lateralgym.envs._matching import match_name
 from lateralgym.envs._schema import ClusterBand, CreativityTask, DistractorSimilarity, Entity, snake
 from lateralgym.envs._scoring import ExplorationOutcome
+from lateralgym.envs.benchmarks.creativity._judges import grade_creativity_paper
 
 
 class Factors(BaseModel):
@@ -67,6 +68,12 @@ class CreativityOutcome(ExplorationOutcome):
     """The task's sampling factors."""
     scene: str
     """The household scene."""
+    scoring: Literal["paper", "strict"]
+    """The config's scoring rule: it graded the answer and decides whether the metrics count the
+    episode (``paper`` drops unparsed, errored and timed-out episodes from the denominator)."""
+    unparsed: bool
+    """No answer was graded and the episode's last action was unusable as one: unparsable text
+    (``Invalid``), an action the mode does not allow, or a commit without an entity or a part."""
 
     def succeeded(self) -> bool:
         return self.gold_correct
@@ -97,6 +104,8 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         self.asks = 0
         self.committed: Commit | None = None
         self.first_commit_turn: int | None = None
+        self._handled_turn = 0
+        self._incomplete_commit_turn = 0
         self.result: dict[str, Any] = {}
         self._gold_entity = snake(item.gold.entity)
 
@@ -118,6 +127,8 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         return "\n".join(lines)
 
     async def handle(self, action: Inspect | Ask | Commit) -> Handled:
+        # The engine answers invalid and disallowed actions itself: a turn this never saw was one.
+        self._handled_turn = self.turn
         if isinstance(action, Inspect):
             return self._inspect(action.entity)
         if isinstance(action, Ask):
@@ -139,10 +150,22 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
 
     async def _commit(self, action: Commit) -> Handled:
         if not action.entity or not action.part:
+            self._incomplete_commit_turn = self.turn
             return Handled(
                 message="A commit needs an entity and a part: commit: <entity> | <part> | <how>.", valid=False
             )
         reply = await self.grade(action)
+        if self.config.scoring == "paper":
+            # The official evaluation's correctness, whatever the judge (an LLM judge adds its rubric).
+            official = grade_creativity_paper(self.item, action)
+            reply = reply.model_copy(
+                update={
+                    "label": official.label,
+                    "entity_correct": official.entity_correct,
+                    "part_correct": official.part_correct,
+                    "hallucinated": official.hallucinated,
+                }
+            )
         if self.first_commit_turn is None:
             self.first_commit_turn = self.turn
         self.committed = action
@@ -209,6 +232,10 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
                 distractor_similarity=factors.distractor_similarity,
             ),
             scene=task.scene,
+            scoring=self.config.scoring,
+            unparsed=committed is None
+            and turns > 0
+            and (turns > self._handled_turn or turns == self._incomplete_commit_turn),
         )
 
     def public(self) -> dict[str, Any]:

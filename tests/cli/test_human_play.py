@@ -30,12 +30,12 @@ def test_brainteaser_a_bare_letter_answers_and_the_solution_is_shown(tmp_path: P
     child.sendline("what?")  # not a move: costs nothing either
     child.expect("cost no turn")
     child.expect(r"\[turn 1\] > ")
-    wrong = "ABCD"[(puzzles[0].label + 1) % 4]
+    wrong = "ABCDE"[(puzzles[0].label + 1) % 5]
     child.sendline(wrong)  # a bare letter is an answer
     child.expect(f"Answer {wrong} recorded: incorrect")
-    child.expect("The intended answer: " + "ABCD"[puzzles[0].label])
+    child.expect("The intended answer: " + "ABCDE"[puzzles[0].label])
     child.expect(r"\[turn 1\] > ")
-    child.sendline("ABCD"[puzzles[1].label])
+    child.sendline("ABCDE"[puzzles[1].label])
     child.expect("recorded: correct")
     child.expect(r"\[turn 1\] > ")
     child.sendline("ABCD"[puzzles[2].label])

@@ -37,9 +37,26 @@ def _reasoning(value: str) -> str:
     return value
 
 
-PLAYER_OPTIONS: dict[str, OptionParser] = {"few_shot": flag, "reasoning": _reasoning, "system_prompt": str}
+def _few_shot(value: str) -> bool | int:
+    """``true``/``false`` (``1``/``0``, ...), or how many worked examples: a whole number from 2."""
+    try:
+        return flag(value)
+    except ValueError:
+        pass
+    if value.strip().isdigit() and int(value) >= 2:
+        return int(value)
+    raise ValueError(f"expected true/false or a number of worked examples (2, 4, 6, 8), got {value!r}")
+
+
+PLAYER_OPTIONS: dict[str, OptionParser] = {
+    "few_shot": _few_shot,
+    "reasoning": _reasoning,
+    "system_prompt": str,
+    "demos": str,
+}
 """Role options a player spec may carry besides the generation settings (see ``ModelSpec.role_options``):
-``few_shot`` (true/false), ``reasoning`` (direct/cot) and ``system_prompt`` (usually as an override)."""
+``few_shot`` (true/false, or how many worked examples), ``reasoning`` (direct/cot), ``system_prompt``
+(usually as an override) and ``demos`` (a file of worked examples: BrainTeaser's ``demonstration.npy``)."""
 
 
 class LLMPlayer(Agent):
@@ -49,7 +66,10 @@ class LLMPlayer(Agent):
         client: The client of the model to play with.
         system_prompt: Replaces the protocol's built-in system prompt.
         few_shot: Show worked examples before the puzzle (BrainTeaser; the other benchmarks have
-            none, and ignore it).
+            none, and ignore it): ``True`` for all of them, or how many (BrainTeaser's paper uses
+            2, 4, 6 or 8 from its ``demonstration.npy``; the shipped examples are three).
+        demos: A file of worked examples in the benchmark's format (BrainTeaser: the official
+            ``demonstration.npy``) used instead of the shipped ones; it needs ``few_shot``.
         reasoning: ``"cot"`` asks for step-by-step reasoning before the answer, ``"direct"`` for
             the answer alone; ``None`` follows the config (its ``cot`` mode means ``"cot"``).
         temperature: Sampling temperature sent with every request (``None``: the client's).
@@ -67,7 +87,8 @@ class LLMPlayer(Agent):
         client: LLMClient,
         *,
         system_prompt: str | None = None,
-        few_shot: bool = False,
+        few_shot: bool | int = False,
+        demos: str | os.PathLike[str] | None = None,
         reasoning: Reasoning | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
@@ -77,10 +98,17 @@ class LLMPlayer(Agent):
         super().__init__(seed if seed is not None else episode_seed)
         if reasoning not in (None, "direct", "cot"):
             raise LLMConfigError(f"reasoning must be 'direct', 'cot' or None, got {reasoning!r}")
+        if not isinstance(few_shot, bool) and few_shot < 1:
+            raise LLMConfigError(f"few_shot must be true/false or a number of worked examples, got {few_shot!r}")
+        if demos is not None and not few_shot:
+            raise LLMConfigError("demos=PATH needs few_shot: few_shot=true for every example in it, or a number (2-8)")
+        if demos is not None and not os.path.isfile(demos):
+            raise LLMConfigError(f"demos: no file {os.fspath(demos)!r}; give the path of demonstration.npy")
         self.client = client
         self.name = client.spec.name
         self.system_prompt = system_prompt
         self.few_shot = few_shot
+        self.demos = None if demos is None else os.fspath(demos)
         self.reasoning: Reasoning | None = reasoning
         self.temperature = temperature
         self.max_tokens = max_tokens
@@ -170,7 +198,10 @@ class LLMPlayer(Agent):
 
     def _start_episode(self, info: dict[str, Any]) -> None:
         self._messages = []
-        self._plan = prompt_plan(info, reasoning=self.reasoning, few_shot=self.few_shot)
+        shots = None if isinstance(self.few_shot, bool) else self.few_shot
+        self._plan = prompt_plan(
+            info, reasoning=self.reasoning, few_shot=bool(self.few_shot), shots=shots, demonstrations=self.demos
+        )
         self._item = info.get("item")
 
     def _request(self, observation: dict[str, Any], info: dict[str, Any]) -> list[dict[str, str]]:

@@ -8,7 +8,8 @@ Before ``?`` is ``provider/model``; after it, ``name=value`` pairs. Generation s
 (``GENERATION_KEYS``: ``base_url``, ``api_key_env``, ``backend``, ``temperature``, ``max_tokens``,
 ``seed``, ``timeout``, ``max_retries``) become fields; any other name goes, as text, to
 ``options``, which the role reads and checks with ``role_options`` (a player knows ``few_shot``
-and ``reasoning``, a judge ``samples`` and ``max_reasks``). Keys never go in a spec: only the
+-- true/false or a number of worked examples --, ``demos`` and ``reasoning``, a judge ``samples``
+and ``max_reasks``). Keys never go in a spec: only the
 *name* of the environment variable holding one (``api_key_env``).
 """
 

@@ -42,18 +42,42 @@ class PromptPlan(BaseModel):
     """``cot`` asks for reasoning before the answer; ``direct`` asks for the answer alone."""
     few_shot: bool
     """Whether worked examples precede the first observation (where the benchmark has them)."""
+    shots: int | None = None
+    """How many worked examples (``None``: all the benchmark has, or all in ``demonstrations``)."""
+    demonstrations: str | None = None
+    """A file of worked examples in the benchmark's format; ``None``: the benchmark's own."""
 
     def request(self) -> PromptRequest:
         """What the benchmark is asked for."""
-        return PromptRequest(mode=self.mode, reasoning=self.reasoning, few_shot=self.few_shot)
+        return PromptRequest(
+            mode=self.mode,
+            reasoning=self.reasoning,
+            few_shot=self.few_shot,
+            shots=self.shots,
+            demonstrations=self.demonstrations,
+        )
 
 
-def prompt_plan(info: dict[str, Any], *, reasoning: Reasoning | None = None, few_shot: bool = False) -> PromptPlan:
+def prompt_plan(
+    info: dict[str, Any],
+    *,
+    reasoning: Reasoning | None = None,
+    few_shot: bool = False,
+    shots: int | None = None,
+    demonstrations: str | None = None,
+) -> PromptPlan:
     """The protocol for an episode: ``reasoning=None`` follows the config (``cot`` mode -> ``cot``)."""
     mode = info.get("mode")
     chosen: Reasoning = reasoning if reasoning is not None else ("cot" if mode == "cot" else "direct")
     benchmark = info.get("benchmark")
-    return PromptPlan(benchmark=benchmark, mode=mode, reasoning=chosen, few_shot=few_shot)
+    return PromptPlan(
+        benchmark=benchmark,
+        mode=mode,
+        reasoning=chosen,
+        few_shot=few_shot,
+        shots=shots,
+        demonstrations=demonstrations,
+    )
 
 
 def system_prompt(plan: PromptPlan) -> str:
@@ -72,11 +96,16 @@ def conversation_start(plan: PromptPlan, observation_text: str, system: str | No
         plan: The protocol.
         observation_text: The env's first observation text (the brief).
         system: A system prompt replacing the built-in one.
+
+    Raises:
+        ConfigError: The benchmark cannot give the worked examples asked for (too many, a bad file).
     """
     messages = [{"role": "system", "content": system if system is not None else system_prompt(plan)}]
     try:
-        messages += get_benchmark(str(plan.benchmark)).worked_examples(plan.request())
-    except ConfigError:
-        pass
+        benchmark = get_benchmark(str(plan.benchmark))
+    except ConfigError:  # an unknown benchmark: no examples (a bad few-shot request still raises)
+        benchmark = None
+    if benchmark is not None:
+        messages += benchmark.worked_examples(plan.request())
     messages.append({"role": "user", "content": observation_text})
     return messages

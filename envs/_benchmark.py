@@ -111,6 +111,11 @@ class PromptRequest(BaseModel):
     """``direct`` or ``cot``."""
     few_shot: bool = False
     """Whether worked examples precede the first observation (where the benchmark has them)."""
+    shots: int | None = None
+    """How many worked examples (``None``: the benchmark's whole set)."""
+    demonstrations: str | None = None
+    """A file of worked examples in the benchmark's own format (BrainTeaser's ``demonstration.npy``);
+    ``None``: the examples the benchmark ships."""
 
 
 ItemT = TypeVar("ItemT", bound=BaseModel)

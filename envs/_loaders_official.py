@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs._npy import read_npy
 from lateralgym.envs._samples import brief, parse_json, plain, read_text, validation_message
-from lateralgym.envs._schema import MCQPuzzle, PuzzleVariant, SituationPuzzle
+from lateralgym.envs._schema import MCQPuzzle, MultipleChoiceItem, PuzzleVariant, SituationPuzzle
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -348,6 +348,46 @@ def load_brainteaser(path: str | Path, answers: str | Path | None = None) -> lis
             )
         )
     return puzzles
+
+
+def load_brainteaser_demonstrations(path: str | Path) -> list[MultipleChoiceItem]:
+    """Read BrainTeaser's few-shot demonstrations (the official ``Prompting/demonstration.npy``).
+
+    The file is a numpy object array of eight solved puzzles written for prompting, none of them
+    from the test data: four sentence puzzles, then four word puzzles. A record is a dict like the
+    EMNLP release's, but the question key is ``Question`` (capital Q) and it has no ``id``:
+    ``Question``, ``Answer`` (the intended text), ``Choice1-3`` (the distractors),
+    ``choice_list`` (the four options as shown), ``choice_order`` and ``label`` (the intended
+    option's index in ``choice_list``). ``question`` (lower case), as in the releases, is read too.
+
+    Args:
+        path: The ``.npy`` file (read by ``read_npy``: nothing in it runs).
+
+    Returns:
+        One item per record, in file order, with ids ``demonstration-<index>``.
+    """
+    path = existing_file(path)
+    array = read_npy(path)
+    if array.ndim != 1:
+        raise DatasetError(path, f"expected a 1-d array of demonstration dicts, got shape {array.shape}")
+    items: list[MultipleChoiceItem] = []
+    for index, record in enumerate(array):
+        where = f"index {index}"
+        if not isinstance(record, dict):
+            raise DatasetError(path, f"expected a dict, got {type(record).__name__}", record=where)
+        key = "Question" if "Question" in record else "question"
+        choices = _choices(record, path, where)
+        if "label" in record:
+            label = _label(record["label"], path, where)
+        else:
+            label = _choice_order(record, path, where).index(0)
+        if not 0 <= label < len(choices):
+            raise DatasetError(
+                path, f"bad label {brief(label)}: there are {len(choices)} options", record=where, field="label"
+            )
+        data = {"id": f"demonstration-{index}", "question": require_text(record, key, path, where), "choices": choices}
+        items.append(build(MultipleChoiceItem, path, where, {**data, "label": label}))
+    return items
 
 
 # ---------------------------------------------------------------- SPLAT and LatEval

@@ -353,6 +353,66 @@ def write_brainteaser(directory: Path) -> Path:
     return directory
 
 
+def _demonstration(
+    question: str, answer: str, distractors: tuple[str, str], order: list[int], last: str = NONE_OF_ABOVE
+) -> dict[str, Any]:
+    """A ``demonstration.npy`` record: ``Question`` with a capital Q, ``Answer``, ``Choice1-3``
+    (``Choice3`` is ``None of above.`` unless that is the answer), ``choice_list`` in
+    ``choice_order`` (the pool index shown at each position; pool = Answer, Choice1-3) and
+    ``label``; no ``id``."""
+    pool = [answer, *distractors, last]
+    return {
+        "Question": question,
+        "Answer": answer,
+        "Choice1": distractors[0],
+        "Choice2": distractors[1],
+        "Choice3": last,
+        "label": order.index(0),
+        "choice_list": [pool[i] for i in order],
+        "choice_order": order,
+    }
+
+
+DEMONSTRATION_QUESTIONS = (
+    "A man walked all night in the rain without a hat or umbrella, yet not one hair got wet. Why?",
+    "A lorry driver went the wrong way down a one-way street and the police watched. Why no ticket?",
+    "What can you hold in your right hand but never in your left?",
+    "How can a woman born in 1990 celebrate only her eighth birthday in 2022?",
+    "Which word becomes shorter when you add two letters to it?",
+    "What starts with T, ends with T and has T in it?",
+    "What has a neck but no head?",
+    "Which month has twenty-eight days?",
+)
+"""The eight demonstration questions in file order: four sentence puzzles, then four word puzzles."""
+
+
+def demonstration_records() -> list[dict[str, Any]]:
+    """BrainTeaser's ``Prompting/demonstration.npy``: 8 solved puzzles for few-shot prompts.
+
+    Traps: the question key is ``Question``; no ``id``; the last demonstration's answer is
+    ``None of above.`` with three real distractors (as the release's spaceship puzzle).
+    """
+    q = DEMONSTRATION_QUESTIONS
+    return [
+        _demonstration(q[0], "He was bald.", ("He ran fast.", "The rain was light."), [2, 0, 1, 3]),
+        _demonstration(
+            q[1], "He was walking, not driving.", ("It was night.", "The police were off duty."), [1, 2, 0, 3]
+        ),
+        _demonstration(q[2], "Your left elbow.", ("A pen.", "A cup."), [0, 1, 2, 3]),
+        _demonstration(q[3], "She was born on 29 February.", ("She lied.", "She forgot."), [1, 0, 2, 3]),
+        _demonstration(q[4], "Short.", ("Long.", "Tall."), [2, 1, 0, 3]),
+        _demonstration(q[5], "A teapot.", ("A tent.", "A toast."), [1, 2, 0, 3]),
+        _demonstration(q[6], "A bottle.", ("A giraffe.", "A swan."), [1, 0, 2, 3]),
+        _demonstration(q[7], NONE_OF_ABOVE, ("February.", "June."), [1, 2, 3, 0], last="Only February."),
+    ]
+
+
+def write_brainteaser_demonstrations(directory: Path) -> Path:
+    """``demonstration.npy`` (as in the official repository's ``Prompting`` folder); returns its path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    return save_records(directory / "demonstration.npy", demonstration_records())
+
+
 # ---------------------------------------------------------------- SPLAT
 
 SPLAT_HEADER = ("title", "story", "answer", "level of difficulty")

@@ -18,9 +18,8 @@ from lateralgym.envs._benchmark import Benchmark, Outcome, PromptRequest
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._judging import QA, JudgeReply
-from lateralgym.envs._matching import match_name
 from lateralgym.envs._schema import MultipleChoiceItem
-from lateralgym.envs.benchmarks._mcq_reply import parse_mcq_reply
+from lateralgym.envs.benchmarks._mcq_reply import option_named, parse_mcq_reply
 
 LETTERS = "ABCDEFGH"
 """Option letters, ``A`` for the first option."""
@@ -76,15 +75,9 @@ class ChoiceScene(Scene[MultipleChoiceItem, ChoiceOutcome]):
         if action.choice is not None:
             return action.choice
         text = action.answer or action.entity or ""
-        # The option's own text names it exactly (an option may itself be a single letter or digit).
-        exact = [n for n, choice in enumerate(self.item.choices) if choice.strip().lower() == text.strip().lower()]
-        if len(exact) == 1:
-            return exact[0]
-        parsed = parse_choice(text)
-        if parsed is not None:
-            return parsed
-        matched = match_name(text, list(self.item.choices))
-        return self.item.choices.index(matched) if matched else None
+        # The option's own text names it exactly, as the LLM reply parser reads it (one rule).
+        named = option_named(text, self.item.choices)
+        return named if named is not None else parse_choice(text)
 
     def public(self) -> dict[str, Any]:
         """The question and its choices."""
@@ -120,8 +113,15 @@ class ExactChoiceJudge:
 
 
 def grade_choice(item: MultipleChoiceItem, commit: Commit) -> JudgeReply:
-    """Correct when the chosen index is the item's label."""
-    return JudgeReply(label="correct" if commit.choice == item.label else "incorrect")
+    """Correct when the chosen option is the item's label, or reads exactly as it does.
+
+    A release may list the intended text twice (BrainTeaser WP-104_CR: options A and C are both
+    ``The letter 'o'.``); a player cannot tell such options apart, so either is the right answer.
+    """
+    choice = commit.choice
+    chosen = item.choices[choice] if choice is not None and 0 <= choice < len(item.choices) else None
+    same_text = chosen is not None and chosen.strip() == item.choices[item.label].strip()
+    return JudgeReply(label="correct" if choice == item.label or same_text else "incorrect")
 
 
 # -- the LLM protocol (our own wording; BrainTeaser paper §4, RiddleSense §4: a question, lettered

@@ -1,10 +1,18 @@
 """Read a BrainTeaser choice out of a model's reply.
 
 Accepted forms, from the most to the least explicit: the option's own text, a bare ``A``, ``(B)``
-or ``option 3`` (an ordinal: the third option), a strongly cued letter (``Answer: C``, ``the
-answer is b)``, ``I pick D``), the last line alone, a weakly cued one (``option B``), and finally
-an option whose text the reply quotes. In JSON, an integer ``choice`` is an index (as in
-``Commit``), and a string goes through the text forms.
+or ``option 3`` (an ordinal: the third option), an option's text after an answer cue (``Answer:
+The Letter N.``), a strongly cued letter (``Answer: C``, ``the answer is b)``, ``I pick D``), the
+last line alone, a weakly cued one (``option B``), and finally an option whose text the reply
+quotes. In JSON, an integer ``choice`` is an index (as in ``Commit``), and a string goes through
+the text forms.
+
+An option's text names that option exactly (``option_named``): as written first, so options that
+differ only in case (``The letter N.`` / ``The Letter N.``, BrainTeaser WP-4_CR) stay apart, and a
+text several different options share in looser forms names none of them. A reply that is nothing
+but an option's text is that option even when the text is a letter or a digit (options ``3``,
+``1``, ``2``: the reply ``1`` is the second option); after an answer cue a lone letter is a letter.
+Letters and ordinals beyond the item's options (``E`` for four options) are never read as choices.
 """
 
 from __future__ import annotations
@@ -22,10 +30,11 @@ from lateralgym.envs._reply_text import (
     normalised_keys,
     strip_markup,
 )
+from lateralgym.envs._schema import snake
 
 LETTERS = "ABCDEFGH"
 
-__all__ = ["parse_mcq_reply"]
+__all__ = ["option_named", "parse_mcq_reply"]
 
 _CHOICE_KEYS = ("answer", "choice", "option", "letter", "final_answer", "selected", "label")
 
@@ -57,6 +66,15 @@ _STRONG = re.compile(
 _WEAK = re.compile(r"\b(?:(?i:option|choice|letter)\s*[:=\-]?\s*" + _LETTER + "|" + _ORDINAL + ")", re.MULTILINE)
 
 
+# The text after an answer cue on a line ("Answer: The Letter N.", "The final answer is: 2000").
+_CUED_TEXT = re.compile(
+    r"(?i:\b(?:final\s+|correct\s+|best\s+)?answer\s*(?:is|would\s+be|will\s+be)?\s*[:=\-]?)\s*(\S.*?)\s*$",
+    re.MULTILINE,
+)
+
+_LONE_TOKEN = re.compile(r"^\(?\s*[A-Ha-h1-9]\s*\)?\s*[.):!]?$")
+
+
 def _token_index(token: str, n: int) -> int | None:
     """A letter (A = 0) or an ordinal digit (1 = 0) as an index below ``n``."""
     index = int(token) - 1 if token.isdigit() else ord(token.upper()) - ord("A")
@@ -84,10 +102,57 @@ def _phrase(text: str) -> str:
     return " " + " ".join(words(_NONE_OF_ABOVE.sub("none of above", text))) + " "
 
 
-def _choice_named(text: str, choices: Sequence[str]) -> int | None:
-    """The option whose whole text the reply is (tolerantly: case, punctuation, near-misses)."""
+def _spelled(text: str) -> str:
+    """Text as written, runs of white space made one space and a closing full stop dropped."""
+    return " ".join(text.split()).removesuffix(".").rstrip()
+
+
+def _one_text(indices: Sequence[int], choices: Sequence[str]) -> int | None:
+    """The first of ``indices`` when they all hold the same text (one answer), else None (ambiguous)."""
+    if not indices or len({_spelled(choices[n]) for n in indices}) > 1:
+        return None
+    return indices[0]
+
+
+def option_named(text: str, choices: Sequence[str]) -> int | None:
+    """The option whose whole text ``text`` is, or None.
+
+    Tried in order, each only when it names one text: the text as written (white space aside, a
+    closing full stop optional), then ignoring case, then tolerantly (punctuation, a leading
+    article, a near-miss spelling). Options with identical text are one answer: the first is
+    returned (the judge grades an option by its text, so either is right when one is).
+
+    Args:
+        text: What the player said (a whole reply, or the part after an answer cue).
+        choices: The options, in the order shown.
+    """
+    said = _spelled(text)
+    if not said:
+        return None
+    spelled = [_spelled(choice) for choice in choices]
+    exact = [n for n, choice in enumerate(spelled) if choice == said]
+    if exact:
+        return exact[0]
+    folded = [n for n, choice in enumerate(spelled) if choice.casefold() == said.casefold()]
+    if folded:
+        return _one_text(folded, choices)
     matched = match_name(text, list(choices))
-    return list(choices).index(matched) if matched is not None else None
+    if matched is None:
+        return None
+    # match_name takes the first of several options that normalise alike: only one text may.
+    return _one_text([n for n, choice in enumerate(choices) if snake(choice) == snake(matched)], choices)
+
+
+def _choice_after_cue(text: str, choices: Sequence[str]) -> int | None:
+    """The option whose text follows the last answer cue (a lone letter there is left to the letter forms)."""
+    for match in reversed(list(_CUED_TEXT.finditer(text))):
+        rest = match[1]
+        if _LONE_TOKEN.match(rest):
+            return None
+        index = option_named(rest, choices)
+        if index is not None:
+            return index
+    return None
 
 
 def _choice_quoted(text: str, choices: Sequence[str]) -> int | None:
@@ -103,8 +168,9 @@ def _choice_in_text(text: str, choices: Sequence[str]) -> int | None:
     plain = strip_markup(text)
     lines = [line for line in plain.splitlines() if line.strip()]
     finders: tuple[Callable[[], int | None], ...] = (
-        lambda: _choice_named(plain, choices),
+        lambda: option_named(plain, choices),
         lambda: _bare_choice(plain, n),
+        lambda: _choice_after_cue(plain, choices),
         lambda: _cued_choice(_STRONG, plain, n),
         lambda: _bare_choice(lines[-1], n) if lines else None,
         lambda: _cued_choice(_WEAK, plain, n),

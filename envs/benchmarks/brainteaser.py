@@ -7,8 +7,10 @@ including "None of above.". One episode is one puzzle. It feeds instance accurac
 puzzle kind (paper §4-5).
 
 ## Action Space
-``UnicodeText``: ``commit: <A-D or 0-3>``; the choice's text is accepted too. Anything else is
-answered as invalid and counts as the one turn.
+``UnicodeText``: ``commit: <A-D or 0-3>``; the choice's text is accepted too, matched as written
+first (``The letter N.`` and ``The Letter N.`` are different options), and a text that several
+different options share in looser forms is no answer. Anything else is answered as invalid and
+counts as the one turn.
 
 ## Observation Space
 ``Dict``: ``text`` (question and lettered choices), ``turn``.
@@ -18,10 +20,21 @@ The question and its choices; the label is hidden.
 
 ## Rewards
 ``rewards.correct`` for the right choice, else 0 (plus ``rewards.invalid`` for an invalid action).
+An option whose text is exactly the intended option's (a release listing it twice) is right too.
 
 ## Episode End
 Terminated on a valid commit, or when the single turn (``max_turns`` 1, the default) is spent
 on an invalid one; truncated after ``max_turns`` turns when more are allowed.
+
+## LLM players
+Zero-shot: the question and lettered options, one letter back (``Answer: B``), as the paper's
+``(A) ... Answer:`` prompt. Few-shot (``few_shot=N``): ``N`` of the shipped worked examples, or,
+with ``demos=PATH`` to the official ``demonstration.npy``, ``N`` in 2, 4, 6, 8 of its puzzles,
+half sentence and half word puzzles, chosen as the paper's notebooks choose them.
+
+## Runs
+``--limit N`` plays the first ``N`` puzzles and every other member of their groups, so each
+played group has all its variants and group accuracy stays defined.
 
 ## Arguments
 ``config``, ``items`` (``MCQPuzzle`` list; default the sample data), ``judge`` (default ``exact``),
@@ -33,15 +46,18 @@ on an invalid one; truncated after ``max_turns`` turns when more are allowed.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from lateralgym.envs._benchmark import DatasetFormat, PromptRequest, register_benchmark
 from lateralgym.envs._engine import LateralEnv
-from lateralgym.envs._schema import MCQPuzzle, PuzzleKind, PuzzleVariant
+from lateralgym.envs._errors import ConfigError
+from lateralgym.envs._schema import MCQPuzzle, MultipleChoiceItem, PuzzleKind, PuzzleVariant
 from lateralgym.envs._scoring import Scored, ScoredEpisode, Scorer, mean, put, success_rates
 from lateralgym.envs.benchmarks._mcq import LETTERS, ChoiceOutcome, ChoiceScene, MultipleChoiceBenchmark
 
@@ -115,15 +131,67 @@ BRAINTEASER_EXAMPLES: tuple[dict[str, Any], ...] = (
 """Original worked puzzles for few-shot prompts (sentence, word, and a none-of-above case)."""
 
 
-def example_messages(reasoning: str) -> list[dict[str, str]]:
-    """The worked examples as chat turns, laid out as the env shows puzzles."""
+PAPER_SHOTS = (2, 4, 6, 8)
+"""The demonstration counts the paper reports (§4): half sentence puzzles, half word puzzles."""
+
+
+def example_messages(reasoning: str, shots: int | None = None) -> list[dict[str, str]]:
+    """The shipped worked examples (the first ``shots``; all when None) as chat turns, laid out as
+    the env shows puzzles.
+
+    Raises:
+        ConfigError: ``shots`` is more than the shipped examples.
+    """
+    count = len(BRAINTEASER_EXAMPLES) if shots is None else shots
+    if not 0 < count <= len(BRAINTEASER_EXAMPLES):
+        raise ConfigError(
+            f"few_shot={count}: BrainTeaser ships {len(BRAINTEASER_EXAMPLES)} worked examples; give the "
+            f"official demonstration file (demos=PATH/demonstration.npy) for {', '.join(map(str, PAPER_SHOTS))}"
+        )
     messages: list[dict[str, str]] = []
-    for example in BRAINTEASER_EXAMPLES:
-        options = "\n".join(f"{LETTERS[n]}. {text}" for n, text in enumerate(example["choices"]))
+    for example in BRAINTEASER_EXAMPLES[:count]:
         answer = f"Answer: {LETTERS[example['answer']]}"
         reply = f"{example['reasoning']}\n{answer}" if reasoning == "cot" else answer
-        messages.append({"role": "user", "content": f"QUESTION: {example['question']}\nCHOICES:\n{options}"})
+        messages.append({"role": "user", "content": _puzzle_text(example["question"], example["choices"])})
         messages.append({"role": "assistant", "content": reply})
+    return messages
+
+
+def _puzzle_text(question: str, choices: Sequence[str]) -> str:
+    options = "\n".join(f"{LETTERS[n]}. {text}" for n, text in enumerate(choices))
+    return f"QUESTION: {question}\nCHOICES:\n{options}"
+
+
+@functools.cache
+def _demonstrations(path: str) -> tuple[MultipleChoiceItem, ...]:
+    from lateralgym.envs._loaders_official import load_brainteaser_demonstrations
+
+    return tuple(load_brainteaser_demonstrations(path))
+
+
+def demonstration_messages(path: str, shots: int | None = None) -> list[dict[str, str]]:
+    """The official demonstrations as chat turns: ``shots`` of them (all when None), chosen as the
+    paper's notebooks choose them: the first ``shots / 2`` of the file's first half (sentence
+    puzzles) and the first ``shots / 2`` of its second half (word puzzles). Each reply is the
+    letter alone (the demonstrations carry no reasoning).
+
+    Raises:
+        ConfigError: ``shots`` is odd or more than the file holds.
+        DatasetError: the file is not a demonstration file.
+    """
+    demos = _demonstrations(path)
+    count = len(demos) if shots is None else shots
+    half = len(demos) // 2
+    if count <= 0 or count % 2 or count // 2 > half:
+        raise ConfigError(
+            f"few_shot={count}: {path} holds {len(demos)} demonstrations, half sentence and half word "
+            f"puzzles; ask for an even number up to {2 * half} (the paper uses {', '.join(map(str, PAPER_SHOTS))})"
+        )
+    chosen = [*demos[: count // 2], *demos[half : half + count // 2]]
+    messages: list[dict[str, str]] = []
+    for demo in chosen:
+        messages.append({"role": "user", "content": _puzzle_text(demo.question, demo.choices)})
+        messages.append({"role": "assistant", "content": f"Answer: {LETTERS[demo.label]}"})
     return messages
 
 
@@ -189,6 +257,10 @@ class BrainTeaserScorer(Scorer[bool, PuzzleInfo]):
         return any(self.items[item_id].values())
 
 
+def _group(item: MultipleChoiceItem) -> str:
+    return item.group_id if isinstance(item, MCQPuzzle) else item.id
+
+
 def _kind_order(kind: str) -> tuple[int, str]:
     return (KINDS.index(kind) if kind in KINDS else len(KINDS), kind)
 
@@ -241,11 +313,24 @@ letters and words.
     def item_meta(self, item: Any) -> dict[str, Any]:
         return {"group_id": item.group_id, "kind": item.kind, "variant": item.variant}
 
+    def first_items(self, items: Sequence[MultipleChoiceItem], limit: int) -> list[MultipleChoiceItem]:
+        """The first ``limit`` puzzles plus every other member of the groups they touch, in dataset
+        order, so group accuracy is defined for every group a limited run plays (``--limit 5`` on
+        groups of three plays two whole groups, six puzzles)."""
+        groups = {_group(item) for item in list(items)[:limit]}
+        return [item for item in items if _group(item) in groups]
+
     def scorer(self, *, mode: str | None, max_turns: int) -> BrainTeaserScorer:
         return BrainTeaserScorer(mode=mode, max_turns=max_turns)
 
     def worked_examples(self, request: PromptRequest) -> list[dict[str, str]]:
-        return example_messages(request.reasoning) if request.few_shot else []
+        """Few-shot turns: the official demonstrations when a file is given (``few_shot=N`` of them,
+        ``N`` in 2, 4, 6, 8 as in the paper), else the shipped worked examples."""
+        if not request.few_shot:
+            return []
+        if request.demonstrations is not None:
+            return demonstration_messages(request.demonstrations, request.shots)
+        return example_messages(request.reasoning, request.shots)
 
 
 class BrainTeaserEnv(LateralEnv):

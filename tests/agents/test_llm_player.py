@@ -564,9 +564,10 @@ def test_a_run_with_repeats_asks_once_per_episode_and_a_rerun_asks_nothing(
         "progress": False,
     }
     first = run("brainteaser", out=tmp_path / "a", **kwargs)
-    assert llm_server.chat_calls == 6 and first.usage["player"].calls == 6
+    # --limit 2 plays whole groups: the first group's three puzzles, three times each
+    assert llm_server.chat_calls == 9 and first.usage["player"].calls == 9
     second = run("brainteaser", out=tmp_path / "b", **kwargs)
-    assert llm_server.chat_calls == 6 and second.usage["player"].cache_hits == 6
+    assert llm_server.chat_calls == 9 and second.usage["player"].cache_hits == 9
 
 
 def test_a_new_episode_without_reset_starts_a_fresh_chat(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:

@@ -218,6 +218,70 @@ def test_mcq_numeric_options_read_by_text_not_ordinal() -> None:
     assert parse_mcq_reply("option 3", choices) == Commit(choice=2)
 
 
+# Options as BrainTeaser's release has them: WP-4_CR lists "The letter N." and "The Letter N."
+# (the second is intended), WP-104_CR lists "The letter 'o'." twice (the second is intended).
+WP_4_CR = ("The letter N.", "The Letter N.", "The Letter E.", "None of above.")
+WP_104_CR = ("The letter 'o'.", "The letter 't'.", "The letter 'o'.", "None of above.")
+
+
+@pytest.mark.parametrize(
+    ("text", "choices", "index"),
+    [
+        # an option's text names that option exactly: case matters when it tells options apart
+        ("The Letter N.", WP_4_CR, 1),
+        ("The letter N.", WP_4_CR, 0),
+        ("The Letter N", WP_4_CR, 1),  # the closing full stop is optional
+        ("Answer: The Letter N.", WP_4_CR, 1),
+        ("The answer is The Letter N.", WP_4_CR, 1),
+        ("**Answer:** The Letter N.", WP_4_CR, 1),
+        ("Answer: (B) The Letter N.", WP_4_CR, 1),
+        ('{"answer": "The Letter N."}', WP_4_CR, 1),
+        # identical options are one answer (the judge grades either as right)
+        ("The letter 'o'.", WP_104_CR, 0),
+        # options that are single letters: the bare text is the option, a cued lone letter a letter
+        ("C.", ("E.", "C.", "A.", "None of above."), 1),
+        ("C", ("E.", "C.", "A.", "None of above."), 1),
+        ("E", ("E.", "C.", "A.", "None of above."), 0),
+        ("Answer: C", ("E.", "C.", "A.", "None of above."), 2),
+        # digits: the bare text first, an ordinal only where no option reads so
+        ("1", ("3", "1", "2", "None of above."), 1),
+        ("3", ("3", "1", "2", "None of above."), 0),
+        ("4", ("3", "1", "2", "None of above."), 3),
+        # options that are substrings of each other
+        ("Two.", ("Two.", "Two hundred.", "Twenty-two.", "None of above."), 0),
+        ("Two hundred", ("Two.", "Two hundred.", "Twenty-two.", "None of above."), 1),
+        ("Answer: Twenty-two.", ("Two.", "Two hundred.", "Twenty-two.", "None of above."), 2),
+        # "None of above." and an option that starts with it
+        ("None of above.", ("None of above. No dogs left.", "One.", "Two.", "None of above."), 3),
+        ("None of above. No dogs left.", ("None of above. No dogs left.", "One.", "Two.", "None of above."), 0),
+        ("None of the above.", ("One.", "Two.", "Three.", "None of above."), 3),
+        ("Answer: None of above", ("One.", "Two.", "Three.", "None of above."), 3),
+        # an option that starts with a capital letter word
+        ("Answer: A piano.", ("A drum.", "A flute.", "A piano.", "None of above."), 2),
+    ],
+)
+def test_an_options_text_maps_to_that_option_exactly(text: str, choices: tuple[str, ...], index: int) -> None:
+    assert parse_mcq_reply(text, choices) == Commit(choice=index)
+
+
+def test_a_text_several_different_options_share_names_none() -> None:
+    assert isinstance(parse_mcq_reply("the letter n", WP_4_CR), Invalid)  # case cannot tell A from B
+
+
+def test_allowed_letters_follow_the_number_of_options() -> None:
+    five = ("a bed", "a clock", "a river", "a map", "a shadow")  # RiddleSense: A-E
+    four = five[:4]
+    assert parse_mcq_reply("Answer: E", five) == Commit(choice=4)
+    assert parse_mcq_reply("E", five) == Commit(choice=4)
+    assert parse_mcq_reply("option 5", five) == Commit(choice=4)
+    for text in ("Answer: E", "E", "(e)", "option 5", "Answer: H"):
+        reply = parse_mcq_reply(text, four)
+        assert isinstance(reply, Invalid) and "A-D" in reply.reason, text
+    assert "A-E" in parse_mcq_reply("Answer: F", five).reason  # type: ignore[union-attr]
+    # an out-of-range letter does not hide an earlier in-range one
+    assert parse_mcq_reply("Answer: B. (Not E.)", four) == Commit(choice=1)
+
+
 # -- SPLAT ---------------------------------------------------------------------------------------
 
 

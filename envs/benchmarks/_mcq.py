@@ -19,10 +19,8 @@ from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._schema import MultipleChoiceItem
-from lateralgym.envs.benchmarks._mcq_reply import option_named, parse_mcq_reply
+from lateralgym.envs.benchmarks._mcq_reply import LETTERS, option_named, parse_mcq_reply
 
-LETTERS = "ABCDEFGH"
-"""Option letters, ``A`` for the first option."""
 
 
 class ChoiceOutcome(Outcome):

@@ -33,6 +33,7 @@ from lateralgym.envs._reply_text import (
 from lateralgym.envs._schema import snake
 
 LETTERS = "ABCDEFGH"
+"""Option letters, ``A`` for the first option."""
 
 __all__ = ["option_named", "parse_mcq_reply"]
 

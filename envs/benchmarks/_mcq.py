@@ -22,7 +22,6 @@ from lateralgym.envs._schema import MultipleChoiceItem
 from lateralgym.envs.benchmarks._mcq_reply import LETTERS, option_named, parse_mcq_reply
 
 
-
 class ChoiceOutcome(Outcome):
     """The outcome of one multiple-choice question."""
 

@@ -1,6 +1,6 @@
 """RL wrappers for CreativityBench: a discrete action space and numeric observation features.
 
-``DiscreteCreativity`` turns ``lateralgym/Creativity-*-v0`` into an env an RL library can train on:
+``DiscreteCreativity`` turns ``lateralgym/Creativity-*-v1`` into an env an RL library can train on:
 
 * actions ``Discrete(E + E * P)`` (``E = max_entities``, ``P = max_parts``): ``a < E`` inspects
   entity slot ``a``; otherwise ``(i, j) = divmod(a - E, P)`` commits part ``j`` of entity ``i``.
@@ -149,7 +149,7 @@ def _make_discrete(env_id: str, kwargs: dict[str, Any]) -> DiscreteCreativity:
 
 
 def make_vector_env(
-    env_id: str = "lateralgym/Creativity-Interactive-v0",
+    env_id: str = "lateralgym/Creativity-Interactive-v1",
     num_envs: int = 4,
     *,
     asynchronous: bool = False,

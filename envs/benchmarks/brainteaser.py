@@ -41,6 +41,9 @@ played group has all its variants and group accuracy stays defined.
 ``render_mode``.
 
 ## Version History
+* v1: an option named by its own text is that option, exactly (v0 took the first near match: the
+  official WP-4_CR and WP-104_CR graded right answers wrong); an option reading exactly as the
+  intended one is correct; a typed outcome; Unicode observation text (v0 replaced ``π`` by ``?``).
 * v0: initial release.
 """
 
@@ -289,7 +292,7 @@ class BrainTeaser(MultipleChoiceBenchmark):
     outcome_type = BrainTeaserOutcome
     scene_type = BrainTeaserScene
     action_forms: ClassVar[dict[str, str]] = {"commit": "commit: <choice letter A-D>"}
-    env_ids: ClassVar[dict[str, str]] = {"lateralgym/BrainTeaser-v0": "brainteaser"}
+    env_ids: ClassVar[dict[str, str]] = {"lateralgym/BrainTeaser-v1": "brainteaser"}
     sample_file = "brainteaser.jsonl"
     formats = (
         DatasetFormat(

@@ -131,7 +131,7 @@ def test_reset_by_item_id_and_errors() -> None:
 
 
 def test_same_seed_same_item_and_observation() -> None:
-    env_a, env_b = gymnasium.make("lateralgym/BrainTeaser-v0"), gymnasium.make("lateralgym/BrainTeaser-v0")
+    env_a, env_b = gymnasium.make("lateralgym/BrainTeaser-v1"), gymnasium.make("lateralgym/BrainTeaser-v1")
     picked = {env_a.reset(seed=s)[1]["item"] for s in range(20)}
     assert len(picked) > 5  # seeds spread over the items
     for seed in (0, 1, 42):

@@ -38,6 +38,10 @@ truncated after ``max_turns`` turns (interactive: 20).
 ``config.dataset``), ``judge`` (default from ``config.judge``), ``render_mode`` (``"ansi"``).
 
 ## Version History
+* v1: the paper's scoring by default (``scoring: paper``: entity resolved by word overlap, exact
+  part; unparsed, errored and timed-out episodes leave the denominator; ``strict`` keeps v0's
+  rules); three cluster-size bands; a typed ``CreativityOutcome`` in ``info["outcome"]``; Unicode
+  observation text (v0 replaced characters outside a fixed set by ``?``).
 * v0: initial release.
 """
 
@@ -102,9 +106,9 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
         "commit": "commit: <entity> | <part> | <how you would use it>",
     }
     env_ids: ClassVar[dict[str, str]] = {
-        "lateralgym/Creativity-Static-v0": "creativity-static",
-        "lateralgym/Creativity-CoT-v0": "creativity-cot",
-        "lateralgym/Creativity-Interactive-v0": "creativity-interactive",
+        "lateralgym/Creativity-Static-v1": "creativity-static",
+        "lateralgym/Creativity-CoT-v1": "creativity-cot",
+        "lateralgym/Creativity-Interactive-v1": "creativity-interactive",
     }
     sample_file = "creativity_tasks.jsonl"
     formats = (

@@ -32,7 +32,7 @@ from lateralgym.envs._benchmark import Benchmark, Outcome, get_benchmark
 from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._errors import ConfigError, LateralGymError
-from lateralgym.envs._judging import QA, Judge, JudgeReply
+from lateralgym.envs._judging import ANSWER_LABELS, QA, Judge, JudgeReply
 from lateralgym.envs._sync import run_sync
 from lateralgym.envs._text import sanitise, text_space
 
@@ -125,6 +125,10 @@ class Scene(ABC, Generic[ItemT, OutcomeT]):
         rng: the env's ``np_random``; scenes draw any per-episode randomness from it.
     """
 
+    answer_labels: ClassVar[tuple[str, ...]] = ANSWER_LABELS
+    """The question labels this scene records as they are; any other becomes ``irrelevant``
+    (SPLAT adds ``unclear``)."""
+
     def __init__(self, item: ItemT, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator) -> None:
         self.item = item
         self.config = config
@@ -173,12 +177,12 @@ class Scene(ABC, Generic[ItemT, OutcomeT]):
         }
 
     async def ask_judge(self, question: str) -> JudgeReply:
-        """Ask the judge and remember the exchange (labels outside yes/no/irrelevant become irrelevant)."""
+        """Ask the judge and remember the exchange (labels outside ``answer_labels`` become irrelevant)."""
         if self.judge is None:
             raise ConfigError(f"config {self.config.name!r} needs a judge to answer questions")
         reply = await self.judge.answer(self.item, question, tuple(self.history))
-        label = reply.label if reply.label in ("yes", "no", "irrelevant") else "irrelevant"
-        self.history.append(QA(question=question, label=label))
+        label = reply.label if reply.label in self.answer_labels else "irrelevant"
+        self.history.append(QA.model_validate({"question": question, "label": label}))
         return reply if reply.label == label else reply.model_copy(update={"label": label})
 
     async def grade(self, commit: Commit) -> JudgeReply:

@@ -2,7 +2,8 @@
 
 Judges live in ``lateralgym.judges``; envs only know this protocol. Whatever a judge says, the env
 forwards to the player only text it builds from the judge's *label* (``yes``/``no``/``irrelevant``,
-``correct``/``not_yet``/``incorrect``) plus a hint that passed ``leak_free``.
+``correct``/``not_yet``/``incorrect``, or ``unclear`` when a judge's reply stayed unreadable) plus
+a hint that passed ``leak_free``.
 """
 
 from __future__ import annotations
@@ -21,8 +22,13 @@ from lateralgym.envs._matching import content_stems, content_words, words
 
 AnswerLabel = Literal["yes", "no", "irrelevant"]
 VerdictLabel = Literal["correct", "not_yet", "incorrect"]
+UnclearLabel = Literal["unclear"]
+"""A judge's reply that stayed outside its vocabulary after the re-asks (judges that record it)."""
+MessageLabel = Literal["yes", "no", "irrelevant", "correct"]
+"""A reply to one player message under SPLAT's ``paper`` protocol: an answer, or ``correct`` (solved)."""
 
 ANSWER_LABELS: tuple[AnswerLabel, ...] = ("yes", "no", "irrelevant")
+UNCLEAR: UnclearLabel = "unclear"
 
 
 class QA(BaseModel):
@@ -31,7 +37,8 @@ class QA(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     question: str
-    label: AnswerLabel
+    label: AnswerLabel | UnclearLabel
+    """``unclear``: the judge's reply stayed unreadable (scenes that record it, such as SPLAT's)."""
 
 
 class JudgeReply(BaseModel):
@@ -39,7 +46,7 @@ class JudgeReply(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    label: AnswerLabel | VerdictLabel
+    label: AnswerLabel | VerdictLabel | UnclearLabel
     """The reply in the judge's vocabulary; the only thing that decides the episode."""
     hint: str | None = None
     """For ``not_yet``: a short nudge; forwarded only when it does not leak the answer."""
@@ -251,6 +258,15 @@ def extract_answer_label(text: str) -> AnswerLabel | None:
         found = stated.pop()
         return "yes" if found == "yes" else "no" if found == "no" else "irrelevant"
     return None
+
+
+def parse_message_label(text: str) -> MessageLabel | None:
+    """``correct`` (the message solves the puzzle: first word correct / solved), else yes / no /
+    irrelevant as ``extract_answer_label`` reads it, or None when unclear (``paper`` protocol)."""
+    tokens = words(text)
+    if tokens and tokens[0] in {"correct", "solved"}:
+        return "correct"
+    return extract_answer_label(text)
 
 
 def parse_grade(text: str) -> tuple[Literal["correct", "not_yet"], str | None] | None:

@@ -13,13 +13,16 @@ when the scene asks its judge, the coroutine pauses until the ``judge`` agent ha
 ## Action Space
 Both agents: ``UnicodeText``. The player writes ``ask: <question>`` or ``commit: <explanation>``. The
 judge writes ``yes`` / ``no`` / ``irrelevant`` to a question and ``correct`` or ``not yet: <hint>``
-to an explanation. The env normalises the judge's reply to that vocabulary (unclear answers
-become ``irrelevant``; an unclear verdict is ``not yet``) and forwards to the player only the
-label and a hint that passed the leak check: no judge can pass the hidden answer to the player.
+to an explanation; under ``protocol: paper`` every player move is one ``message`` that the judge
+answers ``correct`` (it solves the puzzle) or yes / no / irrelevant. The env normalises the
+judge's reply to that vocabulary (an unreadable answer is recorded as ``unclear`` and the player
+hears only that the judge could not answer; an unclear verdict is ``not yet``) and forwards to the
+player only the label and a hint that passed the leak check: no judge can pass the hidden answer
+to the player.
 
 ## Observation Space
 ``Dict``: ``text``, ``turn`` (rounds used), ``last_reply`` (0 none, 1 yes, 2 no, 3 irrelevant,
-4 not yet, 5 correct). The judge's text contains the hidden answer; the player's never does.
+4 not yet, 5 correct, 6 unclear). The judge's text contains the hidden answer; the player's never does.
 
 ``infos["player"]`` holds public facts (``item`` key, ``benchmark``, ``mode``, ``turn``, and
 ``public``: title, story, question history); ``infos["judge"]`` holds the ``pending`` move to
@@ -57,7 +60,7 @@ from lateralgym.envs._actions import Commit
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import MAX_ACTION, StepResult
 from lateralgym.envs._errors import ConfigError
-from lateralgym.envs._judging import QA, JudgeReply, extract_answer_label, parse_grade
+from lateralgym.envs._judging import QA, UNCLEAR, JudgeReply, extract_answer_label, parse_grade, parse_message_label
 from lateralgym.envs._schema import SituationPuzzle
 from lateralgym.envs._text import sanitise, text_space
 from lateralgym.envs.benchmarks.splat import SplatEnv
@@ -97,7 +100,11 @@ class AgentJudge:
 
     async def answer(self, item: Any, question: str, history: tuple[QA, ...]) -> JudgeReply:
         text = await _JudgeTurn("ask", question)
-        return JudgeReply(label=extract_answer_label(text) or "irrelevant", raw=text)
+        return JudgeReply(label=extract_answer_label(text) or UNCLEAR, raw=text)
+
+    async def respond(self, item: Any, message: str) -> JudgeReply:
+        text = await _JudgeTurn("message", message)
+        return JudgeReply(label=parse_message_label(text) or UNCLEAR, raw=text)
 
     async def grade(self, item: Any, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
         text = await _JudgeTurn("commit", commit.answer or "")
@@ -164,14 +171,8 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         history = self._player_info["public"]["history"]
         pending = None
         if self._turn is not None:
-            pending = (
-                {"kind": "ask", "question": self._turn.text}
-                if self._turn.kind == "ask"
-                else {
-                    "kind": "commit",
-                    "answer": self._turn.text,
-                }
-            )
+            field = {"ask": "question", "commit": "answer", "message": "message"}[self._turn.kind]
+            pending = {"kind": self._turn.kind, field: self._turn.text}
         judge_info: dict[str, Any] = {"item": self._player_info["item"], "pending": pending, "history": history}
         if "outcome" in self._player_info:
             judge_info["outcome"] = self._player_info["outcome"]
@@ -187,6 +188,12 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         brief = f"You are the judge. TITLE: {p.title}\nSTORY: {p.story}\nHIDDEN ANSWER: {p.answer}\n"
         if turn.kind == "ask":
             return brief + f"QUESTION: {turn.text}\nReply with yes, no or irrelevant."
+        if turn.kind == "message":
+            return (
+                brief
+                + f"PLAYER'S MESSAGE: {turn.text}\n"
+                + "Reply 'correct' if it states what really happened, else yes, no or irrelevant."
+            )
         return (
             brief
             + f"PROPOSED EXPLANATION: {turn.text}\n"
@@ -219,7 +226,7 @@ class raw_env(AECEnv[str, dict[str, Any], str]):  # type: ignore[misc]  # noqa: 
         assert isinstance(waiting, _JudgeTurn), "the SPLAT scene awaits only its judge"
         self._turn = waiting
         self._text[JUDGE] = self._judge_text(waiting)
-        move = waiting.text if waiting.kind == "ask" else f"explanation: {waiting.text}"
+        move = f"explanation: {waiting.text}" if waiting.kind == "commit" else waiting.text
         self.transcript.append(f"player: {move}")
         self.agent_selection = JUDGE
         self._refresh_infos()

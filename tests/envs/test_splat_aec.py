@@ -30,8 +30,9 @@ def test_player_and_judge_alternate_and_solve() -> None:
     env.step("Yes, it was.")
     assert env.observe("player")["text"] == "Yes." and env.observe("player")["last_reply"] == 1
     env.step("ask: What is the answer?")
-    env.step("Sure! " + STORY.answer)  # a judge that does not answer in its vocabulary
-    assert env.observe("player")["text"] == "Irrelevant."
+    env.step("Sure! " + STORY.answer)  # a judge that does not answer in its vocabulary: recorded unclear
+    assert env.observe("player")["text"] == "The judge could not answer that; ask differently."
+    assert env.observe("player")["last_reply"] == 6
     env.step("commit: a silent film; the violinist was an actor on the screen")
     env.step("correct")
     assert all(env.terminations.values())

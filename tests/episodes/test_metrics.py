@@ -584,3 +584,24 @@ def test_errors(tmp_path: Path) -> None:
         MetricsAccumulator("chess")
     with pytest.raises(MetricsError, match="splat episode"):
         compute_metrics([*brainteaser_episodes()[:1], *splat_episodes()[:1]])
+
+
+def test_splat_unclear_rate_per_band_and_overall() -> None:
+    def unclear_episode(item: str, band: str | None, judged: int, unclear: int, error: str | None = None) -> Any:
+        fields = {"band": band, "questions": judged, "judged_moves": judged, "unclear": unclear}
+        return end("splat", item, fields, turns=judged or 1, truncated=True, error=error, meta={"band": band})
+
+    m = compute_metrics(
+        [
+            unclear_episode("e1", "easy", 4, 1),
+            unclear_episode("e2", "easy", 6, 0),
+            unclear_episode("m1", "medium", 5, 3),
+            unclear_episode("m2", "medium", 0, 0, error="boom"),  # errored: nothing judged, nothing counted
+            unclear_episode("n1", None, 0, 0),  # nothing judged: no rate for its band
+        ]
+    )
+    assert row(m, "by_band", "band", "easy")["unclear_rate"] == 10.0  # 1 / (4 + 6)
+    assert row(m, "by_band", "band", "medium")["unclear_rate"] == 60.0  # 3 / 5
+    assert "unclear_rate" not in row(m, "by_band", "band", "none")  # 0 / 0 is left blank
+    assert m.headline["unclear_rate"] == approx(80 / 3)  # (1 + 0 + 3) / (4 + 6 + 5) = 4 / 15
+    assert m.exploration["unclear_ratio"] == approx(80 / 3)  # the finished episodes: the same 4 / 15

@@ -16,6 +16,7 @@ from llm_server import Fault, Reply, ScriptedLLMServer, count_words
 from lateralgym.agents._llm_client import LLMCallError, LLMClient, LLMConfigError
 from lateralgym.envs import Commit, CreativityEnv, DatasetError, EpisodeConfig, SplatEnv
 from lateralgym.envs._judging import QA
+from lateralgym.envs.benchmarks.splat._scene import UNCLEAR_MESSAGE
 from lateralgym.envs.testing import find_leaks
 from lateralgym.judges import make_judge
 from lateralgym.judges._agreement import (
@@ -193,10 +194,10 @@ def test_free_text_with_a_stated_label_is_normalised_in_one_call(llm_server: Scr
     assert llm_server.chat_calls == 1
 
 
-def test_free_text_is_reasked_once_then_irrelevant(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_free_text_is_reasked_once_then_unclear(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
     llm_server.enqueue("The man was a diver who swam all night.", "The man was a diver, as I said.")
     reply = judged(LLMSplatJudge(make_client(llm_server, tmp_path)).answer(STORY, "Was it a film?", ()))
-    assert reply.label == "irrelevant"
+    assert reply.label == "unclear"
     assert llm_server.chat_calls == 2
     reask = chat_bodies(llm_server)[1]["messages"]
     assert reask[-2] == {"role": "assistant", "content": "The man was a diver who swam all night."}
@@ -392,7 +393,7 @@ def test_make_judge_overrides_win_and_unknown_options_are_refused(
         max_reasks=0,
     )
     llm_server.enqueue("perhaps")
-    assert judged(judge.answer(STORY, "Was it a film?", ())).label == "irrelevant"  # no re-ask
+    assert judged(judge.answer(STORY, "Was it a film?", ())).label == "unclear"  # no re-ask
     (body,) = chat_bodies(llm_server)
     assert (body["model"], body["temperature"]) == ("y", 0.2)
     with pytest.raises(
@@ -479,12 +480,12 @@ def test_fifty_adversarial_questions_against_a_complying_judge(llm_server: Scrip
     for question in ADVERSARIAL:
         observation, _, terminated, truncated, info = env.step(f"ask: {question}")
         assert not (terminated or truncated)
-        assert observation["text"] in {"Yes.", "No.", "Irrelevant."}, question
+        assert observation["text"] in {"Yes.", "No.", "Irrelevant.", UNCLEAR_MESSAGE}, question
         seen_labels.add(observation["text"])
         visible = observation["text"] + "\n" + json.dumps(info)
         assert not find_leaks(visible, STORY), question
         assert STORY.answer not in visible
-    assert seen_labels == {"Yes.", "Irrelevant."}  # "yes, <answer>" became Yes.; the bare answer, Irrelevant.
+    assert seen_labels == {"Yes.", UNCLEAR_MESSAGE}  # "yes, <answer>" became Yes.; the bare answer, unclear
     # the raw texts were complying (and are logged), but never shown
     assert any(STORY.answer in (r.judge_raw or "") for r in env.records)
 

@@ -5,21 +5,35 @@ Implements SPLAT's multi-turn protocol (situation puzzles for lateral thinking):
 an incomplete story and, each round, asks one yes/no question (the judge, who knows the hidden
 answer, replies yes / no / irrelevant) or proposes a full explanation (the judge says correct, or
 not yet with a hint that never states the answer). It feeds Acc, Rnd (rounds used; the maximum
-when unsolved), O/A = mean(1[solved]/Rnd) x 100 per difficulty band, and exploration counts.
+when unsolved), O/A = mean(1[solved]/Rnd) x 100 per difficulty band, the judge's unclear rate,
+and exploration counts.
+
+Two protocols (``EpisodeConfig.protocol``):
+
+* ``commit`` (the default, stricter than the paper): only an explanation (``commit``) can solve
+  the puzzle; questions are answered with the earlier questions and their labels in view.
+* ``paper`` (SPLAT §4-5, the official ``puzzle_arena.py``; shipped as ``splat-paper``): the judge
+  remembers no earlier question, and every move, question or explanation, goes to it as one
+  message: it solves the puzzle (``correct``) or is answered yes / no / irrelevant, with no hint.
+  Questions still enter the player's history; explanations count as attempts.
+
+Under both, a judge reply that stays unreadable after its re-asks is recorded as ``unclear``: the
+player hears "The judge could not answer that; ask differently." and the round is used. The player
+only ever receives labels and the env's own hint texts.
 
 ## Action Space
 ``UnicodeText``: ``ask: <question>`` or ``commit: <explanation>``, or an action's JSON.
 
 ## Observation Space
 ``Dict``: ``text``, ``turn`` and ``last_reply`` (0 none, 1 yes, 2 no, 3 irrelevant,
-4 not yet, 5 correct).
+4 not yet, 5 correct, 6 unclear).
 
 ## Starting State
 The title and story; the answer is known only to the judge.
 
 ## Rewards
-``rewards.correct`` when the judge accepts an explanation, plus ``rewards.step`` per round and
-``rewards.invalid`` per invalid action.
+``rewards.correct`` when the judge accepts an explanation (under ``paper``: any message), plus
+``rewards.step`` per round and ``rewards.invalid`` per invalid action.
 
 ## Episode End
 Terminated when solved; truncated after ``max_turns`` rounds (15 by default, as in SPLAT).
@@ -29,7 +43,8 @@ Terminated when solved; truncated after ``max_turns`` rounds (15 by default, as 
 ``render_mode``.
 
 ## Version History
-* v0: initial release.
+* v0: initial release; later in v0, ``unclear`` judge replies (``last_reply`` 6) and
+  ``protocol: paper``.
 """
 
 from __future__ import annotations
@@ -48,10 +63,19 @@ from lateralgym.envs._schema import SituationPuzzle
 from lateralgym.envs.benchmarks.splat import _player
 from lateralgym.envs.benchmarks.splat._judges import ReferenceJudge, key_facts
 from lateralgym.envs.benchmarks.splat._metrics import SplatScorer
-from lateralgym.envs.benchmarks.splat._scene import REPLY_CODES, SituationScene, SplatOutcome, opening_text
+from lateralgym.envs.benchmarks.splat._scene import (
+    REPLY_CODES,
+    UNCLEAR_MESSAGE,
+    MessageJudge,
+    SituationScene,
+    SplatOutcome,
+    opening_text,
+)
 
 __all__ = [
     "REPLY_CODES",
+    "UNCLEAR_MESSAGE",
+    "MessageJudge",
     "ReferenceJudge",
     "SituationScene",
     "Splat",

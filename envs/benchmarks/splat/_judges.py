@@ -10,7 +10,9 @@ An approximation of SPLAT's LLM judge by word overlap, so the SPLAT mode runs wi
   answer's key words (clues may be worded differently from the answer), and when at least half of
   its own words are the puzzle's (story, answer, clues): word salad that says everything covers
   every fact but is mostly off topic; otherwise ``not_yet`` with a hint that says only how many
-  facts are covered.
+  facts are covered;
+* a message under the ``paper`` protocol (``respond``) is ``correct`` when it would be graded
+  correct, else answered as a question; it sees no history either way.
 
 It understands no negation or paraphrase beyond crude stemming: use an LLM judge for real
 evaluations and this one for offline runs, tests and RL warm-up.
@@ -77,3 +79,10 @@ class ReferenceJudge:
         ):
             return JudgeReply(label="correct")
         return JudgeReply(label="not_yet", hint=f"Your explanation covers {covered} of {len(facts)} key points.")
+
+    async def respond(self, item: Any, message: str) -> JudgeReply:
+        """``paper`` protocol: correct when ``message`` would be graded correct, else its answer."""
+        graded = await self.grade(item, Commit(answer=message), ())
+        if graded.label == "correct":
+            return graded
+        return await self.answer(item, message, ())

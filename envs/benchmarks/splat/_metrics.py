@@ -8,7 +8,11 @@ Without any graded band (LatEval) the headline is the pooled numbers.
 * Acc: the solved rate;
 * Rnd: the rounds used, the maximum when unsolved (an errored or cut-off episode counts as the
   run's ``max_turns`` rounds, read from the outcome; 15 when a log does not say);
-* O/A: the mean over puzzles of ``1[solved] / Rnd``, times 100.
+* O/A: the mean over puzzles of ``1[solved] / Rnd``, times 100;
+* unclear rate: judge replies that stayed unreadable after the re-asks, as a percentage of the
+  moves the judge answered with a label (questions; every unsolved move under ``paper``), pooled
+  over every episode of the band (``unclear_rate`` in each band row, overall in the headline and
+  as ``unclear_ratio`` in the exploration); errored episodes count what they logged.
 
 Best-of-R takes each puzzle's best repeat: solved in the fewest rounds.
 """
@@ -46,6 +50,10 @@ class SplatAttempt:
     attempts: int
     explore: Exploration | None
     """None when the episode never started."""
+    unclear: int = 0
+    """Judge replies left unclear."""
+    judged: int = 0
+    """Moves the judge answered with a label or left unclear."""
 
     @property
     def score(self) -> float:
@@ -71,6 +79,8 @@ class SplatScorer(Scorer[SplatAttempt, str]):
             rounds=rounds,
             attempts=outcome.attempts if outcome is not None else 0,
             explore=exploration_of(outcome) if outcome is not None else None,
+            unclear=outcome.unclear if outcome is not None else 0,
+            judged=outcome.judged_moves if outcome is not None else 0,
         )
 
     def describe(self, end: ScoredEpisode) -> str:
@@ -108,9 +118,11 @@ class SplatScorer(Scorer[SplatAttempt, str]):
             headline.update({f"{k}_all_puzzles": v for k, v in overall.items()})
         else:  # no difficulty levels (LatEval): there are no bands to average
             headline = overall
+        put_plain(headline, "unclear_rate", unclear_rate(list(self.episodes())))
         finished = [a for a in self.episodes() if not a.errored]
         exploration = summarise_exploration([a.explore for a in finished if a.explore is not None])
         put_plain(exploration, "mean_commit_attempts", mean(a.attempts for a in finished))
+        put_plain(exploration, "unclear_ratio", unclear_rate(finished))
         return Scored(headline=headline, breakdowns={"by_band": rows}, exploration=exploration)
 
     def _row(self, band: str, items: list[str]) -> dict[str, Any]:
@@ -121,4 +133,11 @@ class SplatScorer(Scorer[SplatAttempt, str]):
         put(row, "acc", mean(100.0 * a.solved for a in best), mean(100.0 * a.solved for a in every), repeats)
         put(row, "rnd", mean(float(a.rounds) for a in best), mean(float(a.rounds) for a in every), repeats)
         put(row, "oa", mean(100.0 * a.score for a in best), mean(100.0 * a.score for a in every), repeats)
+        put_plain(row, "unclear_rate", unclear_rate(every))
         return row
+
+
+def unclear_rate(attempts: list[SplatAttempt]) -> float | None:
+    """Unclear judge replies as a percentage of judged moves, pooled; None when nothing was judged."""
+    judged = sum(a.judged for a in attempts)
+    return 100.0 * sum(a.unclear for a in attempts) / judged if judged else None

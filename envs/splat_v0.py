@@ -4,9 +4,9 @@
 The SPLAT protocol with the judge as an agent of its own (an LLM, a person or a rule judge
 driven from outside), alternating with the player: the player asks a yes/no question or
 proposes an explanation, then the judge replies. It feeds the same metrics as
-``lateralgym/Splat-v0`` (Acc, Rnd, O/A per band). Use ``env()`` for the wrapped env.
+``lateralgym/Splat-v1`` (Acc, Rnd, O/A per band). Use ``env()`` for the wrapped env.
 
-It is a thin adapter over the same SPLAT scene as ``lateralgym/Splat-v0``: one set of rules, one
+It is a thin adapter over the same SPLAT scene as ``lateralgym/Splat-v1``: one set of rules, one
 opening text, one verdict parser. The adapter steps the Gymnasium env's ``astep`` coroutine, and
 when the scene asks its judge, the coroutine pauses until the ``judge`` agent has spoken.
 

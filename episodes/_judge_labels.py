@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lateralgym.envs._judging import ANSWER_LABELS
 from lateralgym.episodes._log import STEP_LOG, StepLine, read_log
 from lateralgym.judges._agreement import AgreementReport, LabelRecord, agreement_report, load_human_labels
+
+_VERDICTS = frozenset({"correct", "not_yet", "incorrect"})
 
 
 def judge_labels_from_run(run_dir: str | Path) -> list[LabelRecord]:
@@ -18,10 +21,13 @@ def judge_labels_from_run(run_dir: str | Path) -> list[LabelRecord]:
             continue
         if not record.episode_id.endswith("#0"):
             continue
-        if record.action.get("kind") == "ask":
-            data = {"item_id": record.item_id, "question": record.action.get("question"), "answer": record.judge_label}
-        elif record.action.get("kind") == "commit":
-            data = {"item_id": record.item_id, "verdict": record.judge_label}
+        # An unclear reply is no label to agree with; under SPLAT's paper protocol a question may also
+        # be answered "correct" (it solved the puzzle), which is a verdict.
+        label = record.judge_label
+        if label in _VERDICTS:
+            data = {"item_id": record.item_id, "verdict": label}
+        elif record.action.get("kind") == "ask" and label in ANSWER_LABELS:
+            data = {"item_id": record.item_id, "question": record.action.get("question"), "answer": label}
         else:
             continue
         records.append(LabelRecord.model_validate(data))

@@ -73,6 +73,10 @@ class LoggedJudge:
     async def answer(self, item: Any, question: str, history: tuple[QA, ...]) -> JudgeReply:
         return self._next()
 
+    async def respond(self, item: Any, message: str) -> JudgeReply:
+        """SPLAT's ``paper`` protocol: the logged reply to the whole message (one call, as logged)."""
+        return self._next()
+
     async def grade(self, item: Any, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
         reply = self._next()
         exact = benchmark_of(item).offline_judges.get("exact")

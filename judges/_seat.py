@@ -38,6 +38,14 @@ class JudgeSeat:
         if not pending:
             return "irrelevant"
         history = tuple(QA(question=q, label=label) for q, label in info.get("history", []))
+        if pending["kind"] == "message":  # SPLAT's paper protocol: one reply to the whole message
+            respond = getattr(self.judge, "respond", None)
+            if respond is not None:
+                return self._run(respond(puzzle, pending.get("message") or "")).label
+            graded = self._run(self.judge.grade(puzzle, Commit(answer=pending.get("message") or ""), ()))
+            if graded.label == "correct":
+                return "correct"
+            return self._run(self.judge.answer(puzzle, pending.get("message") or "", ())).label
         if pending["kind"] == "ask":
             return self._run(self.judge.answer(puzzle, pending["question"], history)).label
         reply = self._run(self.judge.grade(puzzle, Commit(answer=pending.get("answer") or ""), history))

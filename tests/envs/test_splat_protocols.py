@@ -289,3 +289,29 @@ def test_shipped_paper_config() -> None:
     config = EpisodeConfig.named("splat-paper")
     assert (config.protocol, config.max_turns, config.judge) == ("paper", 15, "reference")
     assert EpisodeConfig.named("splat").protocol == "commit"  # the stricter protocol stays the default
+
+
+def test_paper_runs_replay_and_feed_agreement(tmp_path: Path) -> None:
+    """A paper-protocol run replays step for step, and its unclear or solving replies do not break the
+    agreement tooling (an unclear reply is no label; a solving one is a verdict)."""
+    from lateralgym.episodes import judge_labels_from_run, replay, run
+
+    result = run("splat-paper", player="heuristic", limit=3, out=tmp_path, progress=False)
+    assert all(r.divergence is None for r in replay(result.run_dir))
+    labels = judge_labels_from_run(result.run_dir)
+    assert labels and all(r.answer in (None, "yes", "no", "irrelevant") for r in labels)
+
+
+def test_a_judge_seat_plays_the_paper_protocol() -> None:
+    """Under paper the AEC judge agent gets whole messages; a seat answers them with ``respond``."""
+    from lateralgym.envs import EpisodeConfig, load_sample_items, splat_v0
+    from lateralgym.judges import JudgeSeat, ReferenceJudge
+
+    puzzle = load_sample_items("splat")[0]
+    env = splat_v0.env(config=EpisodeConfig.named("splat-paper"), items=[puzzle])
+    seat = JudgeSeat(ReferenceJudge(), [puzzle])
+    env.reset(seed=0)
+    env.step(f"ask: Is it that {puzzle.answer}?")
+    assert env.agent_selection == "judge"
+    env.step(seat.act(env.observe("judge"), env.infos["judge"]))
+    assert all(env.terminations.values()) and env.infos["player"]["outcome"]["solved"] is True

@@ -43,8 +43,11 @@ Terminated when solved; truncated after ``max_turns`` rounds (15 by default, as 
 ``render_mode``.
 
 ## Version History
-* v0: initial release; later in v0, ``unclear`` judge replies (``last_reply`` 6) and
-  ``protocol: paper``.
+* v1: ``unclear`` judge replies are recorded and counted (``last_reply`` 6, a ``Discrete(7)``
+  space); ``protocol: paper`` (config ``splat-paper``); "not yet" carries only the env's own hint
+  texts by default (``hints: template``); the headline is the band average; a typed outcome; Unicode
+  observation text; the judge is awaited, not called in a worker thread.
+* v0: initial release.
 """
 
 from __future__ import annotations
@@ -133,7 +136,7 @@ class Splat(Benchmark[SituationPuzzle, SplatOutcome]):
         "ask": "ask: <a yes/no question>",
         "commit": "commit: <your full explanation>",
     }
-    env_ids: ClassVar[dict[str, str]] = {"lateralgym/Splat-v0": "splat"}
+    env_ids: ClassVar[dict[str, str]] = {"lateralgym/Splat-v1": "splat"}
     sample_file = "situation_puzzles.jsonl"
     formats = (
         DatasetFormat("splat", "SPLAT puzzles.xlsx", _is_xlsx, _load_xlsx, binary=True),

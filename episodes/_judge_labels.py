@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from lateralgym.envs._judging import ANSWER_LABELS
 from lateralgym.episodes._log import STEP_LOG, StepLine, read_log
@@ -24,6 +25,7 @@ def judge_labels_from_run(run_dir: str | Path) -> list[LabelRecord]:
         # An unclear reply is no label to agree with; under SPLAT's paper protocol a question may also
         # be answered "correct" (it solved the puzzle), which is a verdict.
         label = record.judge_label
+        data: dict[str, Any]
         if label in _VERDICTS:
             data = {"item_id": record.item_id, "verdict": label}
         elif record.action.get("kind") == "ask" and label in ANSWER_LABELS:

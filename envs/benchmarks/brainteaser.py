@@ -62,7 +62,8 @@ from lateralgym.envs._engine import LateralEnv
 from lateralgym.envs._errors import ConfigError
 from lateralgym.envs._schema import MCQPuzzle, MultipleChoiceItem, PuzzleKind, PuzzleVariant
 from lateralgym.envs._scoring import Scored, ScoredEpisode, Scorer, mean, put, success_rates
-from lateralgym.envs.benchmarks._mcq import LETTERS, ChoiceOutcome, ChoiceScene, MultipleChoiceBenchmark
+from lateralgym.envs.benchmarks._mcq import ChoiceOutcome, ChoiceScene, MultipleChoiceBenchmark
+from lateralgym.envs.benchmarks._mcq_reply import LETTERS
 
 VARIANTS = ("original", "semantic", "context")
 KINDS = ("sentence", "word")

@@ -19,6 +19,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from lateralgym.envs._errors import validation_message
+
 
 class _ActionBase(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -80,9 +82,8 @@ def action_from_dict(data: dict[str, Any]) -> Inspect | Ask | Commit | Invalid:
     try:
         return _ADAPTER.validate_python(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "action"
-        return Invalid(raw=json.dumps(data, default=str)[:2000], reason=f"{where}: {first['msg']}")
+        where, message = validation_message(exc, "action")
+        return Invalid(raw=json.dumps(data, default=str)[:2000], reason=f"{where}: {message}")
 
 
 def parse_choice(text: str) -> int | None:

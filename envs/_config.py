@@ -19,7 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from lateralgym.envs._benchmark import get_benchmark
-from lateralgym.envs._errors import ConfigError
+from lateralgym.envs._errors import ConfigError, validation_message
 
 ActionKind = Literal["inspect", "ask", "commit"]
 
@@ -226,9 +226,8 @@ class EpisodeConfig(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(p) for p in first["loc"]) or "config"
-            raise ConfigError(f"{source}: field {field!r}: {first['msg'].removeprefix('Value error, ')}") from exc
+            field, message = validation_message(exc, "config")
+            raise ConfigError(f"{source}: field {field!r}: {message}") from exc
 
     @classmethod
     def named(cls, name: str) -> EpisodeConfig:

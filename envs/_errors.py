@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 
 class LateralGymError(Exception):
     """Base class of every error LateralGym raises on purpose."""
@@ -34,3 +36,10 @@ class PlayerQuit(Exception):  # noqa: N818 - a request, not a failure: no "Error
 
     Not a ``LateralGymError``: nothing went wrong, so the command line exits 0.
     """
+
+
+def validation_message(exc: ValidationError, default: str = "record") -> tuple[str, str]:
+    """(field path, message) of a pydantic error's first problem, for one-line errors."""
+    first = exc.errors()[0]
+    field = ".".join(str(p) for p in first["loc"]) or default
+    return field, " ".join(first["msg"].removeprefix("Value error, ").split())

@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
-from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._errors import DatasetError, validation_message
 from lateralgym.envs._npy import read_npy
-from lateralgym.envs._samples import brief, parse_json, plain, read_text, validation_message
+from lateralgym.envs._samples import brief, parse_json, plain, read_text
 from lateralgym.envs._schema import MCQPuzzle, MultipleChoiceItem, PuzzleVariant, SituationPuzzle
 
 M = TypeVar("M", bound=BaseModel)

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._errors import DatasetError, validation_message
 from lateralgym.envs._schema import AffordanceKB, Entity
 
 SAMPLE_FILES: dict[str, str] = {"kb": "affordance_kb.jsonl"}
@@ -61,13 +61,6 @@ def brief(value: object) -> str:
 def plain(name: object) -> str:
     """A record name (an id) as written when it is short printable text, else ``brief``'s rendering."""
     return name if isinstance(name, str) and name.isprintable() and 0 < len(name) <= 200 else brief(name)
-
-
-def validation_message(exc: ValidationError) -> tuple[str, str]:
-    """(field path, message) of a pydantic error's first problem."""
-    first = exc.errors()[0]
-    field = ".".join(str(p) for p in first["loc"]) or "record"
-    return field, " ".join(first["msg"].split())
 
 
 def read_text(path: Path) -> str:

@@ -32,7 +32,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lateralgym.envs import ConfigError, ScoredEpisode, get_benchmark
-from lateralgym.envs._errors import LateralGymError
+from lateralgym.envs._errors import LateralGymError, validation_message
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
 
 Record = EpisodeStart | StepLine | EpisodeEnd
@@ -143,11 +143,10 @@ class MetricsAccumulator:
         try:
             outcome = self._unit.outcome_of(end.outcome) if end.outcome is not None else None
         except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(p) for p in first["loc"]) or "outcome"
+            field, message = validation_message(exc, "outcome")
             raise MetricsError(
                 f"episode {end.episode_id!r}: its outcome is not a {self._unit.outcome_type.__name__} "
-                f"(field {field!r}: {first['msg']}); was the log written by another version?"
+                f"(field {field!r}: {message}); was the log written by another version?"
             ) from None
         self._scorer.add(
             ScoredEpisode(

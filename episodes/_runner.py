@@ -42,7 +42,7 @@ from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, Later
 from lateralgym.envs._benchmark import benchmark_of
 from lateralgym.envs._config import MAX_SEED, check_name
 from lateralgym.envs._datasets import load_config_items
-from lateralgym.envs._errors import PlayerQuit
+from lateralgym.envs._errors import PlayerQuit, validation_message
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     STEP_LOG,
@@ -441,9 +441,8 @@ def read_manifest(run_dir: Path) -> Manifest:
     try:
         return Manifest.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "manifest"
-        raise ConfigError(f"{path}: not a LateralGym manifest (field {field!r}: {first['msg']})") from None
+        field, message = validation_message(exc, "manifest")
+        raise ConfigError(f"{path}: not a LateralGym manifest (field {field!r}: {message})") from None
 
 
 def usage_from_log(log_path: Path) -> dict[str, Usage]:

@@ -81,7 +81,7 @@ from lateralgym.envs import (
     snake,
     spaced,
 )
-from lateralgym.envs._samples import validation_message
+from lateralgym.envs._errors import validation_message
 from lateralgym.envs._schema import CLUSTER_LARGE_FROM, Scene
 
 ROOT = Path(__file__).resolve().parent.parent

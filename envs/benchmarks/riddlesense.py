@@ -70,8 +70,9 @@ def load_riddlesense(path: str | Path) -> list[Riddle]:
     Raises:
         DatasetError: naming the file, the line and the field.
     """
+    from lateralgym.envs._errors import validation_message
     from lateralgym.envs._loaders_official import existing_file, text, unique_id
-    from lateralgym.envs._samples import brief, json_lines, read_lines, validation_message
+    from lateralgym.envs._samples import brief, json_lines, read_lines
 
     path = existing_file(path)
     riddles: list[Riddle] = []

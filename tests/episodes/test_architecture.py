@@ -156,3 +156,19 @@ def test_every_benchmark_is_registered_with_its_parts() -> None:
         unit = get_benchmark(name)
         assert unit.name == name and unit.modes and unit.action_forms and unit.sample_file
         assert unit.sample_items()
+
+
+def test_an_offline_run_never_imports_the_openai_sdk(tmp_path: Path) -> None:
+    """The SDK costs half a second to import: a run with offline players and judges must not pay it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from lateralgym.episodes import run\n"
+        f"run('splat', limit=2, out={str(tmp_path)!r}, progress=False)\n"
+        "print('openai' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

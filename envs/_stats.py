@@ -57,6 +57,9 @@ class DatasetStats(BaseModel):
     levels: dict[str, int] = Field(default_factory=dict)
     """Situation puzzles per difficulty level 1..9."""
     with_clues: int = 0
+    defects: list[str] = Field(default_factory=list)
+    """Release defects found in the records (a situation puzzle whose hidden answer is its story, or
+    stands inside it, so the player is shown the answer), one line each naming the record."""
     """Situation puzzles that carry clues (LatEval)."""
 
     distractor_count: dict[str, int] = Field(default_factory=dict)
@@ -119,7 +122,21 @@ class DatasetStats(BaseModel):
             return f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:>{widths[2]}}"
 
         rule = "  ".join("-" * w for w in widths)
-        return "\n".join([title, f"kind: {self.kind}", "", line(header), rule, *map(line, body)]) + "\n"
+        text = "\n".join([title, f"kind: {self.kind}", "", line(header), rule, *map(line, body)]) + "\n"
+        if self.defects:
+            text += f"\n{len(self.defects)} release defect(s) found:\n" + "".join(f"  - {d}\n" for d in self.defects)
+        return text
+
+
+def _story_defect(puzzle: SituationPuzzle) -> str | None:
+    """Why a situation puzzle gives its answer away up front, or None (SPLAT's release has two such
+    rows, 172 and 565 of ``puzzles.xlsx``)."""
+    answer, story = " ".join(puzzle.answer.lower().split()), " ".join(puzzle.story.lower().split())
+    if answer == story:
+        return f"{puzzle.id}: the hidden answer is the story itself"
+    if answer in story:
+        return f"{puzzle.id}: the hidden answer stands inside the story the player is shown"
+    return None
 
 
 def _ordered(counter: Counter[str], keys: Iterable[str], keep_zero: bool = True) -> dict[str, int]:
@@ -175,6 +192,7 @@ def dataset_stats(items: Sequence[Any], path: str | Path | None = None) -> Datas
         fields["bands"] = _ordered(Counter(s.band or "none" for s in stories), _BANDS)
         fields["levels"] = _numeric(Counter(s.difficulty for s in stories if s.difficulty is not None))
         fields["with_clues"] = sum(bool(s.clues) for s in stories)
+        fields["defects"] = [defect for s in stories if (defect := _story_defect(s)) is not None]
     if tasks:
         factors = [t.factors for t in tasks]
         fields["distractor_count"] = _numeric(Counter(f.distractor_count for f in factors))

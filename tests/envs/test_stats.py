@@ -158,3 +158,24 @@ def test_real_sample_stats(shared_data: Path) -> None:
     assert (creativity.distractor_count, creativity.scenes) == ({"4": 1}, {"dining_room": 1})
     (task,) = load_items(shared_data / "creativitybench" / "sample_tasks.json")
     assert dataset_stats(list(task.entities)).parts == 31
+
+
+def test_stats_flag_release_defects(tmp_path: Path) -> None:
+    """Two kinds of broken situation puzzle that the SPLAT release holds (rows 172 and 565)."""
+    from official_data import SPLAT_ROWS, write_splat
+
+    from lateralgym.envs import dataset_stats, load_items
+
+    story = "A man walks into a bar and asks for a glass of water."
+    rows = [
+        *SPLAT_ROWS,
+        ("Copied", story, story, "2/10 EASY"),
+        ("Inside", "He had hiccups. " + story, "He had hiccups.", "3/10 EASY"),
+    ]
+    path = write_splat(tmp_path / "puzzles.xlsx", rows)
+    stats = dataset_stats(load_items(path), path=path)
+    assert len(stats.defects) == 2
+    assert "is the story itself" in stats.defects[0] and "inside the story" in stats.defects[1]
+    assert "2 release defect(s) found" in stats.render()
+    clean = dataset_stats(load_items(write_splat(tmp_path / "clean.xlsx")))
+    assert clean.defects == []

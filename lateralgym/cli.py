@@ -183,6 +183,9 @@ def _parser() -> argparse.ArgumentParser:
     agree.add_argument("second", help="run directory or label file (usually people)")
 
     sub.add_parser("configs", help="list the shipped configs")
+    from lateralgym.commands import register_all
+
+    register_all(sub)  # commands in their own modules (lateralgym/commands/*.py)
     return parser
 
 
@@ -437,6 +440,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lateralgym`` command; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
+        handler = getattr(args, "handler", None)
+        if handler is not None:
+            return int(handler(args))
         if args.command == "run":
             return _cmd_run(args)
         if args.command == "data":

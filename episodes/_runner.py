@@ -213,10 +213,14 @@ async def run_episode(
     agent: Agent,
     writer: StepLogWriter,
     run_id: str,
-    run_dir: Path,
+    run_dir: Path | None,
     player: str,
 ) -> EpisodeEnd:
-    """Play one episode, logging every step; an agent or judge failure ends the episode with ``error`` set."""
+    """Play one episode, logging every step; an agent or judge failure ends the episode with ``error`` set.
+
+    ``writer`` is anything with ``write(record)`` and ``sync()``; ``run_dir`` None keeps every
+    observation inline (a Ray worker's records, which the driver stores).
+    """
     config = env.config
     obs, info = env.reset(seed=spec.seed, options={"item_id": spec.item_id})
     meta = env.benchmark.item_meta(env.item)
@@ -521,9 +525,16 @@ async def run_async(
     cache_dir: str | Path | None = None,
     use_cache: bool | None = None,
     llm_concurrency: int | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
+    ray_actors: int | None = None,
 ) -> RunResult:
     """Run ``limit`` items x ``repeats`` episodes of ``config``; see ``run``."""
-    _check_counts(concurrency=concurrency, llm_concurrency=llm_concurrency, judge_samples=judge_samples)
+    _check_counts(
+        concurrency=concurrency, llm_concurrency=llm_concurrency, judge_samples=judge_samples, actors=ray_actors
+    )
+    if backend not in ("local", "ray"):
+        raise ConfigError(f"--backend is 'local' or 'ray', got {backend!r}")
     manifest: Manifest | None = None
     with ExitStack() as held:
         if resume is not None:
@@ -548,6 +559,8 @@ async def run_async(
         if llm_concurrency is not None:
             set_default_concurrency(llm_concurrency)
         player = player or config.player
+        if player == "human" and backend == "ray":
+            raise ConfigError("a human player plays at this terminal: drop --backend ray")
         if player == "human":
             concurrency, progress = 1, False  # one person, one episode at a time; no bar redrawn over the prompt
         if items is None:
@@ -623,9 +636,30 @@ async def run_async(
                 shutil.rmtree(run_dir, ignore_errors=True)  # ours, just made: no half-made run to resume
                 reason = _reason(exc) if isinstance(exc, OSError) else str(exc)
                 raise RunDirError(f"cannot create a run directory in {out} (--out): {reason}") from exc
+        ray_setup = None
+        if backend == "ray":
+            if agent_factory is not None:
+                raise ConfigError(
+                    "--backend ray builds players from the player spec: pass player=..., not agent_factory"
+                )
+            ray_setup = {
+                "config": config.model_dump(mode="json"),
+                "player": player,
+                "player_label": safe_spec(player),
+                "judge": judge if isinstance(judge, str) else judge_obj,  # a spec is rebuilt in each worker
+                "base_url": base_url,
+                "judge_base_url": judge_base_url,
+                "cache_dir": str(Path(cache_dir).resolve()) if cache_dir is not None else None,
+                "use_cache": use_cache,
+                "judge_samples": judge_samples,
+                "llm_concurrency": llm_concurrency,
+                "run_id": run_id,
+                "address": ray_address,
+                "actors": ray_actors,
+            }
         try:
             return await _roll_out(
-                config, plan, run_dir, run_id, envs, judge_obj, items, factory, player, concurrency, progress
+                config, plan, run_dir, run_id, envs, judge_obj, items, factory, player, concurrency, progress, ray_setup
             )
         except OSError as exc:
             raise RunDirError(
@@ -646,15 +680,18 @@ async def _roll_out(
     player: str,
     concurrency: int,
     progress: bool,
+    ray_setup: dict[str, Any] | None = None,
 ) -> RunResult:
-    """Run the plan's episodes that have no end record yet into ``run_dir`` (locked by the caller)."""
-    from lateralgym.episodes._metrics import compute_metrics
+    """Run the plan's episodes that have no end record yet into ``run_dir`` (locked by the caller),
+    here or, given ``ray_setup``, on Ray workers (``episodes/_ray.py``)."""
     from lateralgym.episodes._progress import RunProgress
 
     log_path = run_dir / STEP_LOG
     drop_partial_episodes(log_path)
     done = finished_episodes(log_path)
     todo = [s for s in plan if s.episode_id not in done]
+    if ray_setup is not None:
+        return await _roll_out_ray(config, plan, todo, done, run_dir, run_id, items, concurrency, progress, ray_setup)
     envs += [LateralEnv(config, items=items, judge=judge) for _ in range(min(concurrency, len(todo)) - 1)]
     free: asyncio.Queue[LateralEnv] = asyncio.Queue()
     for env in envs:
@@ -688,6 +725,16 @@ async def _roll_out(
         clients = (getattr(factory, "client", None), getattr(judge, "client", None))
         for client in {id(c): c for c in clients if c}.values():
             await client.aclose()
+    return _finish(run_dir, run_id, plan, todo, errors)
+
+
+def _finish(
+    run_dir: Path, run_id: str, plan: list[EpisodeSpec], todo: list[EpisodeSpec], errors: list[str]
+) -> RunResult:
+    """Compute the metrics from the log, write ``summary.json`` and say where the run is."""
+    from lateralgym.episodes._metrics import compute_metrics
+
+    log_path = run_dir / STEP_LOG
     metrics = compute_metrics(read_log(log_path))
     usage = usage_from_log(log_path)
     summary = {**metrics.model_dump(mode="json"), "llm_usage": {role: u.model_dump() for role, u in usage.items()}}
@@ -702,6 +749,72 @@ async def _roll_out(
         metrics=metrics,
         usage=usage,
     )
+
+
+async def _roll_out_ray(
+    config: EpisodeConfig,
+    plan: list[EpisodeSpec],
+    todo: list[EpisodeSpec],
+    done: set[str],
+    run_dir: Path,
+    run_id: str,
+    items: Sequence[Any],
+    concurrency: int,
+    progress: bool,
+    setup: dict[str, Any],
+) -> RunResult:
+    """``_roll_out`` on Ray workers: they play, this process alone writes the log (an episode at a time)."""
+    from lateralgym.episodes._progress import RunProgress
+    from lateralgym.episodes._ray import RayExecutor
+
+    writer = StepLogWriter(run_dir / STEP_LOG)
+    bar = RunProgress(total=len(plan), done=len(done), label=config.name, enabled=progress)
+    errors: list[str] = []
+    executor = RayExecutor(
+        {k: v for k, v in setup.items() if k not in ("address", "actors")},
+        items,
+        concurrency=min(concurrency, max(1, len(todo))),
+        address=setup["address"],
+        actors=setup["actors"],
+    )
+    by_id = {str(item.id): item for item in items}
+
+    async def one(spec: EpisodeSpec) -> None:
+        try:
+            records = await executor.episode(spec.model_dump(mode="json"), run_dir)
+        except Exception as exc:  # noqa: BLE001 - its workers kept dying: logged as errored, rerun on resume
+            item = by_id[spec.item_id]
+            records = [
+                EpisodeEnd(
+                    run_id=run_id,
+                    episode_id=spec.episode_id,
+                    item_id=spec.item_id,
+                    repeat=spec.repeat,
+                    benchmark=config.benchmark,
+                    meta=benchmark_of(item).item_meta(item),
+                    error=scrub_credentials(f"{type(exc).__name__}: {exc}"),
+                )
+            ]
+        for record in records:
+            writer.write(record)
+        writer.sync()
+        end = records[-1]
+        assert isinstance(end, EpisodeEnd)
+        if end.error is not None:
+            errors.append(end.error)
+        bar.advance(end)
+
+    tasks = [asyncio.ensure_future(one(spec)) for spec in todo]
+    try:
+        with bar:
+            await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        writer.close()
+        executor.shutdown()
+    return _finish(run_dir, run_id, plan, todo, errors)
 
 
 def run(config: EpisodeConfig | str | None = None, **kwargs: Any) -> RunResult:
@@ -729,6 +842,10 @@ def run(config: EpisodeConfig | str | None = None, **kwargs: Any) -> RunResult:
         use_cache: read and write the LLM response cache (reruns and replays then cost nothing);
             None: yes for a new run, as the run was started for a resume.
         llm_concurrency: cap on LLM requests in flight (default 8), players and judges together.
+        backend: ``local`` (this process, one event loop) or ``ray`` (Ray workers play, this process
+            writes the log; see ``lateralgym.episodes._ray``; needs the ``ray`` extra).
+        ray_address: a Ray cluster to join (``auto``, ``ray://host:10001``); None starts a local Ray.
+        ray_actors: Ray workers (default: one per CPU of the cluster, at most ``concurrency``).
 
     Returns:
         The run directory, counts (``errored``: episodes of this call that ended in an error),

@@ -116,6 +116,25 @@ def _parser() -> argparse.ArgumentParser:
         "time: a run holds a lock on its directory",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local: this process plays every episode on one event loop (default); ray: Ray workers play them "
+        "(pip install 'lateralgym[ray]'), this process alone writes the log, so --resume stays exactly-once",
+    )
+    run.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --backend ray: the cluster to join (auto, or ray://HEAD:10001 after 'ray start --head'); "
+        "default: start a local Ray on this machine",
+    )
+    run.add_argument(
+        "--actors",
+        type=int,
+        metavar="N",
+        help="with --backend ray: worker actors, each playing many episodes at once (default: one per CPU)",
+    )
 
     data = sub.add_parser("data", help="inspect dataset files")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
@@ -305,6 +324,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         # None: a new run uses the cache, a resumed one does as it was started
         "use_cache": False if args.no_cache else None,
         "llm_concurrency": args.llm_concurrency,
+        "backend": args.backend,
+        "ray_address": args.address,
+        "ray_actors": args.actors,
     }
     if args.resume is not None:
         from lateralgym.episodes import read_manifest

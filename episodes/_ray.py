@@ -1,0 +1,213 @@
+"""Run a run's episodes on Ray actors, with the driver as the only writer of the step log.
+
+Shaped the way RL trainers use Ray (a few long-lived workers each stepping many environments),
+not one actor per env: ``actors`` actors (default: one per CPU Ray reports, at most the episodes'
+concurrency), each an asyncio actor that plays up to ``ceil(concurrency / actors)`` episodes at
+once on its own event loop, with its own env pool, player factory and judge built once from the
+run's specs. An actor returns an episode's records only when the episode has ended; the driver
+writes them to ``steps.jsonl`` in one go and fsyncs, so the log never holds a half episode from a
+worker, and ``--resume`` (which drops partial episodes) stays exactly-once.
+
+Failure handling: a worker that dies (killed, out of memory, its node lost) is restarted by Ray
+(``max_restarts=-1``) and the episodes it had in flight are submitted again, up to
+``MAX_ATTEMPTS`` times each; a killed driver leaves a log that ``lateralgym run --resume`` finishes.
+
+The LLM concurrency cap (``--llm-concurrency``) is divided among the actors (each caps its own
+process at ``ceil(cap / actors)``), so the cluster as a whole keeps to it. API keys are read from
+each worker's environment (a local Ray inherits the driver's); they are never shipped in Ray's
+runtime environment, which Ray stores. The LLM response cache is a directory per machine.
+
+Everything here needs the ``ray`` extra (``pip install 'lateralgym[ray]'``); the import happens
+only when ``--backend ray`` is chosen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv
+from lateralgym.episodes._log import INLINE_LIMIT, EpisodeEnd, EpisodeStart, Observation, StepLine, observation
+
+MAX_ATTEMPTS = 3
+"""How many times an episode is submitted when the workers running it die, before it is logged as errored."""
+
+Record = EpisodeStart | StepLine | EpisodeEnd
+
+
+class RayBackendError(ConfigError):
+    """Ray is not installed, or the cluster cannot be reached; the message says what to do."""
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:  # pragma: no cover - depends on the extra
+        raise RayBackendError(
+            "--backend ray needs Ray: pip install 'lateralgym[ray]' (or drop --backend ray to run locally)"
+        ) from None
+    return ray
+
+
+class _ListWriter:
+    """Collects one episode's records in the worker (the driver writes them)."""
+
+    def __init__(self) -> None:
+        self.records: list[Record] = []
+
+    def write(self, record: Record) -> None:
+        self.records.append(record)
+
+    def sync(self) -> None:
+        """Nothing to make durable here: the driver fsyncs when it writes the episode."""
+
+
+class EpisodeWorker:
+    """The body of a Ray actor: plays episodes of one run, many at once, on the actor's event loop."""
+
+    def __init__(self, setup: dict[str, Any], items: Sequence[Any]) -> None:
+        import lateralgym  # noqa: F401 - registers every benchmark and env id inside the worker
+        from lateralgym.agents import player_factory, set_default_concurrency
+        from lateralgym.judges import make_judge
+
+        if setup["llm_concurrency"] is not None:
+            set_default_concurrency(setup["llm_concurrency"])
+        self.config = EpisodeConfig.model_validate(setup["config"])
+        self.items = list(items)
+        judge = setup["judge"]
+        self.judge: Judge = (
+            make_judge(
+                judge,
+                benchmark=self.config.benchmark,
+                base_url=setup["judge_base_url"] or setup["base_url"],
+                cache_dir=setup["cache_dir"],
+                use_cache=setup["use_cache"],
+                samples=setup["judge_samples"],
+            )
+            if isinstance(judge, str)
+            else judge
+        )
+        self.factory = player_factory(
+            setup["player"],
+            self.items,
+            base_url=setup["base_url"],
+            cache_dir=setup["cache_dir"],
+            use_cache=setup["use_cache"],
+        )
+        self.player_label: str = setup["player_label"]
+        self.run_id: str = setup["run_id"]
+        self.free: list[LateralEnv] = []
+
+    def pid(self) -> int:
+        """The worker's process id (tests kill it to check that its episodes are run again)."""
+        return os.getpid()
+
+    async def episode(self, spec_data: dict[str, Any]) -> list[Record]:
+        """Play one episode to its end and return its records, in order."""
+        from lateralgym.episodes._runner import EpisodeSpec, run_episode
+
+        spec = EpisodeSpec.model_validate(spec_data)
+        env = self.free.pop() if self.free else LateralEnv(self.config, items=self.items, judge=self.judge)
+        writer = _ListWriter()
+        try:
+            await run_episode(spec, env, self.factory(spec.seed), writer, self.run_id, None, self.player_label)  # type: ignore[arg-type]
+        finally:
+            self.free.append(env)
+        return writer.records
+
+
+def _stored(record: Record, run_dir: Path) -> Record:
+    """A worker's record with its large observations moved into the run directory, as a local run stores them."""
+    updates: dict[str, Observation] = {}
+    for name in ("observation", "reply"):
+        obs = getattr(record, name, None)
+        if isinstance(obs, Observation) and obs.text is not None and len(obs.text) > INLINE_LIMIT:
+            updates[name] = observation(obs.text, run_dir)
+    return record.model_copy(update=updates) if updates else record
+
+
+class RayExecutor:
+    """Starts (or joins) Ray, creates the workers, and runs episodes on them for the driver."""
+
+    def __init__(
+        self,
+        setup: dict[str, Any],
+        items: Sequence[Any],
+        *,
+        concurrency: int,
+        address: str | None = None,
+        actors: int | None = None,
+    ) -> None:
+        ray = _ray()
+        if not ray.is_initialized():
+            try:
+                if address:
+                    ray.init(address=address, log_to_driver=False, configure_logging=False)
+                else:  # a local Ray on this machine only: no dashboard, no outside address
+                    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+                    ray.init(
+                        include_dashboard=False,
+                        _node_ip_address="127.0.0.1",
+                        log_to_driver=False,
+                        configure_logging=False,
+                    )
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                where = f"at {address}" if address else "locally"
+                raise RayBackendError(f"cannot start or reach Ray {where}: {exc}") from exc
+            self._owns_ray = True
+        else:
+            self._owns_ray = False
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        count = max(1, min(actors or cpus, concurrency))
+        per_actor = math.ceil(concurrency / count)
+        llm = setup.get("llm_concurrency")
+        setup = {**setup, "llm_concurrency": None if llm is None else max(1, math.ceil(llm / count))}
+        worker = ray.remote(EpisodeWorker)
+        # held for the run's life: a restarted worker is built again from the same object
+        self._items_ref = ray.put(list(items))
+        self.names = [f"lateralgym-{setup['run_id']}-{i}" for i in range(count)]
+        """The actors' names (``ray.get_actor(name)``), for looking at a run's workers."""
+        self.actors = [
+            worker.options(
+                name=name, max_restarts=-1, max_task_retries=0, max_concurrency=per_actor + 1, num_cpus=0
+            ).remote(setup, self._items_ref)
+            for name in self.names
+        ]
+        self.slots = asyncio.Semaphore(count * per_actor)
+        self._next = 0
+        self.restarted = 0
+        """Episodes submitted again because their worker died."""
+
+    async def episode(self, spec_data: dict[str, Any], run_dir: Path) -> list[Record]:
+        """An episode's records from some worker (large observations stored in ``run_dir``).
+
+        A worker dying mid-episode costs the episode a new attempt on a worker (the dead one is
+        restarted by Ray); after ``MAX_ATTEMPTS`` the last error is raised.
+        """
+        from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError
+
+        async with self.slots:
+            for attempt in range(1, MAX_ATTEMPTS + 1):
+                actor = self.actors[self._next % len(self.actors)]
+                self._next += 1
+                try:
+                    records: list[Record] = await actor.episode.remote(spec_data)
+                    return [_stored(r, run_dir) for r in records]
+                except (ActorDiedError, ActorUnavailableError, RayActorError):
+                    if attempt == MAX_ATTEMPTS:
+                        raise
+                    self.restarted += 1
+                    await asyncio.sleep(0.2 * attempt)  # let Ray bring the worker back
+            raise AssertionError("unreachable")  # pragma: no cover
+
+    def shutdown(self) -> None:
+        """Stop the workers, and Ray itself when this executor started it."""
+        ray = _ray()
+        for actor in self.actors:
+            ray.kill(actor)
+        if self._owns_ray:
+            ray.shutdown()

@@ -12,7 +12,12 @@ from lateralgym.agents._base import Agent
 from lateralgym.agents._factory import OFFLINE_AGENTS, make_agent, player_factory
 from lateralgym.agents._human import HumanAgent
 from lateralgym.agents._llm_cache import ResponseCache, request_key
-from lateralgym.agents._llm_concurrency import ConcurrencyLimiter, default_concurrency, set_default_concurrency
+from lateralgym.agents._llm_concurrency import (
+    AdaptiveLimiter,
+    ConcurrencyLimiter,
+    default_concurrency,
+    set_default_concurrency,
+)
 from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError
 from lateralgym.agents._llm_secrets import display_url, redact, safe_spec
 from lateralgym.agents._llm_spec import GENERATION_KEYS, ModelSpec, is_model_spec
@@ -46,6 +51,7 @@ __all__ = [
     "OFFLINE_AGENTS",
     "PLAYER_OPTIONS",
     "Agent",
+    "AdaptiveLimiter",
     "ConcurrencyLimiter",
     "HeuristicAgent",
     "HumanAgent",

@@ -280,12 +280,18 @@ class LLMClient:
         attempt = 0
         while True:
             attempt += 1
+            limiter = self.limiter
+            sent = time.monotonic()
             try:
-                async with self.limiter.slot():
+                async with limiter.slot():
+                    sent = time.monotonic()
                     async with asyncio.timeout(self.spec.timeout + _TIMEOUT_GRACE_S):
-                        return await self._backend.send(chat, params), attempt, None
+                        reply = await self._backend.send(chat, params)
+                limiter.observe(time.monotonic() - sent, rate_limited=False)
+                return reply, attempt, None
             except Exception as exc:  # sorted by classify; CancelledError is not an Exception
                 failure = classify(exc)
+            limiter.observe(time.monotonic() - sent, rate_limited=failure.status == 429)
             # Outside the except block, so the library's exception (whose request
             # object carries the auth header) is already released.
             if not failure.retryable or attempt == total:

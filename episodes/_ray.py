@@ -75,7 +75,7 @@ class EpisodeWorker:
         from lateralgym.judges import make_judge
 
         if setup["llm_concurrency"] is not None:
-            set_default_concurrency(setup["llm_concurrency"])
+            set_default_concurrency(setup["llm_concurrency"], adaptive=setup.get("adaptive_concurrency", False))
         self.config = EpisodeConfig.model_validate(setup["config"])
         self.items = list(items)
         judge = setup["judge"]

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import lateralgym
 from lateralgym.agents import Agent, display_url, player_factory, safe_spec, set_default_concurrency
+from lateralgym.agents._llm_concurrency import DEFAULT_CONCURRENCY
 from lateralgym.agents._llm_secrets import scrub_credentials
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, LateralGymError, ModelCall
 from lateralgym.envs._benchmark import benchmark_of
@@ -528,6 +529,7 @@ async def run_async(
     backend: str = "local",
     ray_address: str | None = None,
     ray_actors: int | None = None,
+    adaptive_concurrency: bool = False,
 ) -> RunResult:
     """Run ``limit`` items x ``repeats`` episodes of ``config``; see ``run``."""
     _check_counts(
@@ -556,8 +558,9 @@ async def run_async(
             # validated again: model_copy(update=...) skips the checks (a name with '/', a seed of -1)
             config = EpisodeConfig.from_dict(config.model_dump(mode="json"), source=f"config {config.name!r}")
         use_cache = True if use_cache is None else use_cache
-        if llm_concurrency is not None:
-            set_default_concurrency(llm_concurrency)
+        # unless given, the LLM cap follows --concurrency, so 64 episodes in flight are not held to 8 requests
+        llm_cap = llm_concurrency if llm_concurrency is not None else max(DEFAULT_CONCURRENCY, concurrency)
+        set_default_concurrency(llm_cap, adaptive=adaptive_concurrency)
         player = player or config.player
         if player == "human" and backend == "ray":
             raise ConfigError("a human player plays at this terminal: drop --backend ray")
@@ -652,7 +655,8 @@ async def run_async(
                 "cache_dir": str(Path(cache_dir).resolve()) if cache_dir is not None else None,
                 "use_cache": use_cache,
                 "judge_samples": judge_samples,
-                "llm_concurrency": llm_concurrency,
+                "llm_concurrency": llm_cap,
+                "adaptive_concurrency": adaptive_concurrency,
                 "run_id": run_id,
                 "address": ray_address,
                 "actors": ray_actors,
@@ -841,7 +845,10 @@ def run(config: EpisodeConfig | str | None = None, **kwargs: Any) -> RunResult:
         cache_dir: LLM response cache (default ``.lateralgym-cache/llm``).
         use_cache: read and write the LLM response cache (reruns and replays then cost nothing);
             None: yes for a new run, as the run was started for a resume.
-        llm_concurrency: cap on LLM requests in flight (default 8), players and judges together.
+        llm_concurrency: cap on LLM requests in flight, players and judges together (default: ``concurrency``,
+            at least 8).
+        adaptive_concurrency: let the cap find the server's pace: start at 20 (or the cap), halve on 429,
+            grow up to the cap while latency holds (``lateralgym.agents.AdaptiveLimiter``).
         backend: ``local`` (this process, one event loop) or ``ray`` (Ray workers play, this process
             writes the log; see ``lateralgym.episodes._ray``; needs the ``ray`` extra).
         ray_address: a Ray cluster to join (``auto``, ``ray://host:10001``); None starts a local Ray.

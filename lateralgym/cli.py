@@ -96,7 +96,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--judge-base-url", metavar="URL", help="server for the LLM judge if it differs from --base-url")
     run.add_argument("--judge-samples", type=int, metavar="K", help="LLM judge: majority vote of K samples (default 1)")
-    run.add_argument("--llm-concurrency", type=int, metavar="N", help="LLM requests in flight at once (default 8)")
+    run.add_argument(
+        "--llm-concurrency",
+        type=int,
+        metavar="N",
+        help="LLM requests in flight at once, players and judges together (default: --concurrency, at least 8)",
+    )
+    run.add_argument(
+        "--adaptive-concurrency",
+        action="store_true",
+        help="let the LLM cap find the server's pace: start at 20, halve on HTTP 429, grow up to --llm-concurrency "
+        "while latency holds",
+    )
     run.add_argument("--no-cache", action="store_true", help="bypass the LLM response cache (with --resume too)")
     run.add_argument("--cache-dir", metavar="DIR", help="LLM response cache (default ./.lateralgym-cache/llm)")
     run.add_argument("--limit", type=int, metavar="N", help="run only the first N items (N >= 1)")
@@ -324,6 +335,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         # None: a new run uses the cache, a resumed one does as it was started
         "use_cache": False if args.no_cache else None,
         "llm_concurrency": args.llm_concurrency,
+        "adaptive_concurrency": args.adaptive_concurrency,
         "backend": args.backend,
         "ray_address": args.address,
         "ray_actors": args.actors,

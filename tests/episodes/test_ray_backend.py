@@ -102,7 +102,8 @@ DRIVER = textwrap.dedent(
     ends = [r for r in read_log(result.run_dir / "steps.jsonl") if isinstance(r, EpisodeEnd)]
     print(json.dumps({
         "run_dir": str(result.run_dir), "planned": result.planned, "ran": result.ran, "errored": result.errored,
-        "killed": killed, "ends": [e.episode_id for e in ends], "solved": sum(bool(e.outcome and e.outcome["solved"]) for e in ends),
+        "killed": killed, "ends": [e.episode_id for e in ends],
+        "solved": sum(bool(e.outcome and e.outcome["solved"]) for e in ends),
         "errors": [e.error for e in ends if e.error],
         "server_requests": len(server.requests),
     }))

@@ -207,7 +207,7 @@ class LLMClient:
             return self._failed(failure, attempts, started, key, role)
 
         secrets = self._backend.secrets()
-        texts = {name: redact_values(value, secrets) for name, value in _reply_texts(reply).items()}
+        texts: dict[str, Any] = {name: redact_values(value, secrets) for name, value in _reply_texts(reply).items()}
         if texts.get("text", reply.text) != reply.text:
             # The reply echoed a credential: its tokens may hold pieces of it, so they are dropped.
             texts = {**texts, "tokens": None, "logprobs": None, "token_ids": None}

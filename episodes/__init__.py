@@ -2,7 +2,14 @@
 and rollout export for training LLMs."""
 
 from lateralgym.envs import EpisodeConfig
-from lateralgym.episodes._export import EXPORT_FORMATS, ExportFormat, ExportResult, export_run, trl_row, verifiers_record
+from lateralgym.episodes._export import (
+    EXPORT_FORMATS,
+    ExportFormat,
+    ExportResult,
+    export_run,
+    trl_row,
+    verifiers_record,
+)
 from lateralgym.episodes._judge_labels import agreement, judge_labels_from_run, load_labels
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
@@ -27,7 +34,6 @@ from lateralgym.episodes._metrics import (
 )
 from lateralgym.episodes._plots import ReportError
 from lateralgym.episodes._replay import Divergence, EpisodeReplay, replay, transcript
-from lateralgym.episodes._rollouts import ExportError, Rollout, RolloutTurn, rollouts_from_log
 from lateralgym.episodes._report import (
     compare_markdown,
     compare_runs,
@@ -35,6 +41,7 @@ from lateralgym.episodes._report import (
     render_metrics,
     write_report,
 )
+from lateralgym.episodes._rollouts import ExportError, Rollout, RolloutTurn, rollouts_from_log
 from lateralgym.episodes._runner import (
     EpisodeSpec,
     Manifest,

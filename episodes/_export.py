@@ -140,7 +140,7 @@ def verifiers_record(rollout: Rollout) -> dict[str, Any]:
     }
 
 
-def _rows(rollouts: Iterable[Rollout], fmt: ExportFormat) -> Iterable[dict[str, Any]]:
+def _rows(rollouts: Iterable[Rollout], fmt: str) -> Iterable[dict[str, Any]]:
     for rollout in rollouts:
         if fmt == "trl":
             yield trl_row(rollout)
@@ -185,7 +185,7 @@ def export_run(
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("w", encoding="utf-8") as handle:
-            for row in _rows(kept, fmt):  # type: ignore[arg-type]  # checked against EXPORT_FORMATS above
+            for row in _rows(kept, fmt):
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
         os.replace(tmp, path)
     except OSError as exc:

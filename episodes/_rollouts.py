@@ -199,9 +199,7 @@ def _rollout(run_dir: Path, start: EpisodeStart, lines: Sequence[StepLine], end:
             messages.append({"role": "user", "content": observation_text(line.observation, run_dir)})
         messages.append({"role": "assistant", "content": _reply_text(line)})
         reply = observation_text(line.reply, run_dir)
-        turns.append(
-            turn_from_call(line.step, line.action, line.valid, line.reward, reply, line.judge_label, line.llm)
-        )
+        turns.append(turn_from_call(line.step, line.action, line.valid, line.reward, reply, line.judge_label, line.llm))
     return Rollout(
         run_id=start.run_id,
         episode_id=start.episode_id,

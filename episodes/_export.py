@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -174,21 +174,27 @@ def export_run(
         raise ExportError(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
     run_dir = Path(run_dir)
     path = Path(out) if out is not None else run_dir / "export" / _DEFAULT_NAMES[fmt]
-    kept: list[Rollout] = []
-    skipped = 0
-    for rollout in rollouts_from_log(run_dir):
-        if rollout.error is not None and not include_errored:
-            skipped += 1
-        else:
-            kept.append(rollout)
+    counts = {"kept": 0, "skipped": 0}
+
+    def chosen() -> Iterator[Rollout]:  # streamed: a long run's episodes never sit in memory together
+        for rollout in rollouts_from_log(run_dir):
+            if rollout.error is not None and not include_errored:
+                counts["skipped"] += 1
+            else:
+                counts["kept"] += 1
+                yield rollout
+
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("w", encoding="utf-8") as handle:
-            for row in _rows(kept, fmt):
+            for row in _rows(chosen(), fmt):
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise ExportError(f"cannot write {path} (--out): {exc.strerror or exc}") from None
-    return ExportResult(path=path, format=fmt, episodes=len(kept), errored_skipped=skipped)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a bad log line or a prompt that cannot be rebuilt: no half file left
+        raise
+    return ExportResult(path=path, format=fmt, episodes=counts["kept"], errored_skipped=counts["skipped"])

@@ -23,7 +23,7 @@ from lateralgym.agents._llm_secrets import display_url, redact, safe_spec
 from lateralgym.agents._llm_spec import GENERATION_KEYS, ModelSpec, is_model_spec
 from lateralgym.agents._llm_usage import UsageMeter, UsageSummary
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
-from lateralgym.agents._parsing import parse_reply
+from lateralgym.agents._parsing import parse_reply, read_model_reply
 
 if TYPE_CHECKING:
     from lateralgym.agents._llm_client import LLMClient
@@ -72,6 +72,7 @@ __all__ = [
     "make_agent",
     "parse_reply",
     "player_factory",
+    "read_model_reply",
     "redact",
     "request_key",
     "safe_spec",

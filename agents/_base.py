@@ -33,6 +33,12 @@ class Agent(ABC):
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
         """The next action for this observation."""
 
+    def prompt_messages(self) -> list[dict[str, str]] | None:
+        """The chat messages the player is given before the first observation (a model's system
+        prompt and worked examples), once ``reset``; ``None`` for a player that reads no prompt. The
+        runner logs them, so a rollout's messages can be rebuilt exactly from the step log."""
+        return None
+
     def episode_over(self, message: str, outcome: dict[str, Any], solution: str) -> None:
         """Called by the runner once an episode has ended and is logged: the env's last message, the
         outcome, and the item's reference solution. Only a person playing is shown it (the human

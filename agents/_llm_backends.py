@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import re
 import sys
 import time
 import weakref
@@ -240,6 +241,7 @@ def normalise_reply(response: Any, model: str) -> ModelCall:
             shown = "blank" if isinstance(content, str) else "null" if content is None else type(content).__name__
             raise MalformedReplyError(f"reply has no text (content {shown}, finish_reason {finish_reason!r})")
         content = content if isinstance(content, str) else ""
+    tokens, logprobs, token_ids = token_data(choice)
     # ModelCall replaces lone surrogates (a "\\udc00" escape in the JSON) in every text field.
     return ModelCall(
         model=model,
@@ -248,7 +250,45 @@ def normalise_reply(response: Any, model: str) -> ModelCall:
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         finish_reason=str(finish_reason) if finish_reason is not None else None,
+        tokens=tokens,
+        logprobs=logprobs,
+        token_ids=token_ids,
     )
+
+
+_TOKEN_ID = re.compile(r"^token_id:(\d+)$")
+
+
+def _field(obj: Any, name: str) -> Any:
+    """``obj.name`` or ``obj[name]``: SDK objects and litellm's dicts alike (extra fields included)."""
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def token_data(choice: Any) -> tuple[list[str] | None, list[float] | None, list[int] | None]:
+    """The completion's tokens, their logprobs and token ids from a chat choice, where the server sent them.
+
+    Logprobs come from OpenAI's ``choice.logprobs.content``; token ids from vLLM's ``choice.token_ids``
+    (``return_token_ids``), or from tokens written ``token_id:N`` (vLLM's ``return_tokens_as_token_ids``).
+    Anything malformed is dropped (``None``): token data is never worth failing a reply over.
+    """
+    tokens: list[str] | None = None
+    logprobs: list[float] | None = None
+    content = _field(_field(choice, "logprobs"), "content")
+    if isinstance(content, list) and content:
+        try:
+            tokens = [str(_field(entry, "token")) for entry in content]
+            logprobs = [float(_field(entry, "logprob")) for entry in content]
+        except (TypeError, ValueError):
+            tokens = logprobs = None
+    raw_ids = _field(choice, "token_ids")
+    token_ids: list[int] | None = None
+    if isinstance(raw_ids, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in raw_ids):
+        token_ids = list(raw_ids) or None
+    elif tokens and all(_TOKEN_ID.match(token) for token in tokens):
+        token_ids = [int(token.split(":", 1)[1]) for token in tokens]
+    return tokens, logprobs, token_ids
 
 
 def classify(exc: BaseException) -> Failure:

@@ -207,10 +207,14 @@ class LLMClient:
             return self._failed(failure, attempts, started, key, role)
 
         secrets = self._backend.secrets()
+        texts: dict[str, Any] = {name: redact_values(value, secrets) for name, value in _reply_texts(reply).items()}
+        if texts.get("text", reply.text) != reply.text:
+            # The reply echoed a credential: its tokens may hold pieces of it, so they are dropped.
+            texts = {**texts, "tokens": None, "logprobs": None, "token_ids": None}
         call = reply.model_copy(
             update={
                 # A server may echo the key it was sent (or its Basic form): it never leaves the client.
-                **{name: redact_values(value, secrets) for name, value in _reply_texts(reply).items()},
+                **texts,
                 "role": role,
                 "latency_s": time.monotonic() - started,
                 "cost_usd": await _price(self.spec.name, reply),
@@ -270,6 +274,10 @@ class LLMClient:
             "max_tokens": self.spec.max_tokens,
             "seed": self.spec.seed,
         }
+        if self.spec.logprobs:
+            merged["logprobs"] = True
+        if self.spec.token_ids:  # vLLM's field, not OpenAI's: the SDK sends it in the body as given
+            merged["extra_body"] = {"return_token_ids": True}
         merged.update(params)
         return {name: value for name, value in merged.items() if value is not None}
 
@@ -352,7 +360,7 @@ def _as_messages(messages: Messages) -> list[dict[str, Any]]:
     return [dict(message) for message in messages]
 
 
-def _reply_texts(reply: ModelCall) -> dict[str, str]:
+def _reply_texts(reply: ModelCall) -> dict[str, Any]:
     """The text fields of a reply that came from the server."""
     texts = {"text": reply.text, "served_by": reply.served_by, "finish_reason": reply.finish_reason}
     return {name: value for name, value in texts.items() if value is not None}

@@ -23,9 +23,9 @@ from lateralgym.agents._base import Agent
 from lateralgym.agents._llm_client import LLMCallError, LLMClient
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_spec import ModelSpec, OptionParser, flag
-from lateralgym.agents._parsing import parse_reply
-from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, prompt_plan
-from lateralgym.envs import Action, Invalid
+from lateralgym.agents._parsing import read_model_reply
+from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, opening_messages, prompt_plan
+from lateralgym.envs import Action
 from lateralgym.envs._calls import ModelCall
 
 __all__ = ["PLAYER_OPTIONS", "LLMPlayer"]
@@ -155,6 +155,10 @@ class LLMPlayer(Agent):
         """The protocol of the current episode, once known."""
         return self._plan
 
+    def prompt_messages(self) -> list[dict[str, str]] | None:
+        """The system prompt and any worked examples this episode's chat opens with (after ``reset``)."""
+        return None if self._plan is None else opening_messages(self._plan, self.system_prompt)
+
     def reset(self, observation: dict[str, Any], info: dict[str, Any], seed: int | None = None) -> None:
         """Forget the previous episode's chat and pick the protocol from ``info``.
 
@@ -238,14 +242,7 @@ class LLMPlayer(Agent):
             )
         text = call.text
         reasoning = self._plan.reasoning if self._plan is not None else None
-        action = parse_reply(text, info.get("benchmark"), info.get("public") or {}, info.get("mode"), reasoning)
-        error = None
-        if isinstance(action, Invalid):
-            if call.finish_reason == "length":
-                action = action.model_copy(
-                    update={"reason": f"{action.reason} (the reply was cut off at the token limit)"}
-                )
-            error = f"unparsable reply: {action.reason}"
+        action, error = read_model_reply(text, info, reasoning, call.finish_reason)
         self._messages = [*request, {"role": "assistant", "content": text}]
         self.last_llm = call.model_copy(update={"parsed_action": action.model_dump(exclude_none=True), "error": error})
         return action

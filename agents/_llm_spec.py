@@ -6,7 +6,7 @@ One syntax names a model and how to call it, whoever calls it::
 
 Before ``?`` is ``provider/model``; after it, ``name=value`` pairs. Generation settings
 (``GENERATION_KEYS``: ``base_url``, ``api_key_env``, ``backend``, ``temperature``, ``max_tokens``,
-``seed``, ``timeout``, ``max_retries``) become fields; any other name goes, as text, to
+``seed``, ``timeout``, ``max_retries``, ``logprobs``, ``token_ids``) become fields; any other name goes, as text, to
 ``options``, which the role reads and checks with ``role_options`` (a player knows ``few_shot``
 -- true/false or a number of worked examples --, ``demos`` and ``reasoning``, a judge ``samples``
 and ``max_reasks``). Keys never go in a spec: only the
@@ -41,6 +41,8 @@ GENERATION_KEYS: tuple[str, ...] = (
     "seed",
     "timeout",
     "max_retries",
+    "logprobs",
+    "token_ids",
 )
 """Spec settings that are ``ModelSpec`` fields; every other ``name=value`` is a role option."""
 
@@ -148,6 +150,13 @@ class ModelSpec(BaseModel):
     """Seconds allowed for one request before it counts as timed out."""
     max_retries: int = Field(default=4, ge=0)
     """Retries after the first attempt on 429, 5xx, timeouts, connection errors and malformed replies."""
+    logprobs: bool = False
+    """Ask for each completion token's log-probability (OpenAI's ``logprobs``) and keep the tokens and
+    logprobs in every call's record (the step log, the export) when the server returns them. Off by
+    default: training-grade rollouts need them, evaluations do not."""
+    token_ids: bool = False
+    """Also ask for the completion's token ids (vLLM's ``return_token_ids``, sent as an extra body
+    field; servers that do not know it may refuse the request)."""
     options: dict[str, str] = Field(default_factory=dict)
     """Role options, as written (``few_shot``, ``reasoning``, ``samples``, ...): the client ignores them;
     the player or judge reads them with ``role_options``, which refuses names it does not know."""

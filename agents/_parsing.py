@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lateralgym.envs import Action, ConfigError, get_benchmark, parse_action
+from lateralgym.envs import Action, ConfigError, Invalid, get_benchmark, parse_action
 from lateralgym.envs._reply_text import invalid, json_objects
 from lateralgym.envs.benchmarks._mcq_reply import parse_mcq_reply
 from lateralgym.envs.benchmarks.creativity._player import parse_creativity_reply
@@ -23,6 +23,7 @@ __all__ = [
     "parse_mcq_reply",
     "parse_reply",
     "parse_situation_reply",
+    "read_model_reply",
 ]
 
 
@@ -50,3 +51,27 @@ def parse_reply(
     except ConfigError:
         return parse_action(text)
     return unit.parse_reply(text, {"public": public, "mode": mode, "benchmark": benchmark}, reasoning)
+
+
+def read_model_reply(
+    text: str, info: Mapping[str, Any], reasoning: str | None = None, finish_reason: str | None = None
+) -> tuple[Action, str | None]:
+    """The action a model's reply makes in the episode ``info`` describes, and the error to record
+    when it makes none (the LLM player and the trainer adapters read replies this one way).
+
+    Args:
+        text: The model's reply.
+        info: The env's ``info`` (``benchmark``, ``mode``, ``public``).
+        reasoning: The prompt's reasoning (``PromptPlan.reasoning``).
+        finish_reason: The server's ``finish_reason``: ``length`` adds "cut off at the token limit" to
+            the reason an unreadable reply gives the player.
+
+    Returns:
+        The action (``Invalid`` when unreadable) and ``None``, or ``"unparsable reply: <reason>"``.
+    """
+    action = parse_reply(text, info.get("benchmark"), info.get("public") or {}, info.get("mode"), reasoning)
+    if not isinstance(action, Invalid):
+        return action, None
+    if finish_reason == "length":
+        action = action.model_copy(update={"reason": f"{action.reason} (the reply was cut off at the token limit)"})
+    return action, f"unparsable reply: {action.reason}"

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from lateralgym.envs import ConfigError, PromptRequest, get_benchmark
 
-__all__ = ["PromptPlan", "Reasoning", "conversation_start", "prompt_plan", "system_prompt"]
+__all__ = ["PromptPlan", "Reasoning", "conversation_start", "opening_messages", "prompt_plan", "system_prompt"]
 
 Reasoning = Literal["direct", "cot"]
 
@@ -100,6 +100,15 @@ def conversation_start(plan: PromptPlan, observation_text: str, system: str | No
     Raises:
         ConfigError: The benchmark cannot give the worked examples asked for (too many, a bad file).
     """
+    return [*opening_messages(plan, system), {"role": "user", "content": observation_text}]
+
+
+def opening_messages(plan: PromptPlan, system: str | None = None) -> list[dict[str, str]]:
+    """What precedes the first observation: the system prompt and any worked examples.
+
+    Raises:
+        ConfigError: The benchmark cannot give the worked examples asked for (too many, a bad file).
+    """
     messages = [{"role": "system", "content": system if system is not None else system_prompt(plan)}]
     try:
         benchmark = get_benchmark(str(plan.benchmark))
@@ -107,5 +116,4 @@ def conversation_start(plan: PromptPlan, observation_text: str, system: str | No
         benchmark = None
     if benchmark is not None:
         messages += benchmark.worked_examples(plan.request())
-    messages.append({"role": "user", "content": observation_text})
     return messages

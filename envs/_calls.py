@@ -84,9 +84,27 @@ class ModelCall(BaseModel):
     """sha256 of the full request (the cache key)."""
     error: str | None = None
     """Why the call failed, or why its reply could not be used; ``None`` when it was fine."""
+    tokens: list[str] | None = None
+    """The completion's tokens as the server wrote them, when logprobs were asked for (the spec's
+    ``logprobs=true``) and returned; ``None`` otherwise."""
+    logprobs: list[float] | None = None
+    """The sampling log-probability of each completion token (parallel to ``tokens``), when asked
+    for and returned."""
+    token_ids: list[int] | None = None
+    """The completion's token ids, when the server returned them (vLLM: ``token_ids=true`` in the
+    spec, or tokens written ``token_id:N``); parallel to ``logprobs``."""
 
     @field_validator(
-        "role", "model", "served_by", "text", "parsed_action", "finish_reason", "request_key", "error", mode="after"
+        "role",
+        "model",
+        "served_by",
+        "text",
+        "parsed_action",
+        "finish_reason",
+        "request_key",
+        "error",
+        "tokens",
+        mode="after",
     )
     @classmethod
     def _writable(cls, value: Any) -> Any:

@@ -1,6 +1,15 @@
-"""Episodes: the runner, the step log, resume, replay, the viewer, the papers' metrics and reports."""
+"""Episodes: the runner, the step log, resume, replay, the viewer, the papers' metrics and reports,
+and rollout export for training LLMs."""
 
 from lateralgym.envs import EpisodeConfig
+from lateralgym.episodes._export import (
+    EXPORT_FORMATS,
+    ExportFormat,
+    ExportResult,
+    export_run,
+    trl_row,
+    verifiers_record,
+)
 from lateralgym.episodes._judge_labels import agreement, judge_labels_from_run, load_labels
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
@@ -32,6 +41,7 @@ from lateralgym.episodes._report import (
     render_metrics,
     write_report,
 )
+from lateralgym.episodes._rollouts import ExportError, Rollout, RolloutTurn, rollouts_from_log
 from lateralgym.episodes._runner import (
     EpisodeSpec,
     Manifest,
@@ -47,6 +57,16 @@ from lateralgym.episodes._runner import (
 from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
 
 __all__ = [
+    "EXPORT_FORMATS",
+    "ExportError",
+    "ExportFormat",
+    "ExportResult",
+    "Rollout",
+    "RolloutTurn",
+    "export_run",
+    "rollouts_from_log",
+    "trl_row",
+    "verifiers_record",
     "agreement",
     "judge_labels_from_run",
     "load_labels",

@@ -2,7 +2,8 @@
 
 A run directory holds ``steps.jsonl``. Every line is one record, told apart by ``type``:
 
-* ``episode_start``: the item, seed, specs and the first observation the player saw;
+* ``episode_start``: the item, seed, specs, the first observation the player saw and, for an LLM
+  player, the messages before it (``prompt``: system prompt, worked examples);
 * ``step``: one action of an agent, the observation it acted on, the reply, reward, judge reply,
   the player's model call (``llm``) and the judge's model calls (``judge_calls``), each a
   ``ModelCall`` (role, model, raw text, tokens, latency, cost, cache hit, attempts, error);
@@ -110,6 +111,10 @@ class EpisodeStart(_Record):
     """The first observation the player saw."""
     meta: dict[str, Any] = Field(default_factory=dict)
     """Public item metadata for filtering (factors, variant, band)."""
+    prompt: list[dict[str, str]] | None = None
+    """The chat messages the player was given before ``observation`` (an LLM player's system prompt
+    and worked examples, ``{"role", "content"}``), so its whole chat can be rebuilt from the log;
+    absent for players that read no prompt, and in logs written before it was recorded."""
 
     @field_validator("player", "judge")
     @classmethod

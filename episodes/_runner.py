@@ -226,6 +226,7 @@ async def run_episode(
     obs, info = env.reset(seed=spec.seed, options={"item_id": spec.item_id})
     meta = env.benchmark.item_meta(env.item)
     ids = {"run_id": run_id, "episode_id": spec.episode_id, "item_id": spec.item_id}
+    agent.reset(obs, info, seed=spec.seed)  # before the start record, which logs the prompt it picks
     writer.write(
         EpisodeStart(
             **ids,
@@ -238,9 +239,9 @@ async def run_episode(
             judge=getattr(env.judge, "name", "?"),
             observation=observation(obs["text"], run_dir),
             meta=meta,
+            prompt=agent.prompt_messages(),
         )
     )
-    agent.reset(obs, info, seed=spec.seed)
     total, error = 0.0, None
     terminated = truncated = False
     usage: dict[str, Usage] = {}

@@ -12,7 +12,9 @@ can count calls, inspect headers and measure the peak number of requests in
 flight.
 
 Token counts are deterministic: one token per whitespace-separated word of the
-message contents (prompt) and of the reply (completion). ``peak_in_flight`` measures
+message contents (prompt) and of the reply (completion). A request with ``logprobs: true`` gets
+each reply token's logprob (``reply_tokens``, ``token_logprob``), one with vLLM's
+``return_token_ids: true`` the tokens' ids (``token_ids``). ``peak_in_flight`` measures
 the peak number of requests in flight among those a predicate picks (one caller's,
 say), from the time each chat request was being handled.
 
@@ -28,9 +30,11 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import socket
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -39,7 +43,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-__all__ = ["Fault", "RecordedRequest", "Reply", "ScriptedLLMServer", "count_words"]
+__all__ = [
+    "Fault",
+    "RecordedRequest",
+    "Reply",
+    "ScriptedLLMServer",
+    "count_words",
+    "reply_tokens",
+    "token_ids",
+    "token_logprob",
+]
 
 FaultKind = Literal["status", "rate_limit", "delay", "garbage", "empty", "null", "non_utf8", "echo"]
 
@@ -389,7 +402,8 @@ def _completion_json(body: Mapping[str, Any], reply: Reply, *, null: bool = Fals
                 "index": 0,
                 "message": {"role": "assistant", "content": None if null else reply.text},
                 "finish_reason": reply.finish_reason,
-                "logprobs": None,
+                "logprobs": _logprobs(reply.text) if body.get("logprobs") and not null else None,
+                **({"token_ids": token_ids(reply.text)} if body.get("return_token_ids") and not null else {}),
             }
         ],
         "usage": {
@@ -397,6 +411,33 @@ def _completion_json(body: Mapping[str, Any], reply: Reply, *, null: bool = Fals
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
         },
+    }
+
+
+def reply_tokens(text: str) -> list[str]:
+    """How this server splits a reply into tokens when logprobs are asked for: each word with the
+    whitespace before it (the tokens concatenate back to the text)."""
+    return re.findall(r"\s*\S+|\s+$", text)
+
+
+def token_logprob(token: str) -> float:
+    """The logprob this server reports for a token (deterministic, negative)."""
+    return -round((zlib.crc32(token.encode("utf-8")) % 1000) / 250 + 0.001, 3)
+
+
+def token_ids(text: str) -> list[int]:
+    """The token ids this server reports (vLLM's ``return_token_ids``): a hash of each token."""
+    return [zlib.crc32(token.encode("utf-8")) % 50_000 for token in reply_tokens(text)]
+
+
+def _logprobs(text: str) -> dict[str, Any]:
+    """An OpenAI ``choice.logprobs`` object for ``text`` (``reply_tokens``, ``token_logprob``)."""
+    return {
+        "content": [
+            {"token": t, "logprob": token_logprob(t), "bytes": list(t.encode("utf-8")), "top_logprobs": []}
+            for t in reply_tokens(text)
+        ],
+        "refusal": None,
     }
 
 

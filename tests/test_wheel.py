@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
 IMPORT_CHECK = (
-    "import importlib.util, lateralgym, lateralgym.envs as e;"
-    "assert all(importlib.util.find_spec(m) is None for m in ('envs','agents','judges','episodes'));"
+    "import importlib.util, lateralgym, lateralgym.envs as e, lateralgym.integrations;"
+    "assert all(importlib.util.find_spec(m) is None for m in ('envs','agents','judges','episodes','integrations'));"
     "assert len(e.load_sample_items('creativity')) >= 48; print(lateralgym.__file__)"
 )
 """Nothing is installed as a bare top-level module, and the package data is in the wheel."""

@@ -120,6 +120,9 @@ class EpisodeConfig(BaseModel):
     """Judge spec: ``exact``, ``kb``, ``reference`` (offline) or an LLM model string."""
     player: str = "heuristic"
     """Default player spec for ``lateralgym run``: ``random``, ``heuristic``, ``oracle``, ``human`` or a model."""
+    temperature: float | None = Field(default=None, ge=0.0)
+    """Sampling temperature of an LLM player when its spec sets none (``...?temperature=0.7`` wins);
+    None leaves the server's default. The paper configs use 0, the papers' decoding."""
     rewards: RewardConfig = RewardConfig()
     """Reward shaping."""
     seed: int = 0

@@ -570,7 +570,7 @@ async def run_async(
             raw_judge = getattr(judge_obj, "name", str(judge))
         judge_spec = safe_spec(raw_judge)
         factory = agent_factory or player_factory(
-            player, items, base_url=base_url, cache_dir=cache_dir, use_cache=use_cache
+            player, items, base_url=base_url, cache_dir=cache_dir, use_cache=use_cache, temperature=config.temperature
         )
         # config.yaml tells the truth: the player and judge that actually run.
         config = config.model_copy(update={"player": safe_spec(player), "judge": judge_spec})

@@ -127,7 +127,7 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
     def interactive(self) -> bool:
         """Whether the run explored (interactive mode), so turn and inspection metrics mean something."""
         if self.mode is not None:
-            return self.mode == "interactive"
+            return self.mode in ("interactive", "explore")
         return any(a.inspections or (a.explore and a.explore.questions) or a.turns > 1 for a in self.episodes())
 
     def scoring(self) -> Literal["paper", "strict"]:

@@ -1,4 +1,12 @@
-"""The rules of one CreativityBench task: inspect entities, ask about attributes, commit a part."""
+"""The rules of one CreativityBench task: inspect entities (and scene items), ask about attributes, commit a part.
+
+Two exploring protocols share these rules. ``interactive`` is the paper's (CreativityBench §5 and
+App. E-F; the official ``run_interactive``): the first message shows the task, the first-person
+environment text and the names of the entities and interactable scene items, mixed in one list;
+each turn inspects one of them; every reply while the episode goes on ends with the turns
+remaining. ``explore`` is LateralGym's own: entity names only, yes/no questions allowed, no
+countdown.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 from gymnasium import spaces
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from lateralgym.envs._actions import Ask, Commit, Inspect
 from lateralgym.envs._config import EpisodeConfig
@@ -63,7 +71,9 @@ class CreativityOutcome(ExplorationOutcome):
     entity_count: int
     """Entities in the scene."""
     asks: int
-    """Yes/no questions asked (interactive)."""
+    """Yes/no questions asked (explore mode)."""
+    items_inspected: list[str] = Field(default_factory=list)
+    """Interactable scene items inspected (interactive mode), in order."""
     factors: Factors
     """The task's sampling factors."""
     scene: str
@@ -108,10 +118,26 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         self._incomplete_commit_turn = 0
         self.result: dict[str, Any] = {}
         self._gold_entity = snake(item.gold.entity)
+        self.paper_protocol = config.mode == "interactive"
+        """The paper's interactive protocol: environment text, inspectable items, a countdown."""
+        self._items = {i.name: i for i in item.items if i.interactable} if self.paper_protocol else {}
+        self.items_inspected: list[str] = []
+        things = [*self.names, *self._items]
+        # The official harness shuffles entities and items into one list: no hint which is which.
+        self.things = [things[int(n)] for n in self.rng.permutation(len(things))] if self.paper_protocol else things
 
     def brief(self) -> str:
         task = self.item
         lines = [f"TASK: {task.task}"]
+        if self.paper_protocol:
+            lines += [
+                f"ENVIRONMENT: {task.environment}",
+                "THINGS IN THE SCENE: " + "; ".join(self.things),
+                f"You have {self.config.max_turns} turns. Each turn, inspect ONE thing to read its description "
+                "(an entity's parts with their physical and state attributes), or give your final answer.",
+                usage_text(self.config),
+            ]
+            return "\n".join(lines)
         if self.config.reveal == "full":
             lines += [f"ENVIRONMENT: {task.environment}", "ENTITIES (parts with physical and state attributes):"]
             lines += [entity.describe() for entity in self.entities]
@@ -139,9 +165,16 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
 
     def _inspect(self, query: str) -> Handled:
         name = match_name(query, self.names)
+        if name is None and self._items:
+            item = match_name(query, list(self._items))
+            if item is not None:
+                if item not in self.items_inspected:
+                    self.items_inspected.append(item)
+                return Handled(message=f"{item}: {self._items[item].description or 'nothing more to see.'}")
         if name is None:
+            kind, listed = ("thing", self.things) if self.paper_protocol else ("entity", self.names)
             return Handled(
-                message=f"There is no entity called {query!r} here. Entities: {'; '.join(self.names)}.",
+                message=f"There is no {kind} called {query!r} here. Choose one of: {'; '.join(listed)}.",
                 valid=False,
             )
         if name not in self.inspected:
@@ -197,6 +230,15 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             self._rendered[name] = {p.name: p.render() for p in self._by_name[name].parts}
         return self._rendered[name]
 
+    def turn_notice(self, turn: int) -> str:
+        """The paper's countdown ending every reply of the interactive mode (App. F); none otherwise."""
+        left = self.config.max_turns - turn
+        if not self.paper_protocol or left < 1:
+            return ""
+        if left == 1:
+            return "\n[1 turn left: this is your last turn, give your final answer now.]"
+        return f"\n[{left} turns left.]"
+
     def final_reward(self) -> float:
         """``rewards.gold_inspection`` if the gold entity was inspected: paid at the end, since a bonus
         on the inspecting step would tell the player which entity is the gold."""
@@ -224,6 +266,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             gold_inspected=gold_seen,
             entity_count=len(task.entities),
             asks=self.asks,
+            items_inspected=list(self.items_inspected),
             factors=Factors(
                 cluster_band=factors.cluster_band,
                 gold_level=factors.gold_level,
@@ -244,6 +287,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         return {
             "task": self.item.task,
             "items": [i.name for i in self.item.items],
+            "inspectable_items": list(self._items),
             "entities": list(self.names),
             "revealed": {name: dict(self._parts_text(name)) for name in self.names if name in revealed},
         }

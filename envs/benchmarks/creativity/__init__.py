@@ -68,13 +68,41 @@ from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import LateralEnv
 from lateralgym.envs._schema import CreativityTask
 from lateralgym.envs.benchmarks.creativity import _player
-from lateralgym.envs.benchmarks.creativity._judges import ExactMatchJudge, KBJudge, grade_creativity
+from lateralgym.envs.benchmarks.creativity._judged import (
+    CONDITION_CRITERIA,
+    FAILURE_CATEGORIES,
+    RUBRIC_CRITERIA,
+    WRONG_CRITERIA,
+    CreativityJudgement,
+    FailureCode,
+    judged_tables,
+    rescale,
+)
+from lateralgym.envs.benchmarks.creativity._judges import (
+    ExactMatchJudge,
+    KBJudge,
+    Scoring,
+    ScoringJudge,
+    grade_creativity,
+    grade_creativity_by,
+)
 from lateralgym.envs.benchmarks.creativity._loaders import GOLD_MARKER, is_seed_entity, load_creativitybench
 from lateralgym.envs.benchmarks.creativity._metrics import CreativityScorer
 from lateralgym.envs.benchmarks.creativity._scene import CreativityOutcome, CreativityScene
 
 __all__ = [
+    "CONDITION_CRITERIA",
+    "FAILURE_CATEGORIES",
     "GOLD_MARKER",
+    "RUBRIC_CRITERIA",
+    "WRONG_CRITERIA",
+    "CreativityJudgement",
+    "FailureCode",
+    "Scoring",
+    "ScoringJudge",
+    "grade_creativity_by",
+    "judged_tables",
+    "rescale",
     "Creativity",
     "CreativityEnv",
     "CreativityOutcome",

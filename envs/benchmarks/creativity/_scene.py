@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 from gymnasium import spaces
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lateralgym.envs._actions import Ask, Commit, Inspect
 from lateralgym.envs._config import EpisodeConfig
@@ -24,7 +24,8 @@ from lateralgym.envs._judging import Judge, question_counts
 from lateralgym.envs._matching import match_name
 from lateralgym.envs._schema import ClusterBand, CreativityTask, DistractorSimilarity, Entity, snake
 from lateralgym.envs._scoring import ExplorationOutcome
-from lateralgym.envs.benchmarks.creativity._judges import grade_creativity_paper
+from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement
+from lateralgym.envs.benchmarks.creativity._judges import ScoringJudge, grade_creativity_paper
 
 
 class Factors(BaseModel):
@@ -61,7 +62,11 @@ class CreativityOutcome(ExplorationOutcome):
     hallucinated: bool
     """The answer named an entity that is not in the scene."""
     rubric: dict[str, float]
-    """LLM judge rubric scores (empty with an offline judge)."""
+    """LLM judge rubric scores on the 1-5 scale, NA fields left out, plus ``mean`` (empty with an
+    offline judge); the whole judgement is ``judgement``."""
+    judgement: CreativityJudgement | None = None
+    """The LLM judge's assessment of the committed answer: Table 3's rubric (gold correct), Tables
+    5-6's scores and the failure attribution (wrong); None with an offline judge or no answer."""
     inspections: int
     """Distinct entities inspected."""
     inspected: list[str]
@@ -187,7 +192,10 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             return Handled(
                 message="A commit needs an entity and a part: commit: <entity> | <part> | <how>.", valid=False
             )
-        reply = await self.grade(action)
+        if isinstance(self.judge, ScoringJudge):
+            reply = await self.judge.grade_under(self.item, action, tuple(self.history), self.config.scoring)
+        else:
+            reply = await self.grade(action)
         if self.config.scoring == "paper":
             # The official evaluation's correctness, whatever the judge (an LLM judge adds its rubric).
             official = grade_creativity_paper(self.item, action)
@@ -209,6 +217,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             "entity_correct": entity_correct,
             "hallucinated": reply.hallucinated,
             "rubric": dict(reply.rubric),
+            "judgement": _judgement(reply.assessment),
         }
         rewards = self.config.rewards
         reward = rewards.correct if gold_correct else rewards.entity_only if entity_correct else 0.0
@@ -261,6 +270,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             entity_correct=bool(self.result.get("entity_correct", False)),
             hallucinated=bool(self.result.get("hallucinated", False)),
             rubric=dict(self.result.get("rubric", {})),
+            judgement=self.result.get("judgement"),
             inspections=len(self.inspected),
             inspected=list(self.inspected),
             gold_inspected=gold_seen,
@@ -308,6 +318,17 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             "entity_mask": spaces.MultiBinary(config.max_entities),
             "inspected_mask": spaces.MultiBinary(config.max_entities),
         }
+
+
+def _judgement(assessment: dict[str, Any]) -> CreativityJudgement | None:
+    """A judge's assessment as a typed judgement; None without one (or from a judge that sends
+    something else: correctness never depends on it)."""
+    if not assessment:
+        return None
+    try:
+        return CreativityJudgement.model_validate(assessment)
+    except ValidationError:
+        return None
 
 
 def _item_line(name: str, description: str) -> str:

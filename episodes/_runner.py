@@ -561,6 +561,7 @@ async def run_async(
                 cache_dir=cache_dir,
                 use_cache=use_cache,
                 samples=judge_samples,
+                temperature=_config_temperature(judge, config.temperature),
             )
             # the spec as given, options and all (the judge's name is only provider/model), so a
             # resume builds the same judge
@@ -745,3 +746,12 @@ def run(config: EpisodeConfig | str | None = None, **kwargs: Any) -> RunResult:
     else:
         cfg = EpisodeConfig.named(config)
     return asyncio.run(run_async(cfg, **kwargs))
+
+
+def _config_temperature(spec: str, temperature: float | None) -> float | None:
+    """The config's temperature for a model judge whose spec sets none (the spec's own wins)."""
+    if temperature is None:
+        return None
+    from lateralgym.agents._llm_spec import ModelSpec, is_model_spec
+
+    return temperature if is_model_spec(spec) and ModelSpec.parse(spec).temperature is None else None

@@ -47,6 +47,7 @@ def player_factory(
     base_url: str | None = None,
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
+    temperature: float | None = None,
 ) -> Callable[[int], Agent]:
     """A function building a fresh player per episode from the episode's seed.
 
@@ -55,7 +56,8 @@ def player_factory(
     which tags its cache entries without being sent, so repeats of an item are distinct requests
     whatever the backend, and a rerun with the same seeds replays from the cache. With the
     ``openai`` backend the episode seed is also sent as the sampling seed unless the spec sets one.
-    ``base_url`` is used when the spec names none.
+    ``base_url`` is used when the spec names none, and ``temperature`` (a config's) when the spec
+    sets none.
     """
     if not is_model_spec(spec):
         make_agent(spec, items)  # fail now, not in the first episode, on an unknown spec
@@ -68,6 +70,8 @@ def player_factory(
     model = ModelSpec.parse(spec)
     if model.base_url is None:
         model = model.merge(base_url=base_url or None)
+    if model.temperature is None:
+        model = model.merge(temperature=temperature)
     options = model.role_options(PLAYER_OPTIONS, role="player")
     client = LLMClient(model, cache_dir=cache_dir, use_cache=use_cache)
 

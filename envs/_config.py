@@ -120,6 +120,10 @@ class EpisodeConfig(BaseModel):
     """Judge spec: ``exact``, ``kb``, ``reference`` (offline) or an LLM model string."""
     player: str = "heuristic"
     """Default player spec for ``lateralgym run``: ``random``, ``heuristic``, ``oracle``, ``human`` or a model."""
+    temperature: float | None = Field(default=None, ge=0.0)
+    """Sampling temperature of an LLM player, and of an LLM judge, when its spec sets none
+    (``...?temperature=0.7`` wins); None leaves the server's default. The CreativityBench paper
+    configs use 0, the paper's decoding (its official judge uses 0 too)."""
     rewards: RewardConfig = RewardConfig()
     """Reward shaping."""
     seed: int = 0

@@ -138,6 +138,11 @@ class Scene(ABC, Generic[ItemT, OutcomeT]):
         self.turn = 0
         """The current turn number, kept up to date by the engine."""
 
+    def turn_notice(self, turn: int) -> str:
+        """Text the engine appends to every reply, valid or not, while the episode goes on after
+        ``turn`` (CreativityBench's interactive mode: the turns remaining); none by default."""
+        return ""
+
     def final_reward(self) -> float:
         """Reward paid when the episode ends, however it ends (shaping that must not mark a step)."""
         return 0.0
@@ -345,6 +350,8 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         if out_of_turns:
             message += f"\nNo turns left ({self.config.max_turns} used). The episode is over."
         self.done = terminated or truncated
+        if not self.done:
+            message += self.scene.turn_notice(self.turn)
         if self.done:
             reward += self.scene.final_reward()
         self.invalid_actions += not handled.valid

@@ -58,6 +58,9 @@ class JudgeReply(BaseModel):
     """CreativityBench: the chosen entity is not in the scene."""
     rubric: dict[str, float] = Field(default_factory=dict)
     """Optional rubric scores (LLM judges)."""
+    assessment: dict[str, Any] = Field(default_factory=dict)
+    """A structured judgement of a final answer beyond correctness (CreativityBench's LLM judge:
+    the fields of ``CreativityJudgement``); recorded in the outcome, never shown to the player."""
     raw: str | None = None
     """The judge's raw text (LLM judges); logged, never shown to the player."""
     calls: tuple[ModelCall, ...] = ()

@@ -177,6 +177,25 @@ class Part(_Frozen):
         return f"{self.name}: physical — {self.physical.render()}; state — {self.state.render()}"
 
 
+class PartComparison(_Frozen):
+    """CreativityBench's annotation of one of an entity's parts against the task's gold (the release's
+    ``entities[].judge_output[<part>]``): could it do the job too, and would it change the gold?
+    Judge-only material, never shown to the player."""
+
+    part: str
+    """The annotated part (snake_case)."""
+    similar_affordance: str = ""
+    """``Yes`` / ``No``: the part offers an affordance similar to the gold's."""
+    similar_affordance_reason: str = ""
+    affordance: str = ""
+    """The part's similar affordance, or ``NA``."""
+    gold_change: str = ""
+    """``Yes`` / ``No``: the part would be a better answer than the gold."""
+    gold_change_reason: str = ""
+    decision_making_difficulty: str = ""
+    """How hard telling it from the gold is (the release's number as text), or ``NA``."""
+
+
 class Entity(_Frozen):
     """A household object in a scene. Variants (same name, other attributes) have their own ids."""
 
@@ -188,6 +207,9 @@ class Entity(_Frozen):
     """The scene the entity belongs to."""
     parts: tuple[Part, ...] = Field(min_length=1, max_length=8)
     """One to eight parts."""
+    judge_output: tuple[PartComparison, ...] = ()
+    """CreativityBench releases: each part's comparison with the task's gold (optional; the LLM
+    judge shows it when grading a wrong answer, Tables 5-6). Never shown to the player."""
 
     @model_validator(mode="after")
     def _unique_parts(self) -> Entity:
@@ -200,6 +222,11 @@ class Entity(_Frozen):
         """The part whose name matches ``name`` (case and spacing ignored), or None."""
         key = snake(name)
         return next((p for p in self.parts if p.name == key), None)
+
+    def comparison(self, part: str) -> PartComparison | None:
+        """The release's comparison of ``part`` with the gold (``judge_output``), or None."""
+        key = snake(part)
+        return next((c for c in self.judge_output if c.part == key), None)
 
     def describe(self) -> str:
         """Everything the player may learn by inspecting this entity: parts and attributes, no uses."""

@@ -149,7 +149,7 @@ def _make_discrete(env_id: str, kwargs: dict[str, Any]) -> DiscreteCreativity:
 
 
 def make_vector_env(
-    env_id: str = "lateralgym/Creativity-Interactive-v1",
+    env_id: str = "lateralgym/Creativity-Interactive-v2",
     num_envs: int = 4,
     *,
     asynchronous: bool = False,

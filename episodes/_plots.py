@@ -1,7 +1,8 @@
 """PNG plots of a run's breakdowns, after the papers' figures (matplotlib, an optional extra).
 
 CreativityBench: gold and entity accuracy by cluster band, gold level, distractor count and
-distractor similarity. BrainTeaser: instance accuracy by variant, one bar per puzzle kind.
+distractor similarity; with an LLM judge, Figure 11's failure attribution (primary and contributing
+counts per category). BrainTeaser: instance accuracy by variant, one bar per puzzle kind.
 SPLAT: Acc and O/A by difficulty band, with the band average.
 
 Under R > 1 repeats the bars show mean-of-R, except SPLAT's, which show best-of-R as SPLAT
@@ -77,6 +78,13 @@ def write_plots(metrics: RunMetrics, run_dir: Path) -> dict[str, list[Plot]]:
             }
             _bars(figure.subplots(), [str(r[factor]) for r in rows], series, title, "accuracy (%)", top=100)
             save(figure, f"by_{factor}", f"creativity_{factor}.png", title)
+        rows = metrics.breakdowns.get("failure_attribution", [])
+        if rows:
+            title = "Failure attribution of wrong answers (CreativityBench Figure 11)"
+            figure = Figure(figsize=(7, 4))
+            series = {kind: [float(r[kind]) for r in rows] for kind in ("primary", "contributing")}
+            _bars(figure.subplots(), [str(r["category"]) for r in rows], series, title, "answers", top=None)
+            save(figure, "failure_attribution", "creativity_failure_attribution.png", title)
     elif metrics.benchmark == "brainteaser":
         rows = metrics.breakdowns.get("by_kind", [])
         if rows:

@@ -578,6 +578,7 @@ async def run_async(
                 cache_dir=cache_dir,
                 use_cache=use_cache,
                 samples=judge_samples,
+                temperature=_config_temperature(judge, config.temperature),
             )
             # the spec as given, options and all (the judge's name is only provider/model), so a
             # resume builds the same judge
@@ -587,7 +588,7 @@ async def run_async(
             raw_judge = getattr(judge_obj, "name", str(judge))
         judge_spec = safe_spec(raw_judge)
         factory = agent_factory or player_factory(
-            player, items, base_url=base_url, cache_dir=cache_dir, use_cache=use_cache
+            player, items, base_url=base_url, cache_dir=cache_dir, use_cache=use_cache, temperature=config.temperature
         )
         # config.yaml tells the truth: the player and judge that actually run.
         config = config.model_copy(update={"player": safe_spec(player), "judge": judge_spec})
@@ -870,3 +871,12 @@ def run(config: EpisodeConfig | str | None = None, **kwargs: Any) -> RunResult:
     else:
         cfg = EpisodeConfig.named(config)
     return asyncio.run(run_async(cfg, **kwargs))
+
+
+def _config_temperature(spec: str, temperature: float | None) -> float | None:
+    """The config's temperature for a model judge whose spec sets none (the spec's own wins)."""
+    if temperature is None:
+        return None
+    from lateralgym.agents._llm_spec import ModelSpec, is_model_spec
+
+    return temperature if is_model_spec(spec) and ModelSpec.parse(spec).temperature is None else None

@@ -1,7 +1,7 @@
 """LateralGym: Gymnasium/PettingZoo environments for lateral thinking and creative tool use.
 
 Importing ``lateralgym`` registers the env ids of every built-in benchmark
-(``lateralgym/Creativity-Interactive-v1``, ``lateralgym/RiddleSense-v0``, ...);
+(``lateralgym/Creativity-Interactive-v2``, ``lateralgym/RiddleSense-v0``, ...);
 ``lateralgym.make(config)`` builds an env from an ``EpisodeConfig``, a shipped config name or a
 YAML/TOML file, for any registered benchmark (yours too).
 """

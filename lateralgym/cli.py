@@ -42,7 +42,7 @@ LateralGym: roll out players against CreativityBench, BrainTeaser, SPLAT and Rid
 Everything runs offline by default (scripted players, rule judges, the sample data shipped in
 the package). Examples:
 
-  lateralgym run creativity-interactive              # heuristic player, KB judge, sample tasks
+  lateralgym run creativity-interactive              # heuristic player, sample tasks, paper protocol
   lateralgym run splat --player oracle --limit 5     # 5 puzzles, upper bound
   lateralgym run brainteaser --data SP-train.npy     # the official BrainTeaser file
   lateralgym run riddlesense --data rs_dev.jsonl     # the official RiddleSense dev split

@@ -421,8 +421,11 @@ def build(src: Path) -> Build:
         except ValueError as exc:
             raise fail(origin, str(exc)) from exc
 
-    kb_lines = [e.model_dump_json(exclude_defaults=False) for e in kb.entities]
-    task_lines = [t.model_dump_json(exclude_defaults=False) for t in tasks]
+    # judge_output (a release's comparisons with the gold) is optional and never generated here
+    kb_lines = [e.model_dump_json(exclude_defaults=False, exclude={"judge_output"}) for e in kb.entities]
+    task_lines = [
+        t.model_dump_json(exclude_defaults=False, exclude={"entities": {"__all__": {"judge_output"}}}) for t in tasks
+    ]
     return Build(kb_lines, task_lines, summarise(kb, tasks, sizes))
 
 

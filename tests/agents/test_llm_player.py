@@ -159,7 +159,9 @@ def test_cot_config_prompts_for_reasoning(llm_server: ScriptedLLMServer, tmp_pat
     assert cot_player.plan is not None and cot_player.plan.reasoning == "cot"
     static_system, cot_system = (body["messages"][0]["content"] for body in chat_bodies(llm_server))
     assert static_system != cot_system
-    assert "step by step" in cot_system and "step by step" not in static_system
+    # CreativityBench §5's procedure: task analysis, attribute grounding, affordance reasoning, answer.
+    assert "Attribute grounding" in cot_system and "Attribute grounding" not in static_system
+    assert "First write your reasoning" in static_system
     # The brief (user message) is the same: only the protocol differs.
     assert chat_bodies(llm_server)[0]["messages"][1] == chat_bodies(llm_server)[1]["messages"][1]
 
@@ -168,10 +170,10 @@ def test_reasoning_argument_overrides_the_config(llm_server: ScriptedLLMServer, 
     llm_server.enqueue(STATIC_REPLY)
     player = make_player(llm_server, tmp_path, reasoning="cot")
     play(lateralgym.make("creativity-static", items=[PAINT_TASK]), player, "t-paint-lid")
-    assert "step by step" in chat_bodies(llm_server)[0]["messages"][0]["content"]
+    assert "Affordance reasoning" in chat_bodies(llm_server)[0]["messages"][0]["content"]
 
 
-def test_interactive_episode_keeps_the_history(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_explore_episode_keeps_the_history(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
     replies = [
         'I should look at the spoon first. {"action": "inspect", "entity": "steel soup spon"}',
         '{"action": "ask", "question": "Is the spoon handle made of metal?"}',
@@ -179,7 +181,7 @@ def test_interactive_episode_keeps_the_history(llm_server: ScriptedLLMServer, tm
         '"how_to_use": "Lever the lid up with the handle tip."}\n```',
     ]
     llm_server.enqueue(*replies)
-    env = lateralgym.make("creativity-interactive", items=[PAINT_TASK])
+    env = lateralgym.make("creativity-explore", items=[PAINT_TASK])
     player = make_player(llm_server, tmp_path)
     episode = play(env, player, "t-paint-lid")
 

@@ -83,7 +83,7 @@ def test_human_agent_reads_the_terminal() -> None:
         stdin=io.StringIO("inspect: steel soup spoon\ncommit: steel soup spoon | handle | pry\n"), stdout=out
     )
     outcome = play(env, agent, PAINT_TASK.id, seed=0)
-    assert outcome["gold_correct"] and "ENTITIES AROUND YOU" in out.getvalue()
+    assert outcome["gold_correct"] and "THINGS IN THE SCENE" in out.getvalue() and "[14 turns left.]" in out.getvalue()
     with pytest.raises(PlayerQuit, match="Ctrl-D"):
         HumanAgent(stdin=io.StringIO(""), stdout=out).act({"text": "x"}, {})
 

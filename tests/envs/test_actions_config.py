@@ -71,7 +71,9 @@ def test_match_name_is_tolerant_but_not_loose() -> None:
 def test_shipped_configs_load_with_expected_protocols() -> None:
     configs = {name: EpisodeConfig.named(name) for name in SHIPPED_CONFIGS}
     assert configs["splat"].max_turns == 15 and configs["splat"].allowed_actions == ("ask", "commit")
-    assert configs["creativity-interactive"].allowed_actions == ("inspect", "ask", "commit")
+    interactive, explore = configs["creativity-interactive"], configs["creativity-explore"]
+    assert (interactive.allowed_actions, interactive.max_turns) == (("inspect", "commit"), 15)
+    assert (explore.allowed_actions, explore.max_turns) == (("inspect", "ask", "commit"), 20)
     assert configs["creativity-static"].reveal == "full" and configs["creativity-static"].max_turns == 1
     assert configs["brainteaser"].allowed_actions == ("commit",)
 

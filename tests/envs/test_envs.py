@@ -48,8 +48,8 @@ def test_registered_envs_pass_conformance_on_all_sample_items(env_id: str) -> No
     assert checked > len(unwrapped.items)
 
 
-def test_interactive_invalid_actions_are_answered_and_counted() -> None:
-    env = CreativityEnv(EpisodeConfig.named("creativity-interactive"), items=[PAINT_TASK])
+def test_explore_invalid_actions_are_answered_and_counted() -> None:
+    env = CreativityEnv(EpisodeConfig.named("creativity-explore"), items=[PAINT_TASK])
     env.reset(seed=0)
     cases = {
         "inspect: laptop": "no entity called 'laptop'",

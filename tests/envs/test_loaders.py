@@ -505,6 +505,18 @@ def test_creativitybench_tasks(data: Path, task_record: dict[str, Any]) -> None:
         ("oil can", False),
     ]
     assert garage.solution.prepare_environment_condition.startswith("No special environment setup")
+    # Each entity keeps the release's judge_output: its parts compared with the gold (judge-only).
+    drill, mirror = garage.entities[:2]
+    assert [c.part for c in drill.judge_output] == ["battery_pack", "keyless_chuck", "trigger_switch", "handle_grip"]
+    assert drill.comparison("magnetic_bit_holder") is None  # the gold part has no comparison
+    head = mirror.comparison("mirror_head")
+    assert head is not None and (head.similar_affordance, head.gold_change, head.decision_making_difficulty) == (
+        "Yes",
+        "No",
+        "2",
+    )
+    assert json.loads(head.affordance)["affordance"] == "show where the screw lies inside the gap"
+    assert "judge_output" not in drill.describe() and "Accessibility" not in drill.describe()
 
     assert kitchen.scene == "kitchen"
     assert [e.name for e in kitchen.entities] == [
@@ -639,6 +651,8 @@ def _break(record: dict[str, Any], how: str) -> None:
         del record["solution"]["apply_affordance"]
     elif how == "gold entity":
         record["golds"][0]["gold_entity"] = "a spoon"
+    elif how == "judge output":
+        record["entities"][1]["judge_output"]["mirror_head"] = ["Yes"]
 
 
 @pytest.mark.parametrize(
@@ -655,6 +669,7 @@ def _break(record: dict[str, Any], how: str) -> None:
         ("cluster", "setting.cluster_size_range", "expected \\[low, high\\]"),
         ("solution", "solution.apply_affordance", "missing key"),
         ("gold entity", "record", "gold entity 'a spoon' is not among"),
+        ("judge output", "entities[1].judge_output.mirror_head", "expected"),
     ],
 )
 def test_bad_task_names_file_record_and_field(

@@ -50,7 +50,7 @@ def test_features_reflect_inspection_and_reward_the_gold() -> None:
 
 
 def test_vector_env_rollout() -> None:
-    envs = make_vector_env("lateralgym/Creativity-Interactive-v1", num_envs=3)
+    envs = make_vector_env("lateralgym/Creativity-Interactive-v2", num_envs=3)
     obs, _ = envs.reset(seed=7)
     assert obs.shape == (3, envs.single_observation_space.shape[0])
     rng = np.random.default_rng(0)
@@ -91,7 +91,7 @@ def test_action_masks_allow_exactly_the_useful_moves() -> None:
 def test_vector_envs_never_crash_on_any_outcome_shape(asynchronous: bool) -> None:
     """Thousands of random masked and unmasked steps across seeds: episodes end committed and not,
     and the merged infos always have one shape."""
-    envs = make_vector_env("lateralgym/Creativity-Interactive-v1", num_envs=4, asynchronous=asynchronous)
+    envs = make_vector_env("lateralgym/Creativity-Interactive-v2", num_envs=4, asynchronous=asynchronous)
     try:
         rng = np.random.default_rng(1)
         ended = 0

@@ -182,7 +182,7 @@ def test_llm_player_on_brainteaser_and_creativity(tmp_path: Path) -> None:
             cache_dir=tmp_path / "c",
         )
         cb = run(
-            "creativity-interactive",
+            "creativity-explore",
             player="openai/m",
             base_url=server.base_url,
             limit=4,

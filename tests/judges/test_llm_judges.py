@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from _items import PAINT_TASK, STORY
+from _items import PAINT_TASK, STORY, TOWEL
 from llm_server import Fault, Reply, ScriptedLLMServer, count_words
 
 from lateralgym.agents._llm_client import LLMCallError, LLMClient, LLMConfigError
 from lateralgym.envs import Commit, CreativityEnv, DatasetError, EpisodeConfig, SplatEnv
-from lateralgym.envs._judging import QA
+from lateralgym.envs._judging import QA, JudgeReply
+from lateralgym.envs._schema import PartComparison
+from lateralgym.envs.benchmarks.creativity import WRONG_CRITERIA, CreativityJudgement
 from lateralgym.envs.benchmarks.splat._scene import UNCLEAR_MESSAGE
 from lateralgym.envs.testing import find_leaks
 from lateralgym.judges import make_judge
@@ -511,63 +513,132 @@ def rubric_json(**scores: int) -> str:
     return "Here is my grading:\n```json\n" + json.dumps({**values, "comment": "Solid plan."}) + "\n```"
 
 
+def wrong_json(**fields: Any) -> str:
+    values: dict[str, Any] = {
+        "gold_comparison": 2,
+        "environment_condition_coverage": "NA",
+        "use_condition_coverage": 1,
+        "recipient_condition_coverage": 0,
+        "attribute_grounding": 0,
+        "action_feasibility": 1,
+        "primary_failure": "A2",
+        "contributing_failures": ["B2", "A2", "C1"],
+        "comment": "A damp cloth cannot lever a lid.",
+    }
+    return "My verdict:\n" + json.dumps(values | fields)
+
+
+def assessment(reply: JudgeReply) -> CreativityJudgement:
+    return CreativityJudgement.model_validate(reply.assessment)
+
+
+SPOON_HANDLE = Commit(entity="steel soup spoon", part="handle", how_to_use="Hold the bowl and lever the lid up.")
+
+
 def test_rubric_for_a_gold_correct_answer(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    # PAINT_TASK's gold affordance has environment and recipient conditions NA: those fields are NA
+    # whatever the model says (here 2 and 0), and left out of the mean.
     llm_server.enqueue(rubric_json(use_condition_coverage=1, recipient_condition_coverage=0, action_feasibility=1))
     judge = LLMCreativityJudge(make_client(llm_server, tmp_path))
-    how = "Hold the bowl, wedge the handle tip under the rim and lever the lid up."
-    reply = judged(judge.grade(PAINT_TASK, Commit(entity="steel soup spoon", part="handle", how_to_use=how), ()))
+    reply = judged(judge.grade(PAINT_TASK, SPOON_HANDLE, ()))
     assert (reply.label, reply.entity_correct, reply.part_correct, reply.hallucinated) == ("correct", True, True, False)
-    # scores 2,1,0,2,2,1 rescale (0->1, 1->3, 2->5) to 5,3,1,5,5,3; mean 22/6
+    # use 1, grounding 2, prediction 2, feasibility 1 rescale (0->1, 1->3, 2->5) to 3, 5, 5, 3: mean 16/4
     assert reply.rubric == {
-        "environment_condition_coverage": 5.0,
         "use_condition_coverage": 3.0,
-        "recipient_condition_coverage": 1.0,
         "attribute_grounding": 5.0,
         "prediction_correctness": 5.0,
         "action_feasibility": 3.0,
-        "mean": pytest.approx(22 / 6),
+        "mean": 4.0,
     }
+    judgement = assessment(reply)
+    assert (judgement.kind, judgement.judged, judgement.mean) == ("gold", True, 4.0)
+    assert judgement.scores["environment_condition_coverage"] is None
+    assert judgement.scores["recipient_condition_coverage"] is None
+    assert judgement.comment == "Solid plan."
     assert reply.raw and "Solid plan." in reply.raw
     prompt = last_user(chat_bodies(llm_server)[0])
-    assert how in prompt and PAINT_TASK.solution.apply_affordance in prompt
+    assert SPOON_HANDLE.how_to_use in prompt and PAINT_TASK.solution.apply_affordance in prompt  # type: ignore[operator]
+    assert PAINT_TASK.gold.affordance.use_condition in prompt
 
 
-def test_failure_category_for_a_wrong_answer(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
-    llm_server.enqueue(
-        'The towel is soft. {"comparison": "A damp cloth cannot lever a lid; the spoon handle can.", "category": "B2"}'
+def test_an_na_where_the_gold_has_a_condition_scores_zero(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue(json.dumps(dict.fromkeys(RUBRIC_CRITERIA, 2) | {"use_condition_coverage": "n/a"}))
+    reply = judged(LLMCreativityJudge(make_client(llm_server, tmp_path)).grade(PAINT_TASK, SPOON_HANDLE, ()))
+    # use condition "slide the edge under the rim" is not NA: the model's NA is the stricter 0 -> 1
+    assert assessment(reply).scores["use_condition_coverage"] == 1.0 and reply.rubric["mean"] == 4.0
+
+
+def test_wrong_answer_comparison_scores_and_failure_attribution(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    comparison = PartComparison(
+        part="cloth_body", similar_affordance="No", gold_change="No", similar_affordance_reason="too soft to lever"
     )
+    towel = TOWEL.model_copy(update={"judge_output": (comparison,)})
+    task = PAINT_TASK.model_copy(update={"entities": (towel, *PAINT_TASK.entities[1:])})
+    llm_server.enqueue(wrong_json())
     judge = LLMCreativityJudge(make_client(llm_server, tmp_path))
     commit = Commit(entity="cotton tea towel", part="cloth_body", how_to_use="Grip the lid with the towel and twist.")
-    reply = judged(judge.grade(PAINT_TASK, commit, ()))
+    reply = judged(judge.grade(task, commit, ()))
     assert (reply.label, reply.entity_correct, reply.hallucinated) == ("incorrect", False, False)
-    assert reply.rubric == {"failure_category_B2": 1.0}
-    assert reply.raw and "cannot lever" in reply.raw
+    judgement = assessment(reply)
+    # environment NA (the model judged no set-up needed); use 1 -> 3, recipient 0 -> 1, grounding 0 -> 1,
+    # feasibility 1 -> 3: mean 8/4; the primary category is dropped from the contributing ones
+    assert judgement.model_dump(exclude={"comment"}) == {
+        "kind": "wrong",
+        "judged": True,
+        "scores": {
+            "environment_condition_coverage": None,
+            "use_condition_coverage": 3.0,
+            "recipient_condition_coverage": 1.0,
+            "attribute_grounding": 1.0,
+            "action_feasibility": 3.0,
+        },
+        "mean": 2.0,
+        "gold_comparison": 2,
+        "primary_failure": "A2",
+        "contributing_failures": ("B2", "C1"),
+    }
+    assert reply.rubric["gold_comparison"] == 2.0 and reply.rubric["mean"] == 2.0
     prompt = last_user(chat_bodies(llm_server)[0])
-    assert "cotton tea towel:" in prompt  # the chosen entity's attributes are given for the comparison
+    assert "cloth_body: physical" in prompt and "too soft to lever" in prompt  # attributes and the annotation
     assert all(code in system_text(chat_bodies(llm_server)[0]) for code in FAILURE_CATEGORIES)
 
 
 def test_hallucinated_entity_is_reported_to_the_model(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
-    llm_server.enqueue('{"comparison": "There is no crowbar in the kitchen.", "category": "d1: invented"}')
+    llm_server.enqueue(wrong_json(primary_failure="a1", contributing_failures=[], gold_comparison="1"))
     reply = judged(
         LLMCreativityJudge(make_client(llm_server, tmp_path)).grade(
             PAINT_TASK, Commit(entity="crowbar", part="claw", how_to_use="Pry it."), ()
         )
     )
-    assert (reply.label, reply.hallucinated, reply.rubric) == ("incorrect", True, {"failure_category_D1": 1.0})
+    judgement = assessment(reply)
+    assert (reply.label, reply.hallucinated) == ("incorrect", True)
+    assert (judgement.primary_failure, judgement.gold_comparison) == ("A1", 1)
     assert "not in the scene" in last_user(chat_bodies(llm_server)[0])
 
 
-def test_malformed_json_is_reasked_then_the_rubric_stays_empty(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
-    llm_server.enqueue("Great answer, 5/5!", '{"environment_condition_coverage": 7}')
+@pytest.mark.parametrize(
+    "second",
+    [
+        '{"environment_condition_coverage": 7}',  # out of range
+        json.dumps(dict.fromkeys(RUBRIC_CRITERIA, 2) | {"attribute_grounding": "NA"}),  # NA only for conditions
+    ],
+)
+def test_malformed_json_is_reasked_then_unjudged(llm_server: ScriptedLLMServer, tmp_path: Path, second: str) -> None:
+    llm_server.enqueue("Great answer, 5/5!", second)
     judge = LLMCreativityJudge(make_client(llm_server, tmp_path))
-    reply = judged(
-        judge.grade(PAINT_TASK, Commit(entity="steel soup spoon", part="handle", how_to_use="Lever it."), ())
-    )
+    reply = judged(judge.grade(PAINT_TASK, SPOON_HANDLE, ()))
     assert (reply.label, reply.part_correct, reply.rubric) == ("correct", True, {})
-    assert json.loads(reply.raw or "") == ["Great answer, 5/5!", '{"environment_condition_coverage": 7}']
+    assert assessment(reply) == CreativityJudgement(kind="gold", judged=False)
+    assert json.loads(reply.raw or "") == ["Great answer, 5/5!", second]
     assert llm_server.chat_calls == 2
     assert "JSON" in chat_bodies(llm_server)[1]["messages"][-1]["content"]
+
+
+def test_wrong_answer_with_an_unknown_category_is_unjudged(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm_server.enqueue(wrong_json(primary_failure="E9"), wrong_json(gold_comparison=6))
+    commit = Commit(entity="bamboo cutting board", part="board_face", how_to_use="Hit it.")
+    reply = judged(LLMCreativityJudge(make_client(llm_server, tmp_path)).grade(PAINT_TASK, commit, ()))
+    assert assessment(reply) == CreativityJudgement(kind="wrong", judged=False) and llm_server.chat_calls == 2
 
 
 @pytest.mark.parametrize(
@@ -581,16 +652,19 @@ def test_malformed_json_is_reasked_then_the_rubric_stays_empty(llm_server: Scrip
 def test_exact_match_labels_ignore_what_the_model_says(
     llm_server: ScriptedLLMServer, tmp_path: Path, commit: Commit, label: str, entity_ok: bool, part_ok: bool
 ) -> None:
-    # the model claims the opposite of exact match, in every way it can
+    # the model claims the opposite of exact match, in every way it can, in a reply valid for both branches
     llm_server.responder = lambda body: json.dumps(
-        {"verdict": "incorrect" if part_ok else "correct", "label": "correct", "category": "A1", "gold_correct": True}
+        {"verdict": "incorrect" if part_ok else "correct", "label": "correct", "gold_correct": True}
         | dict.fromkeys(RUBRIC_CRITERIA, 0)
+        | {"gold_comparison": 5, "primary_failure": "D2"}
     )
     reply = judged(LLMCreativityJudge(make_client(llm_server, tmp_path)).grade(PAINT_TASK, commit, ()))
     assert (reply.label, reply.entity_correct, reply.part_correct) == (label, entity_ok, part_ok)
-    assert reply.rubric == (
-        {**dict.fromkeys(RUBRIC_CRITERIA, 1.0), "mean": 1.0} if part_ok else {"failure_category_A1": 1.0}
-    )
+    assert assessment(reply).kind == ("gold" if part_ok else "wrong")
+    if part_ok:  # environment and recipient conditions are NA in the gold
+        assert reply.rubric == {**dict.fromkeys(("use_condition_coverage", *RUBRIC_CRITERIA[3:]), 1.0), "mean": 1.0}
+    else:
+        assert reply.rubric == {**dict.fromkeys(WRONG_CRITERIA, 1.0), "mean": 1.0, "gold_comparison": 5.0}
 
 
 def test_empty_how_to_use_scores_lowest_without_a_call(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
@@ -600,6 +674,7 @@ def test_empty_how_to_use_scores_lowest_without_a_call(llm_server: ScriptedLLMSe
         )
     )
     assert reply.rubric["mean"] == 1.0 and llm_server.chat_calls == 0
+    assert assessment(reply).scores["environment_condition_coverage"] is None
 
 
 def test_creativity_answer_sees_attributes_never_the_gold(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
@@ -616,14 +691,32 @@ def test_creativity_answer_sees_attributes_never_the_gold(llm_server: ScriptedLL
     assert not find_leaks(sent, PAINT_TASK)
 
 
-def test_creativity_env_records_the_rubric(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+def test_creativity_env_records_the_judgement(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
     llm_server.enqueue(rubric_json())
     judge = LLMCreativityJudge(make_client(llm_server, tmp_path))
     env = CreativityEnv(EpisodeConfig.named("creativity-static"), items=[PAINT_TASK], judge=judge)
     env.reset(seed=0)
     _, reward, terminated, _, info = env.step("commit: steel soup spoon | handle | lever the lid up with the handle")
     assert terminated and reward == 1.0
-    assert info["outcome"]["gold_correct"] and info["outcome"]["rubric"]["mean"] == 5.0
+    outcome = info["outcome"]
+    assert outcome["gold_correct"] and outcome["rubric"]["mean"] == 5.0
+    assert outcome["judgement"]["kind"] == "gold" and outcome["judgement"]["mean"] == 5.0
+
+
+@pytest.mark.parametrize(("scoring", "branch"), [("paper", "picked the intended part"), ("strict", "is not the")])
+def test_the_judge_follows_the_config_scoring(
+    llm_server: ScriptedLLMServer, tmp_path: Path, scoring: str, branch: str
+) -> None:
+    # "soup spoon" is the steel soup spoon by the paper's word overlap, a hallucination under strict
+    llm_server.enqueue(rubric_json() if scoring == "paper" else wrong_json())
+    judge = LLMCreativityJudge(make_client(llm_server, tmp_path))
+    config = EpisodeConfig.named("creativity-static").model_copy(update={"scoring": scoring})
+    env = CreativityEnv(config, items=[PAINT_TASK], judge=judge)
+    env.reset(seed=0)
+    _, _, _, _, info = env.step("commit: soup spoon | handle | lever the lid up")
+    assert branch in system_text(chat_bodies(llm_server)[0])
+    assert info["outcome"]["gold_correct"] is (scoring == "paper")
+    assert info["outcome"]["judgement"]["kind"] == ("gold" if scoring == "paper" else "wrong")
 
 
 def test_creativity_judge_item_types_and_failures(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:

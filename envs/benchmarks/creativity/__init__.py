@@ -1,18 +1,20 @@
 """CreativityBench: find an entity part that can be repurposed to solve a household problem.
 
 ## Description
-Implements the static and interactive modes of CreativityBench (affordance-based tool
-repurposing). Each episode is one ``CreativityTask``: a first-person problem in one of eight
-household scenes, the gold entity among 3-12 distractors, and a hidden gold (entity, part,
-affordance) with a four-step reference solution. It feeds the metrics gold correct, entity
-correct, hallucinated entity, and (interactive) turns, inspections and gold-inspection rate,
-broken down by cluster size band, gold level, distractor count and distractor similarity.
+Implements the static, CoT and interactive modes of CreativityBench (affordance-based tool
+repurposing), plus LateralGym's own ``explore`` mode. Each episode is one ``CreativityTask``: a
+first-person problem in one of eight household scenes, the gold entity among 3-12 distractors, and
+a hidden gold (entity, part, affordance) with a four-step reference solution. It feeds the metrics
+gold correct, entity correct, hallucinated entity, (interactive / explore) turns, inspections and
+gold-inspection rate, broken down by cluster size band, gold level, distractor count and
+distractor similarity; with an LLM judge also the paper's judged quality (Table 3), wrong-answer
+scores (Tables 5-6) and failure attribution (Figure 11).
 
 ## Action Space
-``UnicodeText``: ``inspect: <entity>`` (interactive), ``ask: <yes/no question>`` (interactive, answered
-by the KB judge from the entities' attributes) and ``commit: <entity> | <part> | <how to use>``;
-or an action's JSON / ``lateralgym.envs.Action``. Unknown entities, disallowed actions and
-garbage are answered with a message and count as a turn.
+``UnicodeText``: ``inspect: <entity or item>`` (interactive, explore), ``ask: <yes/no question>``
+(explore only, answered by the KB judge from the entities' attributes) and ``commit: <entity> |
+<part> | <how to use>``; or an action's JSON / ``lateralgym.envs.Action``. Unknown names,
+disallowed actions and garbage are answered with a message and count as a turn.
 
 ## Observation Space
 ``Dict``: ``text`` (what a person or LLM reads), ``turn``, ``entity_mask`` (1 for each entity
@@ -20,8 +22,12 @@ slot in use, in scene order) and ``inspected_mask`` (1 for inspected entities).
 
 ## Starting State
 ``static``/``cot``: the task, the environment, every entity with every part's physical and state
-attributes, and the scene items. ``interactive``: the task, the entity names and the scene items.
-Entities appear in an order drawn per episode from the reset seed (``shuffle_entities``).
+attributes, and the scene items. ``interactive`` (the paper's protocol, §5 and App. E-F): the
+task, the first-person environment text and one shuffled list of the entities and interactable
+scene items, any of which can be inspected; every reply ends with the turns remaining; no yes/no
+questions. ``explore``: the task, the entity names and the scene items; entities can be
+inspected and yes/no questions asked. Entities appear in an order drawn per episode from the
+reset seed (``shuffle_entities``).
 
 ## Rewards
 ``rewards.correct`` when entity and part are the gold ones, ``rewards.entity_only`` when only
@@ -31,13 +37,16 @@ then, not on the inspecting step, which would mark the gold).
 
 ## Episode End
 Terminated on a valid commit, or (static, one turn) when the turn is spent on an invalid action;
-truncated after ``max_turns`` turns (interactive: 20).
+truncated after ``max_turns`` turns (interactive: 15, explore: 20).
 
 ## Arguments
 ``config`` (an ``EpisodeConfig``), ``items`` (tasks; default the sample data or
 ``config.dataset``), ``judge`` (default from ``config.judge``), ``render_mode`` (``"ansi"``).
 
 ## Version History
+* Interactive v2: the paper's interactive protocol (15 turns, environment text, entities and
+  interactable items inspectable, a countdown ending every reply, no ``ask``); v1's protocol
+  lives on as ``lateralgym/Creativity-Explore-v1`` (config ``creativity-explore``, mode ``explore``).
 * v1: the paper's scoring by default (``scoring: paper``: entity resolved by word overlap, exact
   part; unparsed, errored and timed-out episodes leave the denominator; ``strict`` keeps v0's
   rules); three cluster-size bands; a typed ``CreativityOutcome`` in ``info["outcome"]``; Unicode
@@ -59,13 +68,41 @@ from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import LateralEnv
 from lateralgym.envs._schema import CreativityTask
 from lateralgym.envs.benchmarks.creativity import _player
-from lateralgym.envs.benchmarks.creativity._judges import ExactMatchJudge, KBJudge, grade_creativity
+from lateralgym.envs.benchmarks.creativity._judged import (
+    CONDITION_CRITERIA,
+    FAILURE_CATEGORIES,
+    RUBRIC_CRITERIA,
+    WRONG_CRITERIA,
+    CreativityJudgement,
+    FailureCode,
+    judged_tables,
+    rescale,
+)
+from lateralgym.envs.benchmarks.creativity._judges import (
+    ExactMatchJudge,
+    KBJudge,
+    Scoring,
+    ScoringJudge,
+    grade_creativity,
+    grade_creativity_by,
+)
 from lateralgym.envs.benchmarks.creativity._loaders import GOLD_MARKER, is_seed_entity, load_creativitybench
 from lateralgym.envs.benchmarks.creativity._metrics import CreativityScorer
 from lateralgym.envs.benchmarks.creativity._scene import CreativityOutcome, CreativityScene
 
 __all__ = [
+    "CONDITION_CRITERIA",
+    "FAILURE_CATEGORIES",
     "GOLD_MARKER",
+    "RUBRIC_CRITERIA",
+    "WRONG_CRITERIA",
+    "CreativityJudgement",
+    "FailureCode",
+    "Scoring",
+    "ScoringJudge",
+    "grade_creativity_by",
+    "judged_tables",
+    "rescale",
     "Creativity",
     "CreativityEnv",
     "CreativityOutcome",
@@ -98,17 +135,18 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
     item_type = CreativityTask
     outcome_type = CreativityOutcome
     scene_type = CreativityScene
-    modes = ("static", "cot", "interactive")
+    modes = ("static", "cot", "interactive", "explore")
     reveals = ("full", "names")
     action_forms: ClassVar[dict[str, str]] = {
-        "inspect": "inspect: <entity name>",
+        "inspect": "inspect: <a name from the list>",
         "ask": "ask: <a yes/no question about an entity>",
         "commit": "commit: <entity> | <part> | <how you would use it>",
     }
     env_ids: ClassVar[dict[str, str]] = {
         "lateralgym/Creativity-Static-v1": "creativity-static",
         "lateralgym/Creativity-CoT-v1": "creativity-cot",
-        "lateralgym/Creativity-Interactive-v1": "creativity-interactive",
+        "lateralgym/Creativity-Interactive-v2": "creativity-interactive",
+        "lateralgym/Creativity-Explore-v1": "creativity-explore",
     }
     sample_file = "creativity_tasks.jsonl"
     formats = (
@@ -151,6 +189,7 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
     def probe_actions(self, item: CreativityTask, config: EpisodeConfig) -> Iterable[Any]:
         if "inspect" in config.allowed_actions:
             yield from (Inspect(entity=e.name) for e in item.entities)
+            yield from (Inspect(entity=i.name) for i in item.items)
             yield Inspect(entity="the gold entity")
         if "ask" in config.allowed_actions:
             yield from (Ask(question=q) for q in _ADVERSARIAL)
@@ -173,7 +212,7 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
         return _player.system_prompt(request.mode, request.reasoning)
 
     def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
-        allowed = ("inspect", "ask", "commit") if info.get("mode") == "interactive" else ("commit",)
+        allowed = _player.MODE_ACTIONS.get(str(info.get("mode")), ("commit",))
         return _player.parse_creativity_reply(text, info.get("public") or {}, allowed)
 
 

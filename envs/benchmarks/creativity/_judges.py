@@ -14,7 +14,7 @@ the solution?") are ``irrelevant``: the judge never confirms the gold.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from lateralgym.envs._actions import Commit
 from lateralgym.envs._judging import QA, JudgeReply
@@ -89,6 +89,19 @@ def grade_creativity_by(task: CreativityTask, commit: Commit, scoring: Literal["
     return grade_creativity_paper(task, commit) if scoring == "paper" else grade_creativity(task, commit)
 
 
+Scoring = Literal["paper", "strict"]
+
+
+@runtime_checkable
+class ScoringJudge(Protocol):
+    """A CreativityBench judge that grades under the config's ``scoring`` rule (the scene uses
+    ``grade_under`` when a judge has it, so what the judge adds follows the same correctness)."""
+
+    async def grade_under(self, item: Any, commit: Commit, history: tuple[QA, ...], scoring: Scoring) -> JudgeReply:
+        """Grade a final answer under ``scoring``."""
+        ...
+
+
 class ExactMatchJudge:
     """Grades by exact match; answers every question with ``irrelevant`` (it knows no facts)."""
 
@@ -103,6 +116,10 @@ class ExactMatchJudge:
     async def grade(self, item: Any, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
         """Exact match of the committed entity and part."""
         return grade_creativity(item, commit)
+
+    async def grade_under(self, item: Any, commit: Commit, history: tuple[QA, ...], scoring: Scoring) -> JudgeReply:
+        """Exact match under the config's ``scoring`` rule."""
+        return grade_creativity_by(item, commit, scoring)
 
 
 _ABOUT_ANSWER = frozenset({"answer", "gold", "solution", "correct", "right", "intended", "best", "use", "us"})

@@ -36,6 +36,7 @@ from lateralgym.envs._schema import (
     DistractorSimilarity,
     Entity,
     Part,
+    PartComparison,
     PhysicalAttributes,
     StateAttributes,
     snake,
@@ -271,6 +272,7 @@ def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> Creat
                     "name": name,
                     "scene": scene,
                     "parts": parts,
+                    "judge_output": _judge_output(raw.get("judge_output"), path, where, f"{prefix}judge_output"),
                 },
                 prefix=prefix,
             )
@@ -308,6 +310,33 @@ def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> Creat
             },
         },
     )
+
+
+_COMPARISON_FIELDS = tuple(name for name in PartComparison.model_fields if name != "part")
+
+
+def _judge_output(value: object, path: Path, where: object, field: str) -> tuple[PartComparison, ...]:
+    """An entity's ``judge_output`` (part name -> its comparison with the gold); missing is none."""
+    if value is None:
+        return ()
+    comparisons = []
+    for part, raw in as_mapping(value, path, where, field).items():
+        entry = as_mapping(raw, path, where, f"{field}.{part}")
+        fields = {name: _comparison_text(entry.get(name)) for name in _COMPARISON_FIELDS}
+        comparisons.append(PartComparison(part=snake(str(part)), **fields))
+    return tuple(comparisons)
+
+
+def _comparison_text(value: object) -> str:
+    """A ``judge_output`` field as text: the release writes text, numbers (difficulty) and, for a
+    similar part, the whole affordance object (kept as compact JSON for the judge to read)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
 def is_seed_entity(record: object) -> bool:

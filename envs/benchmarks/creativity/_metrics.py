@@ -18,6 +18,12 @@ Which episodes the rates count over follows the run's ``scoring`` (recorded in e
   interactive episodes (truncated without a commit) are dropped from the denominator;
 * ``strict``: every episode counts; errored, unparsed and timed-out ones count as wrong.
 
+With an LLM judge, the breakdowns add the paper's judged metrics over the counted, answered
+episodes (``judged_tables``): ``judged_quality`` (Table 3's rubric for gold-correct answers,
+Tables 5-6's gold comparison and quality scores for entity-only and both-wrong answers, with the
+judged / unjudged counts) and ``failure_attribution`` (Figure 11: primary and contributing
+failure categories).
+
 Beside every rate, the headline and each breakdown row report ``scored_episodes`` (the denominator
 of the mean-of-R rates) and the ``unparsed`` / ``errored`` / ``timed_out`` counts, under both
 scorings. Errored episodes are never hallucinated; their outcome is partial or empty, so they are
@@ -44,6 +50,7 @@ from lateralgym.envs._scoring import (
     success_rates,
     summarise_exploration,
 )
+from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement, judged_tables
 from lateralgym.envs.benchmarks.creativity._scene import CreativityOutcome
 
 FACTORS = ("cluster_band", "gold_level", "level_kind", "distractor_count", "distractor_similarity")
@@ -80,6 +87,10 @@ class CreativityAnswer:
     entity_count: int
     gold_inspected: bool
     explore: Exploration | None
+    answered: bool = False
+    """A graded answer was committed."""
+    judgement: CreativityJudgement | None = None
+    """The LLM judge's assessment of the answer (None with an offline judge)."""
 
     @property
     def outcome_class(self) -> str:
@@ -113,6 +124,8 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
             entity_count=outcome.entity_count if outcome is not None else int(end.meta.get("entity_count", 0) or 0),
             gold_inspected=ok and outcome is not None and outcome.gold_inspected,
             explore=exploration_of(outcome) if outcome is not None else None,
+            answered=ok and outcome is not None and outcome.committed,
+            judgement=outcome.judgement if ok and outcome is not None else None,
         )
 
     def describe(self, end: ScoredEpisode) -> dict[str, Any]:
@@ -127,7 +140,7 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
     def interactive(self) -> bool:
         """Whether the run explored (interactive mode), so turn and inspection metrics mean something."""
         if self.mode is not None:
-            return self.mode == "interactive"
+            return self.mode in ("interactive", "explore")
         return any(a.inspections or (a.explore and a.explore.questions) or a.turns > 1 for a in self.episodes())
 
     def scoring(self) -> Literal["paper", "strict"]:
@@ -171,6 +184,8 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
         put_plain(scored.headline, "hallucinated_rate", pct(sum(a.hallucinated for a in counted), len(counted)))
         if self.interactive():
             self._interactive(scored, [a for a in self.episodes() if not a.errored])
+        # Table 3, Tables 5-6 and Figure 11 (LLM judge runs only): over the counted, answered episodes.
+        scored.breakdowns.update(judged_tables([(a.outcome_class, a.judgement) for a in counted if a.answered]))
         for factor in (*FACTORS, "scene"):
             scored.breakdowns[f"by_{factor}"] = self._breakdown(factor)
         return scored

@@ -24,38 +24,74 @@ from lateralgym.envs._reply_text import (
 )
 from lateralgym.envs._schema import CreativityTask
 
+# Our own wording of the paper's prompts (CreativityBench §5, App. E; the official
+# evaluation/utils.py): the same instructions, information and answer format.
+
+MODE_ACTIONS: dict[str, tuple[str, ...]] = {
+    "static": ("commit",),
+    "cot": ("commit",),
+    "interactive": ("inspect", "commit"),
+    "explore": ("inspect", "ask", "commit"),
+}
+"""The moves the reply parser accepts in each mode (the paper's interactive mode has no ``ask``)."""
+
+ANSWER_JSON = (
+    '{"gold_entity": "<entity name, exactly as listed>", "gold_part": "<part name, exactly as listed>", '
+    '"how_to_use": "<step-by-step instructions for using that part>"}'
+)
+
 STATIC = """\
-You help someone solve an everyday problem by putting an object that happens to be nearby to an \
-unusual use. You will be given the problem in the first person, a description of the \
-surroundings, and a list of entities. Each entity is listed with its parts, and each part with \
-its physical attributes (material, shape, size, weight, rigidity) and its current state \
-(visibility, accessibility, moisture, temperature).
+You are a creative problem-solver. Someone describes an everyday problem in the first person; \
+you also get a description of their surroundings, every entity nearby with each of its parts \
+and each part's physical attributes (material, shape, size, weight, rigidity, ...) and current \
+state (visibility, accessibility, moisture, temperature, ...), and the other items in the scene.
 
-Choose the one entity, and the one part of it, that would best get the job done, even when that \
-is not what the object was made for. Decide from the attributes: what the part's material, \
-shape, size and state make it able to do. Write the entity and part names exactly as they appear \
-in the list.
+Find the one entity, and the one part of it, that would solve the problem best, even when that \
+is not what the object was made for: judge from what the part's attributes and state let it do, \
+and how practical it is to use here.
 """
 
-DIRECT_FORMAT = """\
-Reply with a single JSON object and nothing else:
-{"gold_entity": "<entity name>", "gold_part": "<part name>", "how_to_use": "<one or two sentences \
-on how you would use that part>"}
+DIRECT_FORMAT = (
+    """\
+First write your reasoning. Then end your reply with one JSON object holding your answer:
 """
+    + ANSWER_JSON
+    + "\n"
+)
 
+# §5's CoT: a fixed procedure (task analysis, attribute grounding, affordance reasoning), then the
+# answer, all in one JSON object as the official prompt asks.
 COT_FORMAT = """\
-Work it out step by step before answering:
-1. What does the problem physically call for (for example a thin stiff edge, something \
-absorbent, weight, grip, heat resistance)?
-2. For the promising entities, which parts have attributes that supply it, and which state \
-attributes (wet, hot, out of reach) help or get in the way?
-3. What can the best part therefore be used to do here, and why are the other candidates worse?
-Write your reasoning first. Then finish with your answer as one JSON object in a ```json code \
-block; only the last JSON object counts:
-{"gold_entity": "<entity name>", "gold_part": "<part name>", "how_to_use": "<how you would use it>"}
+Reason through this procedure before you answer:
+1. Task analysis: what is the goal, what counts as success, and what constraints does the scene \
+set (what is out of reach, fragile, wet, unsafe)? Consider only what is in the scene.
+2. Attribute grounding: for the candidate parts, which physical and state attributes matter for \
+this goal?
+3. Affordance reasoning: what can each candidate part therefore do here, which one works best \
+within the constraints, and in which steps would you use it?
+4. Answer from that reasoning.
+Reply with one JSON object: the procedure under "reasoning", then the answer fields:
+{"reasoning": {"task_analysis": "...", "attribute_grounding": "...", "affordance_reasoning": "..."}, \
+"gold_entity": "<entity name, exactly as listed>", "gold_part": "<part name, exactly as listed>", \
+"how_to_use": "<step-by-step instructions for using that part>"}
 """
 
 INTERACTIVE = """\
+You are a creative problem-solver exploring a scene step by step. Someone describes an everyday \
+problem in the first person and their surroundings; you see the names of the things in the \
+scene: entities and other items. Inspect ONE thing per turn to read its description (for an \
+entity: its parts with their physical and state attributes), and give your final answer once you \
+are confident: the entity, and the part of it, that solves the problem best, even when that is not \
+what the object was made for. You have a limited number of turns (the first message says how \
+many, and every reply says how many are left); exploring before you answer is encouraged.
+
+Every turn, first write your reasoning as plain text, then end with one JSON object, either
+- to inspect a thing: {"action": "inspect", "target": "<name exactly as listed>"}
+- to answer: {"action": "answer", "gold_entity": "<entity name, exactly as listed>", "gold_part": \
+"<part name, exactly as listed>", "how_to_use": "<step-by-step instructions for using that part>"}
+"""
+
+EXPLORE = """\
 You help someone solve an everyday problem by putting an object that happens to be nearby to an \
 unusual use. At the start you only see the problem, the surroundings and the names of the \
 entities around you; what their parts are made of and what state they are in stays hidden until \
@@ -73,17 +109,22 @@ limited budget, so inspect the entities that look promising rather than all of t
 before the turns run out. Write entity and part names exactly as shown.
 """
 
-INTERACTIVE_COT = """\
+EXPLORE_COT = """\
 Before each move, think briefly about what the problem needs and what you have learnt so far; \
 then end your reply with the JSON object of your move (only the last JSON object counts).
 """
 
 
 def system_prompt(mode: str | None, reasoning: str) -> str:
-    """The CreativityBench system prompt for a mode (``cot`` asks for reasoning first)."""
+    """The CreativityBench system prompt for a mode (``cot`` asks for the structured reasoning).
+
+    The paper's interactive prompt already asks for reasoning before every move.
+    """
     cot = reasoning == "cot"
     if mode == "interactive":
-        return INTERACTIVE + (INTERACTIVE_COT if cot else "")
+        return INTERACTIVE
+    if mode == "explore":
+        return EXPLORE + (EXPLORE_COT if cot else "")
     return STATIC + (COT_FORMAT if cot else DIRECT_FORMAT)
 
 
@@ -200,13 +241,17 @@ def overlap(a: Iterable[str], b: Iterable[str]) -> float:
     return len(sa & sb) / len(sa | sb) if sa | sb else 0.0
 
 
+EXPLORING = frozenset({"interactive", "explore"})
+"""The modes in which entities are revealed by inspection."""
+
+
 def random_action(info: Mapping[str, Any], rng: np.random.Generator) -> Action:
     """Inspect a random unseen entity half the time (interactive), else commit a random part."""
     public = info["public"]
     entities = public["entities"]
     revealed = public.get("revealed", {})
     unseen = [e for e in entities if e not in revealed]
-    if unseen and info.get("mode") == "interactive" and rng.random() < 0.5:
+    if unseen and info.get("mode") in EXPLORING and rng.random() < 0.5:
         return Inspect(entity=str(rng.choice(unseen)))
     entity = str(rng.choice(entities))
     parts = list(revealed.get(entity, {})) or ["body"]
@@ -219,7 +264,7 @@ def heuristic_action(info: Mapping[str, Any], inspections: int = 3) -> Action:
     public = info["public"]
     need = content_stems(public["task"] + " " + " ".join(public.get("items", [])))
     revealed: Mapping[str, Mapping[str, str]] = public.get("revealed", {})
-    if info.get("mode") == "interactive" and len(revealed) < min(inspections, len(public["entities"])):
+    if info.get("mode") in EXPLORING and len(revealed) < min(inspections, len(public["entities"])):
         ranked = sorted(public["entities"], key=lambda e: (-overlap(need, content_stems(e)), e))
         target = next(e for e in ranked if e not in revealed)
         return Inspect(entity=target)
@@ -241,6 +286,6 @@ def heuristic_action(info: Mapping[str, Any], inspections: int = 3) -> Action:
 def oracle_action(item: CreativityTask, info: Mapping[str, Any]) -> Action:
     """Inspect the gold entity (interactive), then commit the gold part with the reference use."""
     revealed = info.get("public", {}).get("revealed", {})
-    if info.get("mode") == "interactive" and item.gold.entity not in revealed:
+    if info.get("mode") in EXPLORING and item.gold.entity not in revealed:
         return Inspect(entity=item.gold.entity)
     return Commit(entity=item.gold.entity, part=item.gold.part, how_to_use=item.solution.apply_affordance)

@@ -1,4 +1,12 @@
-"""The rules of one CreativityBench task: inspect entities, ask about attributes, commit a part."""
+"""The rules of one CreativityBench task: inspect entities (and scene items), ask about attributes, commit a part.
+
+Two exploring protocols share these rules. ``interactive`` is the paper's (CreativityBench §5 and
+App. E-F; the official ``run_interactive``): the first message shows the task, the first-person
+environment text and the names of the entities and interactable scene items, mixed in one list;
+each turn inspects one of them; every reply while the episode goes on ends with the turns
+remaining. ``explore`` is LateralGym's own: entity names only, yes/no questions allowed, no
+countdown.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 from gymnasium import spaces
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lateralgym.envs._actions import Ask, Commit, Inspect
 from lateralgym.envs._config import EpisodeConfig
@@ -16,7 +24,8 @@ from lateralgym.envs._judging import Judge, question_counts
 from lateralgym.envs._matching import match_name
 from lateralgym.envs._schema import ClusterBand, CreativityTask, DistractorSimilarity, Entity, snake
 from lateralgym.envs._scoring import ExplorationOutcome
-from lateralgym.envs.benchmarks.creativity._judges import grade_creativity_paper
+from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement
+from lateralgym.envs.benchmarks.creativity._judges import ScoringJudge, grade_creativity_paper
 
 
 class Factors(BaseModel):
@@ -53,7 +62,11 @@ class CreativityOutcome(ExplorationOutcome):
     hallucinated: bool
     """The answer named an entity that is not in the scene."""
     rubric: dict[str, float]
-    """LLM judge rubric scores (empty with an offline judge)."""
+    """LLM judge rubric scores on the 1-5 scale, NA fields left out, plus ``mean`` (empty with an
+    offline judge); the whole judgement is ``judgement``."""
+    judgement: CreativityJudgement | None = None
+    """The LLM judge's assessment of the committed answer: Table 3's rubric (gold correct), Tables
+    5-6's scores and the failure attribution (wrong); None with an offline judge or no answer."""
     inspections: int
     """Distinct entities inspected."""
     inspected: list[str]
@@ -63,7 +76,9 @@ class CreativityOutcome(ExplorationOutcome):
     entity_count: int
     """Entities in the scene."""
     asks: int
-    """Yes/no questions asked (interactive)."""
+    """Yes/no questions asked (explore mode)."""
+    items_inspected: list[str] = Field(default_factory=list)
+    """Interactable scene items inspected (interactive mode), in order."""
     factors: Factors
     """The task's sampling factors."""
     scene: str
@@ -108,10 +123,26 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         self._incomplete_commit_turn = 0
         self.result: dict[str, Any] = {}
         self._gold_entity = snake(item.gold.entity)
+        self.paper_protocol = config.mode == "interactive"
+        """The paper's interactive protocol: environment text, inspectable items, a countdown."""
+        self._items = {i.name: i for i in item.items if i.interactable} if self.paper_protocol else {}
+        self.items_inspected: list[str] = []
+        things = [*self.names, *self._items]
+        # The official harness shuffles entities and items into one list: no hint which is which.
+        self.things = [things[int(n)] for n in self.rng.permutation(len(things))] if self.paper_protocol else things
 
     def brief(self) -> str:
         task = self.item
         lines = [f"TASK: {task.task}"]
+        if self.paper_protocol:
+            lines += [
+                f"ENVIRONMENT: {task.environment}",
+                "THINGS IN THE SCENE: " + "; ".join(self.things),
+                f"You have {self.config.max_turns} turns. Each turn, inspect ONE thing to read its description "
+                "(an entity's parts with their physical and state attributes), or give your final answer.",
+                usage_text(self.config),
+            ]
+            return "\n".join(lines)
         if self.config.reveal == "full":
             lines += [f"ENVIRONMENT: {task.environment}", "ENTITIES (parts with physical and state attributes):"]
             lines += [entity.describe() for entity in self.entities]
@@ -139,9 +170,16 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
 
     def _inspect(self, query: str) -> Handled:
         name = match_name(query, self.names)
+        if name is None and self._items:
+            item = match_name(query, list(self._items))
+            if item is not None:
+                if item not in self.items_inspected:
+                    self.items_inspected.append(item)
+                return Handled(message=f"{item}: {self._items[item].description or 'nothing more to see.'}")
         if name is None:
+            kind, listed = ("thing", self.things) if self.paper_protocol else ("entity", self.names)
             return Handled(
-                message=f"There is no entity called {query!r} here. Entities: {'; '.join(self.names)}.",
+                message=f"There is no {kind} called {query!r} here. Choose one of: {'; '.join(listed)}.",
                 valid=False,
             )
         if name not in self.inspected:
@@ -154,7 +192,10 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             return Handled(
                 message="A commit needs an entity and a part: commit: <entity> | <part> | <how>.", valid=False
             )
-        reply = await self.grade(action)
+        if isinstance(self.judge, ScoringJudge):
+            reply = await self.judge.grade_under(self.item, action, tuple(self.history), self.config.scoring)
+        else:
+            reply = await self.grade(action)
         if self.config.scoring == "paper":
             # The official evaluation's correctness, whatever the judge (an LLM judge adds its rubric).
             official = grade_creativity_paper(self.item, action)
@@ -176,6 +217,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             "entity_correct": entity_correct,
             "hallucinated": reply.hallucinated,
             "rubric": dict(reply.rubric),
+            "judgement": _judgement(reply.assessment),
         }
         rewards = self.config.rewards
         reward = rewards.correct if gold_correct else rewards.entity_only if entity_correct else 0.0
@@ -196,6 +238,15 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         if name not in self._rendered:
             self._rendered[name] = {p.name: p.render() for p in self._by_name[name].parts}
         return self._rendered[name]
+
+    def turn_notice(self, turn: int) -> str:
+        """The paper's countdown ending every reply of the interactive mode (App. F); none otherwise."""
+        left = self.config.max_turns - turn
+        if not self.paper_protocol or left < 1:
+            return ""
+        if left == 1:
+            return "\n[1 turn left: this is your last turn, give your final answer now.]"
+        return f"\n[{left} turns left.]"
 
     def final_reward(self) -> float:
         """``rewards.gold_inspection`` if the gold entity was inspected: paid at the end, since a bonus
@@ -219,11 +270,13 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             entity_correct=bool(self.result.get("entity_correct", False)),
             hallucinated=bool(self.result.get("hallucinated", False)),
             rubric=dict(self.result.get("rubric", {})),
+            judgement=self.result.get("judgement"),
             inspections=len(self.inspected),
             inspected=list(self.inspected),
             gold_inspected=gold_seen,
             entity_count=len(task.entities),
             asks=self.asks,
+            items_inspected=list(self.items_inspected),
             factors=Factors(
                 cluster_band=factors.cluster_band,
                 gold_level=factors.gold_level,
@@ -244,6 +297,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         return {
             "task": self.item.task,
             "items": [i.name for i in self.item.items],
+            "inspectable_items": list(self._items),
             "entities": list(self.names),
             "revealed": {name: dict(self._parts_text(name)) for name in self.names if name in revealed},
         }
@@ -264,6 +318,17 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             "entity_mask": spaces.MultiBinary(config.max_entities),
             "inspected_mask": spaces.MultiBinary(config.max_entities),
         }
+
+
+def _judgement(assessment: dict[str, Any]) -> CreativityJudgement | None:
+    """A judge's assessment as a typed judgement; None without one (or from a judge that sends
+    something else: correctness never depends on it)."""
+    if not assessment:
+        return None
+    try:
+        return CreativityJudgement.model_validate(assessment)
+    except ValidationError:
+        return None
 
 
 def _item_line(name: str, description: str) -> str:

@@ -1,0 +1,140 @@
+"""Scale of data: a 14,000-task CreativityBench file, a 1,000,000-line step log, a 20,000-episode viewer.
+
+Each figure is measured in a fresh subprocess (so peak RSS is that job's alone) next to a baseline
+measured the same way in the same run: plain streaming ``json.loads`` of the same file. Goals
+(issue 13): the 14K file loads in <= 2 s at <= 300 MB; ``report``'s metrics over 1M lines in
+constant memory (<= 200 MB) and <= 60 s; the viewer of a 20K-episode run opens in a headless browser
+in <= 5 s. Run: ``python benchmarks/bench_scale.py [--tasks 14000] [--lines 1000000] [--episodes 20000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from importlib import resources
+from pathlib import Path
+
+MEASURE = """
+import json, resource, sys, time
+path = sys.argv[2]
+start = time.perf_counter()
+if sys.argv[1] == "plain":
+    with open(path, encoding="utf-8") as f:
+        n = sum(1 for line in f if json.loads(line))
+elif sys.argv[1] == "load":
+    from lateralgym.envs import load_items
+    n = len(load_items(path))
+elif sys.argv[1] == "metrics":
+    from lateralgym.episodes import metrics_from_log
+    n = metrics_from_log(path).episodes
+elif sys.argv[1] == "viewer":
+    from lateralgym.episodes import write_viewer
+    n = write_viewer(path).stat().st_size
+seconds = time.perf_counter() - start
+rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": seconds, "rss_mb": rss_mb, "n": n}))
+"""
+
+
+def measure(kind: str, path: Path) -> dict[str, float]:
+    out = subprocess.run([sys.executable, "-c", MEASURE, kind, str(path)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def make_tasks(target: Path, count: int) -> None:
+    source = resources.files("lateralgym.envs") / "data" / "creativity_tasks.jsonl"
+    tasks = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    with target.open("w", encoding="utf-8") as f:
+        for i in range(count):
+            task = dict(tasks[i % len(tasks)])
+            task["id"] = f"{task['id']}-copy{i}"
+            f.write(json.dumps(task) + "\n")
+
+
+def make_run(tmp: Path, lines: int) -> Path:
+    """A real run, its episodes copied under new ids until the log holds ``lines`` lines."""
+    from lateralgym.episodes import run
+
+    result = run("splat", player="heuristic", out=tmp / "runs", progress=False, repeats=3)
+    log = result.run_dir / "steps.jsonl"
+    episodes: dict[str, list[dict[str, object]]] = {}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        episodes.setdefault(str(record["episode_id"]), []).append(record)
+    blocks = list(episodes.values())
+    written = copy = 0
+    with log.open("w", encoding="utf-8") as f:
+        while written < lines:
+            for block in blocks:
+                for record in block:
+                    copied = {
+                        **record,
+                        "episode_id": f"{record['episode_id']}~{copy}",
+                        "item_id": f"{record['item_id']}~{copy}",
+                    }
+                    f.write(json.dumps(copied) + "\n")
+                written += len(block)
+                if written >= lines:
+                    break
+            copy += 1
+    return result.run_dir
+
+
+def browser_seconds(html: Path) -> float | None:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if chromium is None:
+        return None
+    start = time.perf_counter()
+    subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", html.as_uri()],
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tasks", type=int, default=14_000)
+    parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--episodes", type=int, default=20_000, help="episodes in the viewer's run")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        tasks = tmp / "tasks.jsonl"
+        make_tasks(tasks, args.tasks)
+        size = tasks.stat().st_size / 2**20
+        plain, load = measure("plain", tasks), measure("load", tasks)
+        print(
+            f"{args.tasks} CreativityBench tasks ({size:.0f} MB): load_items {load['seconds']:.2f} s, "
+            f"{load['rss_mb']:.0f} MB peak; plain json.loads {plain['seconds']:.2f} s, {plain['rss_mb']:.0f} MB; "
+            f"ratio {load['seconds'] / plain['seconds']:.1f}x time, {load['rss_mb'] / plain['rss_mb']:.1f}x memory "
+            f"(goal <= 2 s, <= 300 MB)"
+        )
+        run_dir = make_run(tmp, args.lines)
+        log = run_dir / "steps.jsonl"
+        plain, metrics = measure("plain", log), measure("metrics", log)
+        print(
+            f"{args.lines} step lines ({log.stat().st_size / 2**20:.0f} MB, {metrics['n']:.0f} episodes): metrics "
+            f"{metrics['seconds']:.1f} s, {metrics['rss_mb']:.0f} MB peak; plain json.loads {plain['seconds']:.1f} s, "
+            f"{plain['rss_mb']:.0f} MB; ratio {metrics['seconds'] / plain['seconds']:.1f}x (goal <= 60 s, <= 200 MB)"
+        )
+        small = make_run(tmp / "viewer", args.episodes * 8)  # a SPLAT episode is ~8 lines
+        viewer = measure("viewer", small)
+        html = small / "viewer.html"
+        opened = browser_seconds(html)
+        shown = "no Chromium here" if opened is None else f"opens in headless Chromium in {opened:.1f} s"
+        print(
+            f"viewer of ~{args.episodes} episodes: written in {viewer['seconds']:.1f} s, {viewer['n'] / 2**20:.0f} MB "
+            f"of HTML, {viewer['rss_mb']:.0f} MB peak; {shown} (goal <= 5 s)"
+        )
+
+
+if __name__ == "__main__":
+    main()

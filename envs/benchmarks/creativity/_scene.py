@@ -10,6 +10,7 @@ countdown.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, Literal
 
 import numpy as np
@@ -26,6 +27,38 @@ from lateralgym.envs._schema import ClusterBand, CreativityTask, DistractorSimil
 from lateralgym.envs._scoring import ExplorationOutcome
 from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement
 from lateralgym.envs.benchmarks.creativity._judges import ScoringJudge, grade_creativity_paper
+
+_RENDER_CACHE_SIZE = 8192
+_render_cache: OrderedDict[int, tuple[Entity, dict[str, str], str]] = OrderedDict()
+
+
+def rendered_parts(entity: Entity) -> dict[str, str]:
+    """``{part name: rendered attributes}`` of an entity (a new dict: change it freely)."""
+    return dict(_rendered(entity)[1])
+
+
+def described(entity: Entity) -> str:
+    """``entity.describe()`` (what inspecting it shows), remembered with its rendered parts."""
+    return _rendered(entity)[2]
+
+
+def _rendered(entity: Entity) -> tuple[Entity, dict[str, str], str]:
+    """An entity's rendered parts and description, remembered for the last few thousand entities:
+    rendering is most of a static episode's cost, and every episode of a task renders the same.
+
+    Keyed by the entity object's identity (items are frozen and live as long as their env), with
+    the entity kept beside its text, so the key cannot be reused by another object while cached.
+    """
+    key = id(entity)
+    hit = _render_cache.get(key)
+    if hit is not None and hit[0] is entity:
+        _render_cache.move_to_end(key)
+        return hit
+    entry = (entity, {part.name: part.render() for part in entity.parts}, entity.describe())
+    _render_cache[key] = entry
+    if len(_render_cache) > _RENDER_CACHE_SIZE:
+        _render_cache.popitem(last=False)
+    return entry
 
 
 class Factors(BaseModel):
@@ -145,7 +178,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             return "\n".join(lines)
         if self.config.reveal == "full":
             lines += [f"ENVIRONMENT: {task.environment}", "ENTITIES (parts with physical and state attributes):"]
-            lines += [entity.describe() for entity in self.entities]
+            lines += [described(entity) for entity in self.entities]
         else:
             lines.append("ENTITIES AROUND YOU: " + "; ".join(self.names))
         if task.items:
@@ -184,7 +217,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             )
         if name not in self.inspected:
             self.inspected.append(name)
-        return Handled(message=self._entity(name).describe())
+        return Handled(message=described(self._entity(name)))
 
     async def _commit(self, action: Commit) -> Handled:
         if not action.entity or not action.part:
@@ -234,9 +267,10 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         return self._by_name[name]
 
     def _parts_text(self, name: str) -> dict[str, str]:
-        """Each part's rendered attributes, computed once per entity (the hot path of ``public``)."""
+        """Each part's rendered attributes (the hot path of ``public``): once per entity per episode,
+        and across episodes through ``rendered_parts`` (a static episode is all reset)."""
         if name not in self._rendered:
-            self._rendered[name] = {p.name: p.render() for p in self._by_name[name].parts}
+            self._rendered[name] = rendered_parts(self._by_name[name])
         return self._rendered[name]
 
     def turn_notice(self, turn: int) -> str:

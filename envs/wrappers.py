@@ -100,6 +100,20 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
+@functools.lru_cache(maxsize=16384)
+def _part_scores(need: frozenset[str], part: str, text: str) -> tuple[float, float, float, float]:
+    """A revealed part's overlap with the task: whole text, physical and state attributes, name
+    (cached: the same parts are scored on every step of an episode)."""
+    words = part.replace("_", " ")
+    physical, _, state = text.partition("; state")
+    return (
+        _overlap(need, content_stems(f"{words} {text}")),
+        _overlap(need, content_stems(physical.partition("physical")[2])),
+        _overlap(need, content_stems(state)),
+        _overlap(need, content_stems(words)),
+    )
+
+
 def _relative(values: np.ndarray, where: np.ndarray) -> np.ndarray:
     """``values`` divided by their largest value where ``where`` holds (0 elsewhere, and when all are 0)."""
     top = float(values[where].max()) if where.any() else 0.0
@@ -200,12 +214,9 @@ class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any], gym.
                 revealed_entity[i] = 1.0
                 for j, (part, text) in enumerate(list(revealed[name].items())[:P]):
                     part_mask[i, j] = True
-                    words = part.replace("_", " ")
-                    physical, _, state = text.partition("; state")
-                    overlaps[0, i, j] = _overlap(need, content_stems(f"{words} {text}"))
-                    overlaps[1, i, j] = _overlap(need, content_stems(physical.partition("physical")[2]))
-                    overlaps[2, i, j] = _overlap(need, content_stems(state))
-                    part_name[i, j] = _overlap(need, content_stems(words))
+                    overlaps[0, i, j], overlaps[1, i, j], overlaps[2, i, j], part_name[i, j] = _part_scores(
+                        need, part, text
+                    )
         turn = min(1.0, float(obs["turn"]) / self.max_turns)
         scene = np.concatenate(
             [

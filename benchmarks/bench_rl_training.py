@@ -1,69 +1,112 @@
-"""REINFORCE on the 48 sample CreativityBench tasks: learning curve and final policy against baselines.
+"""RL on tool repurposing, on held-out test tasks: MaskablePPO vs random vs the heuristic player (and REINFORCE).
 
-Trains ``lateralgym.envs.rl``'s linear softmax policy on the interactive env with shaped rewards
-(``shaped_config``: 6 turns), prints the training curve, then evaluates the trained policy and two
-baselines measured in the same run: a uniformly random valid-action player (``theta = 0``,
-sampled) and the untrained policy (``theta = 0``, greedy). Greedy runs play each task once; sampled
-runs play each task ``--samples`` times.
+Trains ``lateralgym.envs.rl_train.train_ppo`` (MaskablePPO, one action scorer shared by every
+action) on the train split of the CreativityBench tasks (split by gold entity), then reports on
+the test split, in this one run: the trained greedy policy, a uniformly random valid-action
+policy and the heuristic player (``--player heuristic``) on the same tasks and seeds: gold
+correct, entity correct and gold-inspection rate, and the ratio of the trained policy's gold rate
+to the heuristic's. The numpy REINFORCE learner of ``lateralgym.envs.rl`` is trained on the same
+train tasks and reported beside them. Prints the learning curve, timesteps per second and the
+machine. The goal: beat the heuristic on the test tasks within 10 minutes on 2 CPU cores.
 
-Usage: ``python benchmarks/bench_rl_training.py [--episodes 3000] [--every 500] [--seed 0]``.
+Needs the rl extra (``pip install -e '.[rl]'``).
+Usage: ``python benchmarks/bench_rl_training.py [--timesteps 20000] [--seed 0] [--data PATH] [--out DIR]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import platform
+import tempfile
 import time
-from typing import cast
+from pathlib import Path
 
 import numpy as np
 
-from lateralgym.envs import CreativityEnv
-from lateralgym.envs.rl import FEATURES, Evaluation, LinearSoftmaxPolicy, evaluate, make_env, train_reinforce
+from lateralgym.envs import EpisodeConfig
+from lateralgym.envs.rl import make_env, train_reinforce
+from lateralgym.envs.rl_eval import Evaluation, evaluate_policy, load_tasks, split_tasks, training_config
+from lateralgym.envs.rl_train import train_ppo
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
 
 
 def row(label: str, result: Evaluation) -> str:
     return (
-        f"{label:34} {result.mean_return:8.3f} {result.gold_correct_rate:8.3f} "
-        f"{result.entity_correct_rate:8.3f} {result.mean_inspections:8.2f} {result.episodes:6d}"
+        f"{label:30} {100 * result.gold_correct_rate:7.1f} {100 * result.entity_correct_rate:7.1f} "
+        f"{100 * result.gold_inspection_rate:9.1f} {result.mean_turns:6.1f} {result.episodes:5d}"
     )
+
+
+def reinforce(config: EpisodeConfig, data: str | None, episodes: int, seed: int) -> tuple[Evaluation, float]:
+    tasks = load_tasks(config, data)
+    train, test = split_tasks(tasks, "train"), split_tasks(tasks, "test")
+    start = time.perf_counter()
+    policy, _ = train_reinforce(lambda: make_env(train, max_turns=config.max_turns), episodes, seed=seed)
+    seconds = time.perf_counter() - start
+
+    def act(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        return policy.act(obs, rng, greedy=True)
+
+    shaped = training_config(config)
+    return evaluate_policy(act, shaped, test, name="reinforce", repeats=2, seed=seed), seconds
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--episodes", type=int, default=3000, help="training episodes")
-    parser.add_argument("--every", type=int, default=500, help="learning-curve window (episodes)")
-    parser.add_argument("--lr", type=float, default=1.0, help="policy-gradient step size")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the learner's generator")
-    parser.add_argument("--samples", type=int, default=10, help="sampled evaluation episodes per task")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--config", default="creativity-interactive", help="CreativityBench config")
+    parser.add_argument("--data", help="task file (default: the shipped sample)")
+    parser.add_argument("--timesteps", type=int, default=20_000, help="PPO environment steps")
+    parser.add_argument("--eval-every", type=int, default=2_500, help="timesteps between test evaluations")
+    parser.add_argument("--reinforce-episodes", type=int, default=3000, help="REINFORCE training episodes")
+    parser.add_argument("--seed", type=int, default=0, help="seed")
+    parser.add_argument("--out", type=Path, help="run directory (default: a temporary one)")
     args = parser.parse_args()
 
-    env = make_env()
-    n_tasks = len(cast(CreativityEnv, env.unwrapped).items)
+    config = EpisodeConfig.named(args.config)
+    tasks = load_tasks(config, args.data)
+    out = args.out or Path(tempfile.mkdtemp(prefix="bench-rl-"))
+    print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs visible, load average {os.getloadavg()[0]:.1f}")
     start = time.perf_counter()
-    policy, history = train_reinforce(make_env, args.episodes, lr=args.lr, seed=args.seed)
-    seconds = time.perf_counter() - start
-    rate = args.episodes / seconds
-    print(f"trained {args.episodes} episodes on {n_tasks} tasks in {seconds:.1f} s ({rate:.0f} episodes/s)")
-    print(f"{'episodes':>10} {'mean return':>12} {'gold rate':>10}   (sampled policy, last {args.every} episodes)")
-    returns, gold = np.array(history.returns), np.array(history.gold_correct)
-    for end in range(args.every, args.episodes + 1, args.every):
-        window = slice(end - args.every, end)
-        print(f"{end:10d} {returns[window].mean():12.3f} {gold[window].mean():10.3f}")
-    print("theta: " + ", ".join(f"{name}={w:+.2f}" for name, w in zip(FEATURES, policy.theta, strict=True)))
-
-    zero = LinearSoftmaxPolicy.for_env(env)
-    sampled = args.samples * n_tasks
-    trained = evaluate(policy, env)
-    random = evaluate(zero, env, sampled, greedy=False, seed=args.seed)
-    print(f"\n{'policy':34} {'return':>8} {'gold':>8} {'entity':>8} {'inspect':>8} {'eps':>6}")
-    print(row("trained (greedy)", trained))
-    print(row("trained (sampled)", evaluate(policy, env, sampled, greedy=False, seed=args.seed)))
-    print(row("random valid action (theta=0)", random))
-    print(row("untrained greedy (theta=0)", evaluate(zero, env)))
+    summary = train_ppo(config, tasks, timesteps=args.timesteps, out=out, seed=args.seed, eval_every=args.eval_every)
+    wall = time.perf_counter() - start
     print(
-        f"\nratio trained/random: return {trained.mean_return / random.mean_return:.2f}, "
-        f"gold rate {trained.gold_correct_rate / max(random.gold_correct_rate, 1e-9):.2f}"
+        f"MaskablePPO: {summary.timesteps} timesteps in {summary.seconds:.0f} s "
+        f"({summary.timesteps_per_second:.0f} timesteps/s), {len(summary.train_items)} train / "
+        f"{len(summary.test_items)} test tasks (split by gold entity)"
     )
+    print(f"{'timesteps':>10} {'train return':>13} {'train gold':>11} {'test gold':>10} {'test entity':>12}")
+    for p in summary.curve:
+        ret = "-" if p.train_return is None else f"{p.train_return:.3f}"
+        gold = "-" if p.train_gold_rate is None else f"{100 * p.train_gold_rate:.1f}"
+        print(f"{p.timesteps:10d} {ret:>13} {gold:>11} {100 * p.test_gold_rate:10.1f} {100 * p.test_entity_rate:12.1f}")
+
+    baseline, reinforce_seconds = reinforce(config, args.data, args.reinforce_episodes, args.seed)
+    untrained = summary.curve[0]
+    print(f"\n{'policy (test tasks)':30} {'gold%':>7} {'entity%':>7} {'gold-insp%':>9} {'turns':>6} {'eps':>5}")
+    print(row("MaskablePPO (greedy)", summary.trained))
+    print(row("random valid action", summary.random))
+    print(row("heuristic player", summary.heuristic))
+    print(row(f"REINFORCE ({reinforce_seconds:.0f} s)", baseline))
+    print(
+        f"untrained PPO policy (greedy): gold {100 * untrained.test_gold_rate:.1f} %; "
+        f"MaskablePPO on its train tasks: gold {100 * summary.trained_on_train.gold_correct_rate:.1f} %"
+    )
+    heuristic = summary.heuristic.gold_correct_rate
+    ratio = summary.trained.gold_correct_rate / heuristic if heuristic else float("inf")
+    print(f"\nratio MaskablePPO / heuristic (test gold rate): {ratio:.2f}")
+    met = summary.trained.gold_correct_rate > heuristic and wall <= 600
+    print(f"goal (beat the heuristic on test tasks within 10 minutes): {'met' if met else 'not met'} ({wall:.0f} s)")
+    print(f"artefacts: {out}")
 
 
 if __name__ == "__main__":

@@ -102,9 +102,9 @@ def test_vector_envs_never_crash_on_any_outcome_shape(asynchronous: bool) -> Non
                 pick = [int(rng.choice(np.flatnonzero(m))) for m in masks]
                 random = rng.integers(envs.single_action_space.n, size=4)
                 actions = np.where(rng.random(4) < 0.5, pick, random)
-                _, reward, terminated, truncated, infos = envs.step(actions)
+                obs, reward, terminated, truncated, infos = envs.step(actions)
                 ended += int(np.sum(terminated | truncated))
-                assert np.all(np.isfinite(reward))
+                assert np.all(np.isfinite(reward)) and envs.observation_space.contains(obs)
         assert ended > 20
     finally:
         envs.close()

@@ -43,6 +43,7 @@ from lateralgym.envs._benchmark import benchmark_of
 from lateralgym.envs._config import MAX_SEED, check_name
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.envs._errors import PlayerQuit, validation_message
+from lateralgym.episodes._failures import STOP_AFTER_ERRORS, FailureWatch
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     STEP_LOG,
@@ -151,6 +152,10 @@ class RunResult(BaseModel):
     """Episodes run in this call that ended with an error (all of ``ran``: nothing worked)."""
     first_error: str | None = None
     """The error that ended the first of those episodes, for a one-line diagnosis."""
+    error_kinds: dict[str, int] = {}
+    """Errored episodes of this call by kind of error (``HTTP 401``, ``connection``, ...)."""
+    stopped: str | None = None
+    """Why the run stopped before its plan was done (errored episodes in a row), None when it did not."""
     metrics: Any
     """``RunMetrics`` of all finished episodes."""
     usage: dict[str, Usage] = {}
@@ -521,9 +526,13 @@ async def run_async(
     cache_dir: str | Path | None = None,
     use_cache: bool | None = None,
     llm_concurrency: int | None = None,
+    check: bool = True,
+    stop_after_errors: int | None = STOP_AFTER_ERRORS,
 ) -> RunResult:
     """Run ``limit`` items x ``repeats`` episodes of ``config``; see ``run``."""
     _check_counts(concurrency=concurrency, llm_concurrency=llm_concurrency, judge_samples=judge_samples)
+    if stop_after_errors is not None and stop_after_errors < 0:
+        raise ConfigError(f"--stop-after-errors must be 0 (never) or more, got {stop_after_errors}")
     manifest: Manifest | None = None
     with ExitStack() as held:
         if resume is not None:
@@ -575,6 +584,8 @@ async def run_async(
         # config.yaml tells the truth: the player and judge that actually run.
         config = config.model_copy(update={"player": safe_spec(player), "judge": judge_spec})
         envs = [LateralEnv(config, items=items, judge=judge_obj)]  # fail now (e.g. a wrong judge), not mid-run
+        if check:  # a dead server or a wrong key stops the run now, before anything is made
+            await check_model_servers(factory, judge_obj, resuming=manifest is not None)
         if manifest is not None:
             plan = list(manifest.episodes)
         else:
@@ -625,7 +636,18 @@ async def run_async(
                 raise RunDirError(f"cannot create a run directory in {out} (--out): {reason}") from exc
         try:
             return await _roll_out(
-                config, plan, run_dir, run_id, envs, judge_obj, items, factory, player, concurrency, progress
+                config,
+                plan,
+                run_dir,
+                run_id,
+                envs,
+                judge_obj,
+                items,
+                factory,
+                player,
+                concurrency,
+                progress,
+                FailureWatch(stop_after_errors),
             )
         except OSError as exc:
             raise RunDirError(
@@ -646,6 +668,7 @@ async def _roll_out(
     player: str,
     concurrency: int,
     progress: bool,
+    watch: FailureWatch,
 ) -> RunResult:
     """Run the plan's episodes that have no end record yet into ``run_dir`` (locked by the caller)."""
     from lateralgym.episodes._metrics import compute_metrics
@@ -672,11 +695,15 @@ async def _roll_out(
         if end.error is not None:
             errors.append(end.error)
         bar.advance(end)
+        if watch.episode_ended(end):
+            raise _Stopped
 
     tasks = [asyncio.ensure_future(one(spec)) for spec in todo]
     try:
         with bar:
             await asyncio.gather(*tasks)
+    except _Stopped:
+        pass  # the episodes still running are cancelled below; resume runs them
     finally:
         # On a failure (a full disk) or Ctrl-C, stop every episode still running before the log closes,
         # so none writes after it.
@@ -696,12 +723,39 @@ async def _roll_out(
         run_dir=run_dir,
         run_id=run_id,
         planned=len(plan),
-        ran=len(todo),
+        ran=watch.finished if watch.stopped else len(todo),
         errored=len(errors),
         first_error=errors[0] if errors else None,
+        error_kinds=dict(watch.kinds),
+        stopped=watch.stopped,
         metrics=metrics,
         usage=usage,
     )
+
+
+class _Stopped(Exception):
+    """Raised inside the roll-out when ``FailureWatch`` says stop."""
+
+
+async def check_model_servers(factory: Any, judge: Any, *, resuming: bool) -> None:
+    """Check the player's and the judge's model servers before a run (see ``agents._llm_probe``).
+
+    Raises:
+        EndpointCheckError: a server cannot be reached or refuses the key; the clients are closed.
+    """
+    owners = (("player", factory), ("judge", judge))
+    clients: list[tuple[str, Any]] = [(role, getattr(owner, "client", None)) for role, owner in owners]
+    clients = [(role, client) for role, client in clients if client is not None]
+    if not clients:
+        return  # offline players and judges: nothing to reach (and the openai SDK is never imported)
+    from lateralgym.agents._llm_probe import EndpointCheckError, check_endpoints
+
+    problems = await check_endpoints(clients)
+    if problems:
+        for client in {id(c): c for _, c in clients}.values():
+            await client.aclose()
+        then = "fix that, then resume" if resuming else "nothing was run; fix that and run again"
+        raise EndpointCheckError("; ".join(p.describe() for p in problems) + f"; {then} (--no-check skips the check)")
 
 
 def run(config: EpisodeConfig | str | None = None, **kwargs: Any) -> RunResult:
@@ -729,6 +783,11 @@ def run(config: EpisodeConfig | str | None = None, **kwargs: Any) -> RunResult:
         use_cache: read and write the LLM response cache (reruns and replays then cost nothing);
             None: yes for a new run, as the run was started for a resume.
         llm_concurrency: cap on LLM requests in flight (default 8), players and judges together.
+        check: before anything is made, ask each distinct model server for its model list (free),
+            and stop with ``EndpointCheckError`` when one cannot be reached or refuses the key.
+        stop_after_errors: stop the run after this many episodes in a row end in an error (None or
+            0: never); the rest stay for ``resume``. The first error of each kind is printed on
+            stderr as it happens either way.
 
     Returns:
         The run directory, counts (``errored``: episodes of this call that ended in an error),
@@ -739,6 +798,7 @@ def run(config: EpisodeConfig | str | None = None, **kwargs: Any) -> RunResult:
             process is running the directory.
         RunDirError: the run directory cannot be created or written (the episodes already written
             are kept; resume to finish).
+        EndpointCheckError: ``check`` found a model server down or refusing the key (nothing made).
     """
     if config is None or isinstance(config, EpisodeConfig) or kwargs.get("resume") is not None:
         cfg = config if isinstance(config, EpisodeConfig) else None

@@ -31,7 +31,8 @@ exit status:
   {EXIT_SOME_ERRORED}    the run finished but some episodes ended in an error (an API outage): rerun
        them with 'lateralgym run --resume RUN_DIR'
   {EXIT_ALL_ERRORED}    every episode run ended in an error: nothing worked (a dead server, a wrong port
-       or key, a setting the server refuses); fix that, then resume
+       or key, a setting the server refuses); fix that, then resume. Also when the
+       check before a run finds a model server down or refusing the key (nothing ran)
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C); 'lateralgym run --resume RUN_DIR' finishes the run
 """
 
@@ -116,6 +117,20 @@ def _parser() -> argparse.ArgumentParser:
         "time: a run holds a lock on its directory",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--no-check",
+        action="store_true",
+        help="skip the check before the run (one free GET /models per model server: a dead server or a "
+        "wrong key stops the run at once)",
+    )
+    run.add_argument(
+        "--stop-after-errors",
+        type=int,
+        default=10,
+        metavar="N",
+        help="stop the run after N episodes in a row end in an error (default 10; 0: never); the rest stay "
+        "for --resume. The first error of each kind is printed as it happens",
+    )
 
     data = sub.add_parser("data", help="inspect dataset files")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
@@ -167,10 +182,6 @@ def _parser() -> argparse.ArgumentParser:
         "them, and write a Markdown report with matplotlib plots of every breakdown.",
     )
     report.add_argument("run_dir", help="a run directory")
-
-    compare = sub.add_parser("compare", help="put several runs' headline metrics side by side")
-    compare.add_argument("run_dirs", nargs="+", help="run directories")
-    compare.add_argument("--markdown", action="store_true", help="print a Markdown table instead")
 
     agree = sub.add_parser(
         "agreement",
@@ -271,19 +282,6 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_compare(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    from lateralgym.episodes import compare_markdown, compare_runs
-
-    dirs = [Path(d) for d in args.run_dirs]
-    if args.markdown:
-        print(compare_markdown(dirs))
-    else:
-        Console().print(compare_runs(dirs))
-    return 0
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
     from lateralgym.envs import EpisodeConfig
     from lateralgym.episodes import print_metrics, run
@@ -305,6 +303,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         # None: a new run uses the cache, a resumed one does as it was started
         "use_cache": False if args.no_cache else None,
         "llm_concurrency": args.llm_concurrency,
+        "check": not args.no_check,
+        "stop_after_errors": args.stop_after_errors,
     }
     if args.resume is not None:
         from lateralgym.episodes import read_manifest
@@ -351,6 +351,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"{role} LLM: {usage.calls} calls, {usage.cache_hits} cache hits, "
             f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, cost {cost}"
         )
+    if result.error_kinds:
+        print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
     return _run_status(result)
 
@@ -451,7 +453,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             "replay": _cmd_replay,
             "view": _cmd_view,
             "report": _cmd_report,
-            "compare": _cmd_compare,
             "agreement": _cmd_agreement,
         }
         if args.command in commands:
@@ -459,7 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_configs()
     except LateralGymError as exc:
         print(f"lateralgym: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        # a model server found down before the run: nothing worked, as when every episode errors
+        return EXIT_ALL_ERRORED if type(exc).__name__ == "EndpointCheckError" else EXIT_USAGE
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return EXIT_OK

@@ -1,7 +1,17 @@
 """Episodes: the runner, the step log, resume, replay, the viewer, the papers' metrics and reports."""
 
 from lateralgym.envs import EpisodeConfig
+from lateralgym.episodes._compare import (
+    Interval,
+    Leaderboard,
+    PairedDifference,
+    RunRow,
+    leaderboard,
+    paired_difference,
+)
+from lateralgym.episodes._export import ExportError, episode_rows, episodes_csv, to_pandas
 from lateralgym.episodes._judge_labels import agreement, judge_labels_from_run, load_labels
+from lateralgym.episodes._leaderboard import compare_markdown, compare_runs
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     EpisodeEnd,
@@ -25,13 +35,7 @@ from lateralgym.episodes._metrics import (
 )
 from lateralgym.episodes._plots import ReportError
 from lateralgym.episodes._replay import Divergence, EpisodeReplay, replay, transcript
-from lateralgym.episodes._report import (
-    compare_markdown,
-    compare_runs,
-    print_metrics,
-    render_metrics,
-    write_report,
-)
+from lateralgym.episodes._report import print_metrics, render_metrics, write_report
 from lateralgym.episodes._runner import (
     EpisodeSpec,
     Manifest,
@@ -77,6 +81,16 @@ __all__ = [
     "StepLogWriter",
     "compare_markdown",
     "compare_runs",
+    "episode_rows",
+    "episodes_csv",
+    "ExportError",
+    "Interval",
+    "Leaderboard",
+    "leaderboard",
+    "PairedDifference",
+    "paired_difference",
+    "RunRow",
+    "to_pandas",
     "compute_metrics",
     "metrics_from_log",
     "plan_episodes",

@@ -23,7 +23,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +125,9 @@ class LLMClient:
         self.backoff_max_s = backoff_max_s
         self.raise_on_error = raise_on_error
         self._rng = random.Random()
+        self.prompt_sink: Callable[[str, list[dict[str, Any]]], None] | None = None
+        """Called with (request key, messages) for every call, cached or not (the runner stores each
+        distinct prompt once in the run directory); never given credentials."""
 
     def __repr__(self) -> str:
         return f"LLMClient({self.spec.name!r}, backend={self.spec.backend!r}, cache={str(self.cache.directory)!r})"
@@ -181,6 +184,8 @@ class LLMClient:
         if cache_tag is not None:  # absent otherwise, so untagged keys are what they always were
             request["cache_tag"] = cache_tag
         key = request_key(request)
+        if self.prompt_sink is not None:
+            self.prompt_sink(key, chat)
         caching = self.use_cache if use_cache is None else use_cache
         if caching:
             cached = self.cache.get(key)  # None for an entry without a usable reply, too

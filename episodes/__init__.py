@@ -48,6 +48,7 @@ from lateralgym.episodes._runner import (
     run,
     run_async,
 )
+from lateralgym.episodes._runs_index import write_runs_index
 from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
 
 __all__ = [
@@ -105,4 +106,5 @@ __all__ = [
     "VIEWER_FILE",
     "ViewerError",
     "write_viewer",
+    "write_runs_index",
 ]

@@ -20,6 +20,7 @@ from rich.table import Table
 from lateralgym.episodes._log import STEP_LOG
 from lateralgym.episodes._metrics import RunMetrics, metrics_from_log
 from lateralgym.episodes._plots import Plot, write_plots
+from lateralgym.episodes._report_facts import partial_warning, run_facts
 from lateralgym.episodes._runner import manifest_data
 
 REPORT = "report.md"
@@ -159,10 +160,12 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None) -> Path:
         ("recorded more than once", metrics.duplicates or ""),
         ("items", metrics.items),
         ("repeats (R)", metrics.repeats),
+        *run_facts(run_dir, metrics, manifest),  # judge, dataset, plan, tokens and cost per role
     ]
     parts = [
         f"# LateralGym report: {run_dir.name}",
         markdown_table(["", ""], [(k, v) for k, v in about if v != ""]),
+        *(f"**{warning}.**" for warning in [partial_warning(run_dir, metrics, manifest)] if warning),
         *(f"**{warning}.**" for warning in [duplicates_warning(metrics)] if warning),
         _NOTE,
         "## Headline",

@@ -55,6 +55,7 @@ from lateralgym.episodes._log import (
     observation,
     read_log,
 )
+from lateralgym.episodes._prompts_log import attach_prompt_store
 from lateralgym.judges import make_judge
 
 AgentFactory = Callable[[int], Agent]
@@ -634,6 +635,7 @@ async def run_async(
                 shutil.rmtree(run_dir, ignore_errors=True)  # ours, just made: no half-made run to resume
                 reason = _reason(exc) if isinstance(exc, OSError) else str(exc)
                 raise RunDirError(f"cannot create a run directory in {out} (--out): {reason}") from exc
+        attach_prompt_store(run_dir, factory, judge_obj)  # each distinct prompt sent, once, in prompts/
         try:
             return await _roll_out(
                 config,

@@ -171,8 +171,14 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--episode", metavar="ID", help="only this episode id (ITEM#REPEAT) or item id")
     replay.add_argument("--quiet", action="store_true", help="verify only; no transcript")
 
-    view = sub.add_parser("view", help="write a self-contained HTML viewer of a run's episodes")
-    view.add_argument("run_dir", help="a run directory")
+    view = sub.add_parser(
+        "view",
+        help="write a self-contained HTML viewer of a run's episodes, or an index of a folder of runs",
+        description="Write RUN_DIR/viewer.html: every episode, step by step, with the model calls and the "
+        "messages they were sent, and the reference answer (collapsed). Given a folder of runs (runs/), write "
+        "each run's viewer and runs/index.html listing them all.",
+    )
+    view.add_argument("run_dir", help="a run directory, or a folder of runs")
     view.add_argument("--out", metavar="FILE", help="where to write the HTML (default RUN_DIR/viewer.html)")
 
     report = sub.add_parser(
@@ -262,8 +268,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
-    from lateralgym.episodes import write_viewer
+    from lateralgym.episodes import write_runs_index, write_viewer
 
+    given = Path(args.run_dir)
+    holds = [p for p in given.iterdir() if (p / "steps.jsonl").exists()] if given.is_dir() else []
+    if not (given / "steps.jsonl").exists() and len(holds) > 1:  # a folder of runs: an index of them
+        path = write_runs_index(given, Path(args.out) if args.out else None)
+        print(f"wrote {path} and the viewer of each of its {len(holds)} runs (open it in a browser; it works offline)")
+        return 0
     path = write_viewer(_one_run(args.run_dir), Path(args.out) if args.out else None)
     print(f"wrote {path} (open it in a browser; it works offline)")
     return 0

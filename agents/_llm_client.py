@@ -40,6 +40,7 @@ from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError
 from lateralgym.agents._llm_secrets import display_url, redact, redact_values
 from lateralgym.agents._llm_spec import GENERATION_KEYS, ModelSpec
 from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
+from lateralgym.agents._prices import offline_price
 from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._sync import background
 
@@ -362,9 +363,12 @@ def _describe(failure: Failure) -> str:
 
 
 async def _price(model: str, reply: ModelCall) -> float | None:
-    if not litellm_available():
-        return None
-    if "litellm" not in sys.modules:
-        # The cost map comes with litellm, whose first import takes seconds.
-        return await asyncio.to_thread(lookup_cost_usd, model, reply.prompt_tokens, reply.completion_tokens)
-    return lookup_cost_usd(model, reply.prompt_tokens, reply.completion_tokens)
+    """litellm's price when it knows the model, else the offline table's (``_prices``), else None."""
+    cost = None
+    if litellm_available():
+        if "litellm" not in sys.modules:
+            # The cost map comes with litellm, whose first import takes seconds.
+            cost = await asyncio.to_thread(lookup_cost_usd, model, reply.prompt_tokens, reply.completion_tokens)
+        else:
+            cost = lookup_cost_usd(model, reply.prompt_tokens, reply.completion_tokens)
+    return cost if cost is not None else offline_price(model, reply.prompt_tokens, reply.completion_tokens)

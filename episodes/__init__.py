@@ -9,6 +9,7 @@ from lateralgym.episodes._compare import (
     leaderboard,
     paired_difference,
 )
+from lateralgym.episodes._dryrun import DryRun, RoleEstimate, dry_run
 from lateralgym.episodes._export import ExportError, episode_rows, episodes_csv, to_pandas
 from lateralgym.episodes._judge_labels import agreement, judge_labels_from_run, load_labels
 from lateralgym.episodes._leaderboard import compare_markdown, compare_runs
@@ -92,6 +93,9 @@ __all__ = [
     "paired_difference",
     "RunRow",
     "to_pandas",
+    "DryRun",
+    "RoleEstimate",
+    "dry_run",
     "compute_metrics",
     "metrics_from_log",
     "plan_episodes",

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import sys
@@ -335,8 +336,19 @@ def write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def new_run_dir(root: Path, config_name: str) -> tuple[Path, str]:
-    """A fresh ``root/<config>-<timestamp>-<random>`` directory and its run id.
+def player_slug(player: str | None) -> str:
+    """The player's model (or offline player) as a folder-name part: ``openai/gpt-4o-mini?temperature=0``
+    gives ``gpt-4o-mini``, ``anthropic/claude-3-5-haiku-latest`` ``claude-3-5-haiku-latest``; at most 40
+    characters of letters, digits, ``.``, ``_`` and ``-``."""
+    if not player:
+        return ""
+    model = safe_spec(player).split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    return re.sub(r"[^A-Za-z0-9._]+", "-", model).strip("-.")[:40].strip("-.")
+
+
+def new_run_dir(root: Path, config_name: str, player: str | None = None) -> tuple[Path, str]:
+    """A fresh ``root/<config>-<player model>-<timestamp>-<random>`` directory and its run id (the model
+    part from ``player_slug``; absent when no player is given).
 
     Raises:
         ConfigError: ``config_name`` is not one plain file name (the directory would not be in ``root``).
@@ -347,7 +359,8 @@ def new_run_dir(root: Path, config_name: str) -> tuple[Path, str]:
     except ValueError as exc:
         raise ConfigError(f"config {exc}") from None
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
-    run_id = f"{config_name}-{stamp}-{secrets.token_hex(3)}"
+    slug = player_slug(player)
+    run_id = f"{config_name}-{slug + '-' if slug else ''}{stamp}-{secrets.token_hex(3)}"
     path = root / run_id
     if path.resolve().parent != root.resolve():  # a second guard: the name is checked above
         raise ConfigError(f"config name {config_name!r} would put the run outside {root}")
@@ -597,7 +610,7 @@ async def run_async(
             )
         if manifest is None:
             # created only now, so a run that fails to set up leaves no directory behind
-            run_dir, run_id = new_run_dir(Path(out), config.name)
+            run_dir, run_id = new_run_dir(Path(out), config.name, player)
             state.run_dir = run_dir
             manifest = Manifest(
                 run_id=run_id,

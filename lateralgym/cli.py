@@ -118,6 +118,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the episodes, expected LLM calls and tokens per role and the estimated cost (offline price "
+        "table), then stop: nothing is sent or written",
+    )
+    run.add_argument(
         "--no-check",
         action="store_true",
         help="skip the check before the run (one free GET /models per model server: a dead server or a "
@@ -321,6 +327,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.resume is not None:
         from lateralgym.episodes import read_manifest
 
+        if args.dry_run:
+            raise LateralGymError("--dry-run estimates a new run; drop --resume (or --dry-run)")
+
         run_dir = Path(args.resume)
         manifest = read_manifest(run_dir)
         started = EpisodeConfig.from_file(run_dir / "config.yaml")
@@ -355,6 +364,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
             updates["max_turns"] = args.max_turns
         if updates:
             config = EpisodeConfig.from_dict({**config.model_dump(), **updates}, source="command line")
+        if args.dry_run:
+            from lateralgym.episodes import dry_run
+
+            estimate = dry_run(
+                config,
+                player=args.player,
+                judge=args.judge,
+                limit=args.limit,
+                repeats=args.repeats,
+                judge_samples=args.judge_samples,
+            )
+            print(estimate.render())
+            return EXIT_OK
         result = run(config, **kwargs)
     print_metrics(result.metrics)
     for role, usage in result.usage.items():

@@ -263,6 +263,8 @@ async def run_episode(
         before = obs["text"]
         try:
             obs, reward, terminated, truncated, info = await env.astep(action)
+        except PlayerQuit:
+            raise  # a person judging stopped: as when a person playing does
         except Exception as exc:  # noqa: BLE001 - a failing judge ends its episode, not the run
             error = scrub_credentials(f"{type(exc).__name__}: {exc}")
             _add(usage, getattr(exc, "calls", ()))
@@ -571,7 +573,11 @@ async def run_async(
         if llm_concurrency is not None:
             set_default_concurrency(llm_concurrency)
         player = player or config.player
-        if player == "human":
+        judge_name = getattr(judge, "name", None) if judge is not None and not isinstance(judge, str) else judge
+        judge_name = judge_name or config.judge
+        if "human" in (player, judge_name):
+            if player == judge_name:
+                raise ConfigError("a person cannot both play and judge: the judge sees the hidden answer")
             concurrency, progress = 1, False  # one person, one episode at a time; no bar redrawn over the prompt
         if items is None:
             items = load_config_items(config)

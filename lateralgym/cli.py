@@ -86,8 +86,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--judge",
-        help="judge: the benchmark's offline judge (exact, kb, reference) or a model spec "
-        "provider/model[?temperature=0&samples=3] (default: the config's)",
+        help="judge: the benchmark's offline judge (exact, kb, reference), human (a person judges SPLAT in the "
+        "terminal, seeing the hidden answer), or a model spec provider/model[?temperature=0&samples=3] (default: "
+        "the config's). SPLAT's offline 'reference' judge matches words with the hidden answer and understands no "
+        "negation or paraphrase: fine for offline runs and tests, not for measurement",
     )
     run.add_argument(
         "--base-url",
@@ -377,6 +379,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
             )
             print(estimate.render())
             return EXIT_OK
+        from lateralgym.episodes._judge_notes import judge_note
+
+        note = judge_note(config.benchmark, args.judge or config.judge)
+        if note:  # said where the judge is chosen: the run's first line
+            print(f"judge {args.judge or config.judge}: {note}")
         result = run(config, **kwargs)
     print_metrics(result.metrics)
     for role, usage in result.usage.items():

@@ -1,18 +1,13 @@
-"""Episodes: the runner, the step log, resume, replay, the viewer, the papers' metrics and reports."""
+"""Episodes: the runner, the step log, resume, replay, the viewer, the papers' metrics and reports.
+
+Runs compared (leaderboard, paired differences, CSV and pandas export), the runs index and the dry
+run load on first use (``_LAZY``), so a command that needs none of them never imports them.
+"""
+
+from typing import Any
 
 from lateralgym.envs import EpisodeConfig
-from lateralgym.episodes._compare import (
-    Interval,
-    Leaderboard,
-    PairedDifference,
-    RunRow,
-    leaderboard,
-    paired_difference,
-)
-from lateralgym.episodes._dryrun import DryRun, RoleEstimate, dry_run
-from lateralgym.episodes._export import ExportError, episode_rows, episodes_csv, to_pandas
 from lateralgym.episodes._judge_labels import agreement, judge_labels_from_run, load_labels
-from lateralgym.episodes._leaderboard import compare_markdown, compare_runs
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     EpisodeEnd,
@@ -49,8 +44,27 @@ from lateralgym.episodes._runner import (
     run,
     run_async,
 )
-from lateralgym.episodes._runs_index import write_runs_index
 from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
+
+_LAZY = {
+    **dict.fromkeys(
+        ("Interval", "Leaderboard", "PairedDifference", "RunRow", "leaderboard", "paired_difference"),
+        "lateralgym.episodes._compare",
+    ),
+    **dict.fromkeys(("ExportError", "episode_rows", "episodes_csv", "to_pandas"), "lateralgym.episodes._export"),
+    **dict.fromkeys(("compare_markdown", "compare_runs"), "lateralgym.episodes._leaderboard"),
+    **dict.fromkeys(("DryRun", "RoleEstimate", "dry_run"), "lateralgym.episodes._dryrun"),
+    "write_runs_index": "lateralgym.episodes._runs_index",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'lateralgym.episodes' has no attribute {name!r}")
+
 
 __all__ = [
     "agreement",

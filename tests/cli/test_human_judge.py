@@ -32,12 +32,12 @@ def _player(body: dict[str, Any]) -> str:
 
 def _spawn(server: ScriptedLLMServer, out: Path, *extra: str) -> Any:
     args = ["-m", "lateralgym.cli", "run", "splat", "--player", "openai/p?max_retries=0", "--judge", "human"]
-    args += ["--base-url", server.base_url, "--limit", "1", "--max-turns", "4", "--no-cache", "--out", str(out), *extra]
+    args += ["--base-url", server.base_url, "--limit", "2", "--max-turns", "4", "--no-cache", "--out", str(out), *extra]
     env = {**os.environ, "OPENAI_API_KEY": KEY}
     return pexpect.spawn(sys.executable, args, encoding="utf-8", timeout=60, dimensions=(40, 200), env=env)
 
 
-def test_a_person_judges_an_llm_player_and_the_labels_are_logged(tmp_path: Path) -> None:
+def test_a_person_judges_an_llm_player_the_labels_are_logged_and_ctrl_d_stops(tmp_path: Path) -> None:
     puzzle = load_sample_items("splat")[0]
     server = ScriptedLLMServer(responder=_player).start()
     try:
@@ -52,41 +52,29 @@ def test_a_person_judges_an_llm_player_and_the_labels_are_logged(tmp_path: Path)
         child.expect(f"The player explains: {EXPLANATION}")
         child.expect(r"\[c\]orrect or \[n\]ot yet > ")
         child.sendline("c")
+        child.expect("HIDDEN ANSWER \\(only you see this\\): ")  # the second puzzle
+        child.expect(r"\[y/n/i\] > ")
+        child.sendeof()  # Ctrl-D: a clean stop, the episode left for --resume
+        child.expect("finish the run later with: lateralgym run --resume")
         child.expect(pexpect.EOF)
         child.close()
         bodies = [json.dumps(r.body) for r in server.requests if r.method == "POST"]
     finally:
         server.stop()
     assert child.exitstatus == 0
-    assert len(bodies) == 2 and "Yes." in bodies[1]
+    assert len(bodies) == 3 and "Yes." in bodies[1]
     assert not any(puzzle.answer[:40] in body for body in bodies)  # the player never saw the answer
     (run_dir,) = tmp_path.iterdir()
     steps = [r for r in read_log(run_dir / "steps.jsonl") if isinstance(r, StepLine)]
     assert [(s.judge_label, s.judge_raw) for s in steps] == [("yes", "human: y"), ("correct", "human: c")]
-    (end,) = [r for r in read_log(run_dir / "steps.jsonl") if isinstance(r, EpisodeEnd)]
-    assert end.outcome is not None and end.outcome["solved"] is True
+    (end,) = [r for r in read_log(run_dir / "steps.jsonl") if isinstance(r, EpisodeEnd)]  # the second: unfinished
+    assert end.outcome is not None and end.outcome["solved"] is True and end.episode_id == f"{puzzle.id}#0"
     labels = judge_labels_from_run(run_dir)  # labels for `lateralgym agreement`, made by judging
     assert [(label.question, label.answer, label.verdict) for label in labels] == [
         (QUESTION, "yes", None),
         (None, None, "correct"),
     ]
     assert json.loads((run_dir / "manifest.json").read_text())["judge"] == "human"
-
-
-def test_ctrl_d_at_the_judge_prompt_stops_cleanly(tmp_path: Path) -> None:
-    server = ScriptedLLMServer(responder=_player).start()
-    try:
-        child = _spawn(server, tmp_path)
-        child.expect(r"\[y/n/i\] > ")
-        child.sendeof()
-        child.expect("finish the run later with: lateralgym run --resume")
-        child.expect(pexpect.EOF)
-        child.close()
-    finally:
-        server.stop()
-    assert child.exitstatus == 0
-    (run_dir,) = tmp_path.iterdir()
-    assert not [r for r in read_log(run_dir / "steps.jsonl") if isinstance(r, EpisodeEnd)]  # unfinished, not errored
 
 
 def test_the_human_judge_is_for_splat_and_not_for_a_person_playing(

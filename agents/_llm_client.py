@@ -23,7 +23,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError
 from lateralgym.agents._llm_secrets import display_url, redact, redact_values
 from lateralgym.agents._llm_spec import GENERATION_KEYS, ModelSpec
 from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
+from lateralgym.agents._prices import offline_price
 from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._sync import background
 
@@ -125,6 +126,9 @@ class LLMClient:
         self.backoff_max_s = backoff_max_s
         self.raise_on_error = raise_on_error
         self._rng = random.Random()
+        self.prompt_sink: Callable[[str, list[dict[str, Any]]], None] | None = None
+        """Called with (request key, messages) for every call, cached or not (the runner stores each
+        distinct prompt once in the run directory); never given credentials."""
 
     def __repr__(self) -> str:
         return f"LLMClient({self.spec.name!r}, backend={self.spec.backend!r}, cache={str(self.cache.directory)!r})"
@@ -181,6 +185,8 @@ class LLMClient:
         if cache_tag is not None:  # absent otherwise, so untagged keys are what they always were
             request["cache_tag"] = cache_tag
         key = request_key(request)
+        if self.prompt_sink is not None:
+            self.prompt_sink(key, chat)
         caching = self.use_cache if use_cache is None else use_cache
         if caching:
             cached = self.cache.get(key)  # None for an entry without a usable reply, too
@@ -371,9 +377,12 @@ def _describe(failure: Failure) -> str:
 
 
 async def _price(model: str, reply: ModelCall) -> float | None:
-    if not litellm_available():
-        return None
-    if "litellm" not in sys.modules:
-        # The cost map comes with litellm, whose first import takes seconds.
-        return await asyncio.to_thread(lookup_cost_usd, model, reply.prompt_tokens, reply.completion_tokens)
-    return lookup_cost_usd(model, reply.prompt_tokens, reply.completion_tokens)
+    """litellm's price when it knows the model, else the offline table's (``_prices``), else None."""
+    cost = None
+    if litellm_available():
+        if "litellm" not in sys.modules:
+            # The cost map comes with litellm, whose first import takes seconds.
+            cost = await asyncio.to_thread(lookup_cost_usd, model, reply.prompt_tokens, reply.completion_tokens)
+        else:
+            cost = lookup_cost_usd(model, reply.prompt_tokens, reply.completion_tokens)
+    return cost if cost is not None else offline_price(model, reply.prompt_tokens, reply.completion_tokens)

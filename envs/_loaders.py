@@ -20,6 +20,7 @@ Every failure is a ``DatasetError`` naming the file, the record and the field.
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,14 @@ from pydantic import BaseModel
 
 from lateralgym.envs._benchmark import DatasetFormat, all_benchmarks
 from lateralgym.envs._errors import DatasetError
-from lateralgym.envs._loaders_official import existing_file, load_brainteaser, load_lateval, load_splat, read_json
+from lateralgym.envs._loaders_official import (
+    DATA_SUFFIXES,
+    existing_file,
+    load_brainteaser,
+    load_lateval,
+    load_splat,
+    read_json,
+)
 from lateralgym.envs._samples import json_lines, parse_json, read_jsonl, read_lines
 from lateralgym.envs._schema import Entity
 from lateralgym.envs.benchmarks.creativity._loaders import (
@@ -95,15 +103,32 @@ def _first_record(path: Path) -> Any:
     return data[0] if isinstance(data, list) and data else data
 
 
+def _archive_error(path: Path) -> DatasetError:
+    """The error for an archive given as a dataset: unpack it, and here are the data files inside."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            inside = [n for n in archive.namelist() if Path(n).suffix.lower() in DATA_SUFFIXES]
+    except (zipfile.BadZipFile, OSError):
+        inside = []
+    listed = f"; data files inside: {', '.join(inside[:8])}{', ...' if len(inside) > 8 else ''}" if inside else ""
+    return DatasetError(
+        path, f"is a .zip archive, not a dataset file: unpack it and pass one of the files inside{listed}"
+    )
+
+
 def detect_format(path: str | Path) -> str:
     """The name of a dataset file's format (see ``formats()``): binary formats by their suffix, or by
     their signature when the suffix names no other data file (so a ``.jsonl`` is never unpickled);
     text formats by their first record."""
     path = existing_file(path)
+    if path.suffix.lower() == ".zip":
+        raise _archive_error(path)
     known = formats()
     for fmt in known.values():
         if fmt.binary and fmt.sniff(path, None):
             return fmt.name
+    if zipfile.is_zipfile(path):  # a zip no binary format claims (an .xlsx is a zip too): an archive
+        raise _archive_error(path)
     record = _first_record(path)
     # Our JSONL first: its records are the item models themselves, official ones are not.
     ordered = [known["jsonl"], *(f for f in known.values() if not f.binary and f.name != "jsonl")]

@@ -280,6 +280,12 @@ def load_brainteaser(path: str | Path, answers: str | Path | None = None) -> lis
     )
     if answers is None and unlabelled is not None:
         sibling = path.with_name(f"{path.stem}_answer.npy")
+        if "Question" in records[unlabelled] or path.stem.lower().startswith("demonstration"):
+            raise DatasetError(
+                path,
+                "is BrainTeaser's few-shot demonstration file (solved examples for prompting, not puzzles to run): "
+                "give it to an LLM player, e.g. --player 'openai/gpt-4o-mini?few_shot=4&demos=demonstration.npy'",
+            )
         if not sibling.is_file():
             missing = "id" if "id" not in records[unlabelled] else "label"
             raise DatasetError(
@@ -441,6 +447,15 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
         cell_text(cell, path, "row 1 (header)", f"column {number}").lower()
         for number, cell in enumerate(rows[0], start=1)
     ]
+    if not {"title", "story", "answer"} & set(header):
+        raise DatasetError(
+            path,
+            "unsupported format: a spreadsheet, but not SPLAT's puzzles.xlsx (its header "
+            f"{brief([h for h in header if h])} has none of SPLAT's columns {', '.join(_SPLAT_COLUMNS)}); "
+            "other datasets (MacGyver, ...) can be "
+            "converted to LateralGym JSONL (docs/adding-a-benchmark.md)",
+            record="row 1 (header)",
+        )
     columns: dict[str, int] = {}
     for name in _SPLAT_COLUMNS:
         if name not in header:

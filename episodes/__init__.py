@@ -1,5 +1,11 @@
 """Episodes: the runner, the step log, resume, replay, the viewer, the papers' metrics and reports,
-and rollout export for training LLMs."""
+and rollout export for training LLMs.
+
+Runs compared (leaderboard, paired differences, CSV and pandas export), the runs index and the dry
+run load on first use (``_LAZY``), so a command that needs none of them never imports them.
+"""
+
+from typing import Any
 
 from lateralgym.envs import EpisodeConfig
 from lateralgym.episodes._export import (
@@ -34,13 +40,7 @@ from lateralgym.episodes._metrics import (
 )
 from lateralgym.episodes._plots import ReportError
 from lateralgym.episodes._replay import Divergence, EpisodeReplay, replay, transcript
-from lateralgym.episodes._report import (
-    compare_markdown,
-    compare_runs,
-    print_metrics,
-    render_metrics,
-    write_report,
-)
+from lateralgym.episodes._report import print_metrics, render_metrics, write_report
 from lateralgym.episodes._rollouts import ExportError, Rollout, RolloutTurn, rollouts_from_log
 from lateralgym.episodes._runner import (
     EpisodeSpec,
@@ -55,6 +55,26 @@ from lateralgym.episodes._runner import (
     run_async,
 )
 from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
+
+_LAZY = {
+    **dict.fromkeys(
+        ("Interval", "Leaderboard", "PairedDifference", "RunRow", "leaderboard", "paired_difference"),
+        "lateralgym.episodes._compare",
+    ),
+    **dict.fromkeys(("episode_rows", "episodes_csv", "to_pandas"), "lateralgym.episodes._episode_table"),
+    **dict.fromkeys(("compare_markdown", "compare_runs"), "lateralgym.episodes._leaderboard"),
+    **dict.fromkeys(("DryRun", "RoleEstimate", "dry_run"), "lateralgym.episodes._dryrun"),
+    "write_runs_index": "lateralgym.episodes._runs_index",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'lateralgym.episodes' has no attribute {name!r}")
+
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -97,6 +117,18 @@ __all__ = [
     "StepLogWriter",
     "compare_markdown",
     "compare_runs",
+    "episode_rows",
+    "episodes_csv",
+    "Interval",
+    "Leaderboard",
+    "leaderboard",
+    "PairedDifference",
+    "paired_difference",
+    "RunRow",
+    "to_pandas",
+    "DryRun",
+    "RoleEstimate",
+    "dry_run",
     "compute_metrics",
     "metrics_from_log",
     "plan_episodes",
@@ -111,4 +143,5 @@ __all__ = [
     "VIEWER_FILE",
     "ViewerError",
     "write_viewer",
+    "write_runs_index",
 ]

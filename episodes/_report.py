@@ -2,8 +2,8 @@
 
 ``render_metrics`` / ``print_metrics`` draw a run's headline, breakdowns and exploration as rich
 tables. ``write_report`` writes ``report.md`` into a run directory, with PNG figures under
-``plots/`` linked by relative paths. ``compare_runs`` / ``compare_markdown`` put several runs'
-headline metrics side by side, one column per run.
+``plots/`` linked by relative paths. Runs compared (a leaderboard, runs as rows) live in
+``_leaderboard`` and ``_compare``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from rich.table import Table
 from lateralgym.episodes._log import STEP_LOG
 from lateralgym.episodes._metrics import RunMetrics, metrics_from_log
 from lateralgym.episodes._plots import Plot, write_plots
+from lateralgym.episodes._report_facts import partial_warning, run_facts
 from lateralgym.episodes._runner import manifest_data
 
 REPORT = "report.md"
@@ -159,10 +160,12 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None) -> Path:
         ("recorded more than once", metrics.duplicates or ""),
         ("items", metrics.items),
         ("repeats (R)", metrics.repeats),
+        *run_facts(run_dir, metrics, manifest),  # judge, dataset, plan, tokens and cost per role
     ]
     parts = [
         f"# LateralGym report: {run_dir.name}",
         markdown_table(["", ""], [(k, v) for k, v in about if v != ""]),
+        *(f"**{warning}.**" for warning in [partial_warning(run_dir, metrics, manifest)] if warning),
         *(f"**{warning}.**" for warning in [duplicates_warning(metrics)] if warning),
         _NOTE,
         "## Headline",
@@ -184,47 +187,3 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None) -> Path:
 def _image(plot: Plot) -> str:
     title, relative = plot
     return f"![{title}]({relative})"
-
-
-def _run_label(run_dir: Path, markdown: bool) -> str:
-    player = _spec(manifest_data(run_dir).get("player"))
-    if not player:
-        return run_dir.name
-    return f"{run_dir.name} ({player})" if markdown else f"{run_dir.name}\n{player}"
-
-
-def _comparison(run_dirs: Sequence[Path]) -> tuple[list[str], list[list[Any]]]:
-    """Row names and, per row, each run's value (None when the run lacks the metric)."""
-    runs = [metrics_from_log(Path(d) / STEP_LOG) for d in run_dirs]
-    names = _columns([m.headline for m in runs])
-    rows: list[list[Any]] = [
-        ["benchmark", *(m.benchmark for m in runs)],
-        ["episodes", *(m.episodes for m in runs)],
-        ["errored", *(m.errored for m in runs)],
-    ]
-    if any(m.duplicates for m in runs):
-        rows.append(["recorded more than once", *(m.duplicates for m in runs)])
-    rows += [[name, *(m.headline.get(name) for m in runs)] for name in names]
-    return [_run_label(Path(d), True) for d in run_dirs], rows
-
-
-def compare_runs(run_dirs: Sequence[Path]) -> Table:
-    """Several runs' headline metrics side by side: one column per run (dir name and player).
-
-    Raises:
-        MetricsError: a run's step log holds no episodes.
-    """
-    _, rows = _comparison(run_dirs)
-    table = Table(title="Runs compared", title_justify="left")
-    table.add_column("metric")
-    for run_dir in run_dirs:
-        table.add_column(_run_label(Path(run_dir), False), justify="right")
-    for row in rows:
-        table.add_row(*(format_value(v) for v in row))
-    return table
-
-
-def compare_markdown(run_dirs: Sequence[Path]) -> str:
-    """``compare_runs`` as a Markdown table."""
-    labels, rows = _comparison(run_dirs)
-    return markdown_table(["metric", *labels], rows)

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import sys
@@ -44,6 +45,7 @@ from lateralgym.envs._benchmark import benchmark_of
 from lateralgym.envs._config import MAX_SEED, check_name
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.envs._errors import PlayerQuit, validation_message
+from lateralgym.episodes._failures import STOP_AFTER_ERRORS, FailureWatch
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     STEP_LOG,
@@ -55,6 +57,7 @@ from lateralgym.episodes._log import (
     observation,
     read_log,
 )
+from lateralgym.episodes._prompts_log import attach_prompt_store
 from lateralgym.judges import make_judge
 
 AgentFactory = Callable[[int], Agent]
@@ -152,6 +155,10 @@ class RunResult(BaseModel):
     """Episodes run in this call that ended with an error (all of ``ran``: nothing worked)."""
     first_error: str | None = None
     """The error that ended the first of those episodes, for a one-line diagnosis."""
+    error_kinds: dict[str, int] = {}
+    """Errored episodes of this call by kind of error (``HTTP 401``, ``connection``, ...)."""
+    stopped: str | None = None
+    """Why the run stopped before its plan was done (errored episodes in a row), None when it did not."""
     metrics: Any
     """``RunMetrics`` of all finished episodes."""
     usage: dict[str, Usage] = {}
@@ -262,6 +269,8 @@ async def run_episode(
         before = obs["text"]
         try:
             obs, reward, terminated, truncated, info = await env.astep(action)
+        except PlayerQuit:
+            raise  # a person judging stopped: as when a person playing does
         except Exception as exc:  # noqa: BLE001 - a failing judge ends its episode, not the run
             error = scrub_credentials(f"{type(exc).__name__}: {exc}")
             _add(usage, getattr(exc, "calls", ()))
@@ -335,8 +344,19 @@ def write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def new_run_dir(root: Path, config_name: str) -> tuple[Path, str]:
-    """A fresh ``root/<config>-<timestamp>-<random>`` directory and its run id.
+def player_slug(player: str | None) -> str:
+    """The player's model (or offline player) as a folder-name part: ``openai/gpt-4o-mini?temperature=0``
+    gives ``gpt-4o-mini``, ``anthropic/claude-3-5-haiku-latest`` ``claude-3-5-haiku-latest``; at most 40
+    characters of letters, digits, ``.``, ``_`` and ``-``."""
+    if not player:
+        return ""
+    model = safe_spec(player).split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    return re.sub(r"[^A-Za-z0-9._]+", "-", model).strip("-.")[:40].strip("-.")
+
+
+def new_run_dir(root: Path, config_name: str, player: str | None = None) -> tuple[Path, str]:
+    """A fresh ``root/<config>-<player model>-<timestamp>-<random>`` directory and its run id (the model
+    part from ``player_slug``; absent when no player is given).
 
     Raises:
         ConfigError: ``config_name`` is not one plain file name (the directory would not be in ``root``).
@@ -347,7 +367,8 @@ def new_run_dir(root: Path, config_name: str) -> tuple[Path, str]:
     except ValueError as exc:
         raise ConfigError(f"config {exc}") from None
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
-    run_id = f"{config_name}-{stamp}-{secrets.token_hex(3)}"
+    slug = player_slug(player)
+    run_id = f"{config_name}-{slug + '-' if slug else ''}{stamp}-{secrets.token_hex(3)}"
     path = root / run_id
     if path.resolve().parent != root.resolve():  # a second guard: the name is checked above
         raise ConfigError(f"config name {config_name!r} would put the run outside {root}")
@@ -531,6 +552,8 @@ async def run_async(
     ray_address: str | None = None,
     ray_actors: int | None = None,
     adaptive_concurrency: bool = False,
+    check: bool = True,
+    stop_after_errors: int | None = STOP_AFTER_ERRORS,
 ) -> RunResult:
     """Run ``limit`` items x ``repeats`` episodes of ``config``; see ``run``."""
     _check_counts(
@@ -538,6 +561,8 @@ async def run_async(
     )
     if backend not in ("local", "ray"):
         raise ConfigError(f"--backend is 'local' or 'ray', got {backend!r}")
+    if stop_after_errors is not None and stop_after_errors < 0:
+        raise ConfigError(f"--stop-after-errors must be 0 (never) or more, got {stop_after_errors}")
     manifest: Manifest | None = None
     with ExitStack() as held:
         if resume is not None:
@@ -563,9 +588,13 @@ async def run_async(
         llm_cap = llm_concurrency if llm_concurrency is not None else max(DEFAULT_CONCURRENCY, concurrency)
         set_default_concurrency(llm_cap, adaptive=adaptive_concurrency)
         player = player or config.player
-        if player == "human" and backend == "ray":
-            raise ConfigError("a human player plays at this terminal: drop --backend ray")
-        if player == "human":
+        judge_name = getattr(judge, "name", None) if judge is not None and not isinstance(judge, str) else judge
+        judge_name = judge_name or config.judge
+        if "human" in (player, judge_name) and backend == "ray":
+            raise ConfigError("a person plays or judges at this terminal: drop --backend ray")
+        if "human" in (player, judge_name):
+            if player == judge_name:
+                raise ConfigError("a person cannot both play and judge: the judge sees the hidden answer")
             concurrency, progress = 1, False  # one person, one episode at a time; no bar redrawn over the prompt
         if items is None:
             items = load_config_items(config)
@@ -593,6 +622,8 @@ async def run_async(
         # config.yaml tells the truth: the player and judge that actually run.
         config = config.model_copy(update={"player": safe_spec(player), "judge": judge_spec})
         envs = [LateralEnv(config, items=items, judge=judge_obj)]  # fail now (e.g. a wrong judge), not mid-run
+        if check:  # a dead server or a wrong key stops the run now, before anything is made
+            await check_model_servers(factory, judge_obj, resuming=manifest is not None)
         if manifest is not None:
             plan = list(manifest.episodes)
         else:
@@ -603,7 +634,7 @@ async def run_async(
             )
         if manifest is None:
             # created only now, so a run that fails to set up leaves no directory behind
-            run_dir, run_id = new_run_dir(Path(out), config.name)
+            run_dir, run_id = new_run_dir(Path(out), config.name, player)
             state.run_dir = run_dir
             manifest = Manifest(
                 run_id=run_id,
@@ -663,9 +694,22 @@ async def run_async(
                 "address": ray_address,
                 "actors": ray_actors,
             }
+        attach_prompt_store(run_dir, factory, judge_obj)  # each distinct prompt sent, once, in prompts/
         try:
             return await _roll_out(
-                config, plan, run_dir, run_id, envs, judge_obj, items, factory, player, concurrency, progress, ray_setup
+                config,
+                plan,
+                run_dir,
+                run_id,
+                envs,
+                judge_obj,
+                items,
+                factory,
+                player,
+                concurrency,
+                progress,
+                FailureWatch(stop_after_errors),
+                ray_setup,
             )
         except OSError as exc:
             raise RunDirError(
@@ -686,6 +730,7 @@ async def _roll_out(
     player: str,
     concurrency: int,
     progress: bool,
+    watch: FailureWatch,
     ray_setup: dict[str, Any] | None = None,
 ) -> RunResult:
     """Run the plan's episodes that have no end record yet into ``run_dir`` (locked by the caller),
@@ -697,7 +742,9 @@ async def _roll_out(
     done = finished_episodes(log_path)
     todo = [s for s in plan if s.episode_id not in done]
     if ray_setup is not None:
-        return await _roll_out_ray(config, plan, todo, done, run_dir, run_id, items, concurrency, progress, ray_setup)
+        return await _roll_out_ray(
+            config, plan, todo, done, run_dir, run_id, items, concurrency, progress, ray_setup, watch
+        )
     envs += [LateralEnv(config, items=items, judge=judge) for _ in range(min(concurrency, len(todo)) - 1)]
     free: asyncio.Queue[LateralEnv] = asyncio.Queue()
     for env in envs:
@@ -715,11 +762,15 @@ async def _roll_out(
         if end.error is not None:
             errors.append(end.error)
         bar.advance(end)
+        if watch.episode_ended(end):
+            raise _Stopped
 
     tasks = [asyncio.ensure_future(one(spec)) for spec in todo]
     try:
         with bar:
             await asyncio.gather(*tasks)
+    except _Stopped:
+        pass  # the episodes still running are cancelled below; resume runs them
     finally:
         # On a failure (a full disk) or Ctrl-C, stop every episode still running before the log closes,
         # so none writes after it.
@@ -731,11 +782,16 @@ async def _roll_out(
         clients = (getattr(factory, "client", None), getattr(judge, "client", None))
         for client in {id(c): c for c in clients if c}.values():
             await client.aclose()
-    return _finish(run_dir, run_id, plan, todo, errors)
+    return _finish(run_dir, run_id, plan, todo, errors, watch)
 
 
 def _finish(
-    run_dir: Path, run_id: str, plan: list[EpisodeSpec], todo: list[EpisodeSpec], errors: list[str]
+    run_dir: Path,
+    run_id: str,
+    plan: list[EpisodeSpec],
+    todo: list[EpisodeSpec],
+    errors: list[str],
+    watch: FailureWatch,
 ) -> RunResult:
     """Compute the metrics from the log, write ``summary.json`` and say where the run is."""
     from lateralgym.episodes._metrics import compute_metrics
@@ -749,9 +805,11 @@ def _finish(
         run_dir=run_dir,
         run_id=run_id,
         planned=len(plan),
-        ran=len(todo),
+        ran=watch.finished if watch.stopped else len(todo),
         errored=len(errors),
         first_error=errors[0] if errors else None,
+        error_kinds=dict(watch.kinds),
+        stopped=watch.stopped,
         metrics=metrics,
         usage=usage,
     )
@@ -768,6 +826,7 @@ async def _roll_out_ray(
     concurrency: int,
     progress: bool,
     setup: dict[str, Any],
+    watch: FailureWatch,
 ) -> RunResult:
     """``_roll_out`` on Ray workers: they play, this process alone writes the log (an episode at a time)."""
     from lateralgym.episodes._progress import RunProgress
@@ -809,18 +868,47 @@ async def _roll_out_ray(
         if end.error is not None:
             errors.append(end.error)
         bar.advance(end)
+        if watch.episode_ended(end):
+            raise _Stopped
 
     tasks = [asyncio.ensure_future(one(spec)) for spec in todo]
     try:
         with bar:
             await asyncio.gather(*tasks)
+    except _Stopped:
+        pass  # the episodes still running are cancelled below; resume runs them
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         writer.close()
         executor.shutdown()
-    return _finish(run_dir, run_id, plan, todo, errors)
+    return _finish(run_dir, run_id, plan, todo, errors, watch)
+
+
+class _Stopped(Exception):
+    """Raised inside the roll-out when ``FailureWatch`` says stop."""
+
+
+async def check_model_servers(factory: Any, judge: Any, *, resuming: bool) -> None:
+    """Check the player's and the judge's model servers before a run (see ``agents._llm_probe``).
+
+    Raises:
+        EndpointCheckError: a server cannot be reached or refuses the key; the clients are closed.
+    """
+    owners = (("player", factory), ("judge", judge))
+    clients: list[tuple[str, Any]] = [(role, getattr(owner, "client", None)) for role, owner in owners]
+    clients = [(role, client) for role, client in clients if client is not None]
+    if not clients:
+        return  # offline players and judges: nothing to reach (and the openai SDK is never imported)
+    from lateralgym.agents._llm_probe import EndpointCheckError, check_endpoints
+
+    problems = await check_endpoints(clients)
+    if problems:
+        for client in {id(c): c for _, c in clients}.values():
+            await client.aclose()
+        then = "fix that, then resume" if resuming else "nothing was run; fix that and run again"
+        raise EndpointCheckError("; ".join(p.describe() for p in problems) + f"; {then} (--no-check skips the check)")
 
 
 def run(config: EpisodeConfig | str | None = None, **kwargs: Any) -> RunResult:
@@ -855,6 +943,11 @@ def run(config: EpisodeConfig | str | None = None, **kwargs: Any) -> RunResult:
             writes the log; see ``lateralgym.episodes._ray``; needs the ``ray`` extra).
         ray_address: a Ray cluster to join (``auto``, ``ray://host:10001``); None starts a local Ray.
         ray_actors: Ray workers (default: one per CPU of the cluster, at most ``concurrency``).
+        check: before anything is made, ask each distinct model server for its model list (free),
+            and stop with ``EndpointCheckError`` when one cannot be reached or refuses the key.
+        stop_after_errors: stop the run after this many episodes in a row end in an error (None or
+            0: never); the rest stay for ``resume``. The first error of each kind is printed on
+            stderr as it happens either way.
 
     Returns:
         The run directory, counts (``errored``: episodes of this call that ended in an error),
@@ -865,6 +958,7 @@ def run(config: EpisodeConfig | str | None = None, **kwargs: Any) -> RunResult:
             process is running the directory.
         RunDirError: the run directory cannot be created or written (the episodes already written
             are kept; resume to finish).
+        EndpointCheckError: ``check`` found a model server down or refusing the key (nothing made).
     """
     if config is None or isinstance(config, EpisodeConfig) or kwargs.get("resume") is not None:
         cfg = config if isinstance(config, EpisodeConfig) else None

@@ -5,7 +5,8 @@ JSON in ``_viewer_template.html`` (plain CSS and vanilla JS, nothing fetched), s
 from ``file://`` on any machine. The logs hold dataset and LLM text, so the JSON is escaped to
 never close its ``<script>`` tag early, and the page renders every logged string as text, never
 as markup. Observations appear once each, keyed by hash; large ones are read back from the run's
-``observations/`` folder.
+``observations/`` folder. Each episode shows its item's reference answer (collapsed: the page is for
+the researcher) and each model call the messages it was sent (``_viewer_extras``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from lateralgym.episodes._log import (
 )
 from lateralgym.episodes._metrics import DuplicateEpisodes, MetricsError, compute_metrics
 from lateralgym.episodes._runner import manifest_data
+from lateralgym.episodes._viewer_extras import reference_answers, run_prompts
 
 VIEWER_FILE = "viewer.html"
 """The page's default name inside the run directory."""
@@ -151,13 +153,18 @@ def viewer_data(run_dir: str | Path, max_episodes: int | None = None) -> dict[st
         n = len(duplicates.episodes)
         summary["line"] += f" · {n} recorded more than once (two processes wrote the log?)"
     summary["duplicates"] = len(duplicates.episodes)
+    config_yaml = _config_text(run_dir / "config.yaml")
+    references, reference_note = reference_answers(run_dir, {e["item"] for e in episodes.values()})
     return {
         "header": header,
-        "config_yaml": _config_text(run_dir / "config.yaml"),
+        "config_yaml": config_yaml,
         "summary": summary,
         "factors": _factors(episodes.values()),
         "texts": texts,
         "episodes": list(episodes.values()),
+        "references": references,
+        "reference_note": reference_note,
+        "prompts": run_prompts(run_dir, episodes.values()),
     }
 
 

@@ -2,7 +2,8 @@
 rubric), ``JudgeSeat`` for the PettingZoo judge agent, and judge/human agreement tooling.
 
 Offline judges belong to their benchmarks (``Benchmark.offline_judges``: exact match, the KB
-judge, the reference judge) and are re-exported here. ``make_judge(spec, benchmark=...)`` builds
+judge, the reference judge) and are re-exported here; ``HumanJudge`` is a person judging SPLAT in
+the terminal (``--judge human``). ``make_judge(spec, benchmark=...)`` builds
 one from the spec a config names. The LLM judge modules import the openai SDK, so they load on
 first use.
 """
@@ -14,6 +15,7 @@ from lateralgym.envs.benchmarks._mcq import ExactChoiceJudge, grade_choice
 from lateralgym.envs.benchmarks.creativity._judges import ExactMatchJudge, KBJudge, grade_creativity
 from lateralgym.envs.benchmarks.splat._judges import ReferenceJudge, key_facts
 from lateralgym.judges._factory import llm_judge_for, make_judge, offline_judges
+from lateralgym.judges._human import HumanJudge
 from lateralgym.judges._seat import JudgeSeat
 
 _LAZY = {
@@ -45,6 +47,7 @@ __all__ = [
     "QA",
     "ExactChoiceJudge",
     "ExactMatchJudge",
+    "HumanJudge",
     "Judge",
     "JudgeReply",
     "JudgeSeat",

@@ -43,6 +43,21 @@ def llm_judge_for(benchmark: str, client: LLMClient, **options: Any) -> Judge:
     return judge
 
 
+HUMAN = "human"
+"""The judge spec of a person judging in the terminal (SPLAT)."""
+
+
+def _human_judge(benchmark: str | None) -> Judge:
+    """A person judging SPLAT in the terminal (``judges._human``)."""
+    if benchmark != "splat":
+        raise ConfigError(
+            f"the human judge judges situation puzzles (splat), not {benchmark}; pick another judge for {benchmark}"
+        )
+    from lateralgym.judges._human import HumanJudge
+
+    return HumanJudge()
+
+
 def make_judge(
     spec: str,
     *,
@@ -54,7 +69,8 @@ def make_judge(
     temperature: float | None = None,
     **fields: Any,
 ) -> Judge:
-    """The judge ``spec`` names: ``exact``, ``kb``, ``reference``, or an LLM as a model spec.
+    """The judge ``spec`` names: ``exact``, ``kb``, ``reference``, ``human`` (a person, SPLAT), or an LLM
+    as a model spec.
 
     Args:
         spec: offline judge name (the benchmark's ``exact``, ``kb``, ``reference``, ...) or model spec,
@@ -77,6 +93,8 @@ def make_judge(
         ConfigError: the spec names no known judge (``LLMConfigError`` for a bad model setup or
             an unknown judge option).
     """
+    if spec == HUMAN:
+        return _human_judge(benchmark)
     if benchmark is not None:
         factory = get_benchmark(benchmark).offline_judges.get(spec)
         if factory is not None:

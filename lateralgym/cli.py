@@ -31,7 +31,8 @@ exit status:
   {EXIT_SOME_ERRORED}    the run finished but some episodes ended in an error (an API outage): rerun
        them with 'lateralgym run --resume RUN_DIR'
   {EXIT_ALL_ERRORED}    every episode run ended in an error: nothing worked (a dead server, a wrong port
-       or key, a setting the server refuses); fix that, then resume
+       or key, a setting the server refuses); fix that, then resume. Also when the
+       check before a run finds a model server down or refusing the key (nothing ran)
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C); 'lateralgym run --resume RUN_DIR' finishes the run
 """
 
@@ -85,8 +86,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--judge",
-        help="judge: the benchmark's offline judge (exact, kb, reference) or a model spec "
-        "provider/model[?temperature=0&samples=3] (default: the config's)",
+        help="judge: the benchmark's offline judge (exact, kb, reference), human (a person judges SPLAT in the "
+        "terminal, seeing the hidden answer), or a model spec provider/model[?temperature=0&samples=3] (default: "
+        "the config's). SPLAT's offline 'reference' judge matches words with the hidden answer and understands no "
+        "negation or paraphrase: fine for offline runs and tests, not for measurement",
     )
     run.add_argument(
         "--base-url",
@@ -146,6 +149,26 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="with --backend ray: worker actors, each playing many episodes at once (default: one per CPU)",
     )
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the episodes, expected LLM calls and tokens per role and the estimated cost (offline price "
+        "table), then stop: nothing is sent or written",
+    )
+    run.add_argument(
+        "--no-check",
+        action="store_true",
+        help="skip the check before the run (one free GET /models per model server: a dead server or a "
+        "wrong key stops the run at once)",
+    )
+    run.add_argument(
+        "--stop-after-errors",
+        type=int,
+        default=10,
+        metavar="N",
+        help="stop the run after N episodes in a row end in an error (default 10; 0: never); the rest stay "
+        "for --resume. The first error of each kind is printed as it happens",
+    )
 
     data = sub.add_parser("data", help="inspect dataset files")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
@@ -186,8 +209,14 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--episode", metavar="ID", help="only this episode id (ITEM#REPEAT) or item id")
     replay.add_argument("--quiet", action="store_true", help="verify only; no transcript")
 
-    view = sub.add_parser("view", help="write a self-contained HTML viewer of a run's episodes")
-    view.add_argument("run_dir", help="a run directory")
+    view = sub.add_parser(
+        "view",
+        help="write a self-contained HTML viewer of a run's episodes, or an index of a folder of runs",
+        description="Write RUN_DIR/viewer.html: every episode, step by step, with the model calls and the "
+        "messages they were sent, and the reference answer (collapsed). Given a folder of runs (runs/), write "
+        "each run's viewer and runs/index.html listing them all.",
+    )
+    view.add_argument("run_dir", help="a run directory, or a folder of runs")
     view.add_argument("--out", metavar="FILE", help="where to write the HTML (default RUN_DIR/viewer.html)")
 
     report = sub.add_parser(
@@ -197,10 +226,6 @@ def _parser() -> argparse.ArgumentParser:
         "them, and write a Markdown report with matplotlib plots of every breakdown.",
     )
     report.add_argument("run_dir", help="a run directory")
-
-    compare = sub.add_parser("compare", help="put several runs' headline metrics side by side")
-    compare.add_argument("run_dirs", nargs="+", help="run directories")
-    compare.add_argument("--markdown", action="store_true", help="print a Markdown table instead")
 
     agree = sub.add_parser(
         "agreement",
@@ -281,8 +306,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
-    from lateralgym.episodes import write_viewer
+    from lateralgym.episodes import write_runs_index, write_viewer
 
+    given = Path(args.run_dir)
+    holds = [p for p in given.iterdir() if (p / "steps.jsonl").exists()] if given.is_dir() else []
+    if not (given / "steps.jsonl").exists() and len(holds) > 1:  # a folder of runs: an index of them
+        path = write_runs_index(given, Path(args.out) if args.out else None)
+        print(f"wrote {path} and the viewer of each of its {len(holds)} runs (open it in a browser; it works offline)")
+        return 0
     path = write_viewer(_one_run(args.run_dir), Path(args.out) if args.out else None)
     print(f"wrote {path} (open it in a browser; it works offline)")
     return 0
@@ -298,19 +329,6 @@ def _cmd_report(args: argparse.Namespace) -> int:
     report = write_report(run_dir, metrics)  # first: it refuses a damaged run directory
     print_metrics(metrics)
     print(f"\nwrote {report}")
-    return 0
-
-
-def _cmd_compare(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    from lateralgym.episodes import compare_markdown, compare_runs
-
-    dirs = [Path(d) for d in args.run_dirs]
-    if args.markdown:
-        print(compare_markdown(dirs))
-    else:
-        Console().print(compare_runs(dirs))
     return 0
 
 
@@ -339,9 +357,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "backend": args.backend,
         "ray_address": args.address,
         "ray_actors": args.actors,
+        "check": not args.no_check,
+        "stop_after_errors": args.stop_after_errors,
     }
     if args.resume is not None:
         from lateralgym.episodes import read_manifest
+
+        if args.dry_run:
+            raise LateralGymError("--dry-run estimates a new run; drop --resume (or --dry-run)")
 
         run_dir = Path(args.resume)
         manifest = read_manifest(run_dir)
@@ -377,6 +400,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
             updates["max_turns"] = args.max_turns
         if updates:
             config = EpisodeConfig.from_dict({**config.model_dump(), **updates}, source="command line")
+        if args.dry_run:
+            from lateralgym.episodes import dry_run
+
+            estimate = dry_run(
+                config,
+                player=args.player,
+                judge=args.judge,
+                limit=args.limit,
+                repeats=args.repeats,
+                judge_samples=args.judge_samples,
+            )
+            print(estimate.render())
+            return EXIT_OK
+        from lateralgym.episodes._judge_notes import judge_note
+
+        note = judge_note(config.benchmark, args.judge or config.judge)
+        if note:  # said where the judge is chosen: the run's first line
+            print(f"judge {args.judge or config.judge}: {note}")
         result = run(config, **kwargs)
     print_metrics(result.metrics)
     for role, usage in result.usage.items():
@@ -385,6 +426,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"{role} LLM: {usage.calls} calls, {usage.cache_hits} cache hits, "
             f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, cost {cost}"
         )
+    if result.error_kinds:
+        print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
     return _run_status(result)
 
@@ -485,7 +528,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             "replay": _cmd_replay,
             "view": _cmd_view,
             "report": _cmd_report,
-            "compare": _cmd_compare,
             "agreement": _cmd_agreement,
         }
         if args.command in commands:
@@ -493,7 +535,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_configs()
     except LateralGymError as exc:
         print(f"lateralgym: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        # a model server found down before the run: nothing worked, as when every episode errors
+        return EXIT_ALL_ERRORED if type(exc).__name__ == "EndpointCheckError" else EXIT_USAGE
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return EXIT_OK

@@ -483,6 +483,9 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:  # noqa: N802 - stdlib naming
             server._record(RecordedRequest("GET", self.path, _lower_headers(self.headers), None, time.monotonic()))
+            if server.require_key is not None and self.headers.get("Authorization") != f"Bearer {server.require_key}":
+                self._error(401, "invalid API key")  # as real servers do: the model list needs the key too
+                return
             if urlsplit(self.path).path in _MODELS_PATHS:
                 models = {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "test"}]}
                 self._send(200, json.dumps(models))

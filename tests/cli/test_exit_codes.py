@@ -79,10 +79,11 @@ def test_3_when_some_episodes_errored_then_0_once_resumed(
     try:
         server.enqueue(Fault.status(500))  # the first episode's one call fails, for good (no retries)
         assert main(llm_run(server.base_url, tmp_path)) == 3
-        err = capsys.readouterr().err.strip()
+        first, last = capsys.readouterr().err.strip().splitlines()
         (run_dir,) = tmp_path.iterdir()
+        assert first.startswith("lateralgym: episode rs-sample-01#0 ended in an error (HTTP 500;")  # as it happened
         assert (
-            err == f"lateralgym: 1 of 4 episodes ended in an error; rerun them with: lateralgym run --resume {run_dir}"
+            last == f"lateralgym: 1 of 4 episodes ended in an error; rerun them with: lateralgym run --resume {run_dir}"
         )
         assert main(["run", "--resume", str(run_dir), "--no-progress"]) == 0
         assert "1 episodes run, 4 planned" in capsys.readouterr().out
@@ -91,8 +92,11 @@ def test_3_when_some_episodes_errored_then_0_once_resumed(
 
 
 def test_4_when_nothing_worked_a_dead_port(key: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(llm_run(dead_url(), tmp_path)) == 4
-    err = one_line_error(capsys.readouterr().err)
+    """With the check before the run skipped (the check itself: tests/cli/test_loud_failures.py)."""
+    assert main(llm_run(dead_url(), tmp_path, "--no-check")) == 4
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and err[0].startswith("lateralgym: episode ") and "(connection;" in err[0]
+    err = one_line_error(err[1])
     (run_dir,) = tmp_path.iterdir()
     assert "all 4 episodes run ended in an error" in err and "APIConnectionError" in err
     assert f"lateralgym run --resume {run_dir}" in err

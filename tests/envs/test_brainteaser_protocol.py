@@ -37,7 +37,7 @@ def test_the_demonstration_file_is_read_with_its_capitalised_keys(demos: Path) -
 def test_a_demonstration_file_is_not_a_puzzle_file(demos: Path) -> None:
     from lateralgym.envs import DatasetError
 
-    with pytest.raises(DatasetError, match="id"):
+    with pytest.raises(DatasetError, match="few-shot demonstration file.*demos="):
         load_brainteaser(demos)
 
 

@@ -153,3 +153,14 @@ def test_the_cli_exports_and_refuses_what_is_not_a_run(
     assert "no steps.jsonl" in capsys.readouterr().err
     with pytest.raises(ExportError, match="unknown export format"):
         export_run(offline_run, "csv")
+
+
+def test_a_chat_format_exports_one_run_while_csv_takes_several(
+    offline_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export", str(offline_run), str(offline_run), "--format", "trl"]) == 2
+    assert "exports one run: give one RUN_DIR" in capsys.readouterr().err
+    target = tmp_path / "rows.csv"
+    assert main(["export", str(offline_run), "--format", "csv", "--out", str(target)]) == 0
+    header, *rows = target.read_text(encoding="utf-8").splitlines()
+    assert "episode_id" in header and len(rows) == 4  # two puzzles, two repeats

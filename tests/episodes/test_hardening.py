@@ -74,7 +74,7 @@ def test_two_processes_racing_resume_on_one_run_directory_run_it_once(
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     flags = ["--no-progress", "--concurrency", "1"]
     argv = ["run", "riddlesense", "--player", "openai/p?max_retries=0", "--limit", "4", "--no-cache", *flags]
-    assert main([*argv, "--base-url", dead_url(), "--out", str(tmp_path)]) == 4  # every episode to rerun
+    assert main([*argv, "--base-url", dead_url(), "--out", str(tmp_path), "--no-check"]) == 4  # all to rerun
     (run_dir,) = tmp_path.iterdir()
     one_has_exited = threading.Event()
 
@@ -362,7 +362,7 @@ def test_resume_with_a_new_base_url_moves_the_player_and_the_judge(
     try:
         old_url = old.base_url
         old.stop()  # the server moved: everything sent to the old URL fails
-        assert main(_splat_llm(tmp_path, "--base-url", old_url)) == 4
+        assert main(_splat_llm(tmp_path, "--base-url", old_url, "--no-check")) == 4
         (run_dir,) = tmp_path.iterdir()
         assert main(["run", "--resume", str(run_dir), "--base-url", new.base_url, "--no-progress"]) == 0
         bodies = [r.body for r in new.requests if r.path.endswith("/chat/completions")]
@@ -384,7 +384,7 @@ def test_resume_keeps_a_judge_that_had_its_own_server_and_asks_again_for_credent
     try:
         with_secret = dead_url().replace("http://", "http://alice:pw-SECRET-9@")
         flags = ["--base-url", with_secret, "--judge-base-url", judge.base_url]
-        assert main(_splat_llm(tmp_path, *flags)) == 4
+        assert main(_splat_llm(tmp_path, *flags, "--no-check")) == 4
         capsys.readouterr()
         (run_dir,) = tmp_path.iterdir()
         assert "pw-SECRET-9" not in (run_dir / "manifest.json").read_text()

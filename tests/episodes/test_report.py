@@ -11,16 +11,11 @@ import pytest
 from _outcomes import outcome as full_outcome
 from rich.console import Console
 
+from lateralgym.episodes import compare_markdown, compare_runs
 from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, StepLogWriter, observation
 from lateralgym.episodes._metrics import metrics_from_log
 from lateralgym.episodes._plots import ReportError
-from lateralgym.episodes._report import (
-    compare_markdown,
-    compare_runs,
-    print_metrics,
-    render_metrics,
-    write_report,
-)
+from lateralgym.episodes._report import print_metrics, render_metrics, write_report
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -164,23 +159,21 @@ def test_render_and_print_metrics(tmp_path: Path) -> None:
 
 
 def test_compare_runs(tmp_path: Path) -> None:
+    """Runs as rows (best first within a benchmark), each with its facts and the papers' headline numbers."""
     first = creativity_run(tmp_path / "run-a", "heuristic", (True, False, False))
     second = creativity_run(tmp_path / "run-b", "oracle", (True, True, True))
     third = splat_run(tmp_path / "run-s")
-    console = Console(record=True, width=200)
-    console.print(compare_runs([first, second, third]))
+    console = Console(record=True, width=250)
+    console.print(compare_runs([first, second, third], resamples=50))
     lines = console.export_text().splitlines()
-    header = "\n".join(lines[:5])
-    for label in ("run-a", "heuristic", "run-b", "oracle", "run-s", "openai/gpt-4o-mini"):
-        assert label in header
-    gold = next(line for line in lines if "gold_correct_rate" in line)
-    cells = [c.strip() for c in gold.split("│")[1:-1]]
-    assert cells == ["gold_correct_rate", "33.33", "100.00", ""]  # 1/3 vs 3/3; blank for SPLAT
-    markdown = compare_markdown([first, second, third])
-    assert "| metric | run-a (heuristic) | run-b (oracle) | run-s (openai/gpt-4o-mini) |" in markdown
-    assert "| gold_correct_rate | 33.33 | 100.00 |  |" in markdown
-    assert "| acc_all_puzzles |  |  | 66.67 |" in markdown
-    assert "| episodes | 3 | 3 | 3 |" in markdown
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
+    assert [r[0] for r in rows] == ["run-b", "run-a", "run-s"]  # oracle first: 100% beats 33%
+    assert rows[0][1:4] == ["creativity (static)", "oracle", "exact"]
+    assert rows[1][6].startswith("33.3 [") and rows[0][6] == "100.0 [100.0, 100.0]"  # gold_correct_rate
+    assert rows[2][6] == "" and rows[2][8].startswith("75.0 [")  # SPLAT: no gold rate; acc = mean(100, 50)
+    markdown = compare_markdown([first, second, third], resamples=0)
+    assert "| run | benchmark | player | judge | dataset | episodes | gold_correct_rate |" in markdown
+    assert "| run-a | creativity (static) | heuristic | exact |  | 3 | 33.3 |" in markdown
 
 
 def test_report_under_repeats_shows_both_variants(tmp_path: Path) -> None:

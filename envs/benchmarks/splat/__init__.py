@@ -99,10 +99,21 @@ ADVERSARIAL_QUESTIONS = (
 
 
 def _is_xlsx(path: Path, first_record: Any) -> bool:
-    """An ``.xlsx`` file, or a zip's magic bytes under a suffix that names no other data file."""
+    """An ``.xlsx`` file, or, under a suffix that names no other data file, a zip holding a workbook
+    (any other zip is an archive to unpack, which ``detect_format`` says)."""
+    import zipfile
+
     from lateralgym.envs._loaders_official import has_signature
 
-    return has_signature(path, (".xlsx", ".xlsm"), b"PK\x03\x04")
+    if not has_signature(path, (".xlsx", ".xlsm"), b"PK\x03\x04"):
+        return False
+    if path.suffix.lower() in (".xlsx", ".xlsm"):
+        return True
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return "xl/workbook.xml" in archive.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return True  # broken: the xlsx reader says what is wrong with it
 
 
 def _load_xlsx(path: Path) -> list[SituationPuzzle]:

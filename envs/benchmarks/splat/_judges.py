@@ -41,6 +41,13 @@ class ReferenceJudge:
     """Word-overlap judge for situation puzzles (see the module docstring)."""
 
     name = "reference"
+    limits = (
+        "offline stand-in for SPLAT's LLM judge by word overlap with the hidden answer: it understands no "
+        "negation or paraphrase ('Was the audience not deaf?' gets yes; a correct explanation in other words "
+        "can cover 0 key points), so its numbers are for offline runs, tests and RL warm-up, not measurement: "
+        "use an LLM judge (--judge openai/...) or a person (--judge human)"
+    )
+    """What this judge can and cannot do, said wherever it is chosen (CLI help, the run's first line, reports)."""
     synchronous = True
     """Its coroutines never suspend: ``LateralEnv.step`` drives them without an event loop."""
 

@@ -1,0 +1,381 @@
+"""Runs compared: a leaderboard with bootstrap confidence intervals, and paired differences.
+
+``leaderboard(run_dirs)`` gives one ``RunRow`` per run (what ran: benchmark, config, player,
+judge, dataset; how much: episodes, errored, planned; and every headline metric with a 95 %
+bootstrap interval). The interval resamples the run's *items* with replacement (an item's repeats
+stay together) and scores each resample with the benchmark's own scorer, so it holds for every
+metric the paper defines (SPLAT's band average and O/A, BrainTeaser's group accuracy, best-of-R),
+not only for plain proportions.
+
+``paired_difference(a, b)`` compares two runs on the items both ran: per item, the share of
+repeats that succeeded (the benchmark's ``Outcome.succeeded``), the mean difference in percentage
+points with a bootstrap interval over those items, and, with one repeat each, the discordant
+items and McNemar's exact test.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, Field, ValidationError
+
+from lateralgym.envs import ConfigError, ScoredEpisode, get_benchmark
+from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, read_log
+from lateralgym.episodes._metrics import DEFAULT_MAX_ROUNDS, MetricsError, compute_metrics
+from lateralgym.episodes._runner import manifest_data
+
+__all__ = [
+    "DEFAULT_RESAMPLES",
+    "Interval",
+    "Leaderboard",
+    "PairedDifference",
+    "RunRow",
+    "bootstrap_headline",
+    "leaderboard",
+    "paired_difference",
+]
+
+DEFAULT_RESAMPLES = 1000
+"""Bootstrap resamples per run (``--resamples``)."""
+
+_LEVEL = 0.95
+
+
+class Interval(BaseModel):
+    """A metric's value on the run and its percentile bootstrap interval."""
+
+    value: float
+    low: float | None = None
+    """Lower bound of the 95 % interval (None when the run has one item, or none was computed)."""
+    high: float | None = None
+
+    def text(self) -> str:
+        """``61.5 [48.0, 74.0]``, or the value alone without an interval."""
+        if self.low is None or self.high is None:
+            return f"{self.value:.1f}"
+        return f"{self.value:.1f} [{self.low:.1f}, {self.high:.1f}]"
+
+
+class RunRow(BaseModel):
+    """One run on the leaderboard."""
+
+    run_dir: str
+    run_id: str
+    benchmark: str
+    mode: str | None = None
+    config: str = ""
+    player: str = ""
+    judge: str = ""
+    dataset: str = ""
+    created: str = ""
+    episodes: int
+    """Episodes scored."""
+    errored: int
+    planned: int | None = None
+    """Episodes the run planned (from its manifest); more than ``episodes`` when it is partial."""
+    items: int
+    repeats: int
+    metrics: dict[str, Interval] = Field(default_factory=dict)
+    """Every headline metric with its interval."""
+
+    @property
+    def partial(self) -> bool:
+        """The run has not finished its plan (killed, stopped, or still running)."""
+        return self.planned is not None and self.episodes < self.planned
+
+
+class Leaderboard(BaseModel):
+    """Runs as rows, best first within each benchmark by its first headline metric."""
+
+    rows: list[RunRow]
+    resamples: int
+
+    def primary(self, benchmark: str) -> list[str]:
+        """The metrics shown first for ``benchmark``: its paper's headline names present in its rows."""
+        present = [name for row in self.rows if row.benchmark == benchmark for name in row.metrics]
+        try:
+            named = get_benchmark(benchmark).headline
+        except ConfigError:
+            named = ()
+        chosen = [n for p in named for n in dict.fromkeys(present) if n == p or n.startswith(f"{p}_best_of_")]
+        return chosen or list(dict.fromkeys(present))[:2]
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One flat dict per run: facts, then each metric as ``name``, ``name_low``, ``name_high``."""
+        records = []
+        for row in self.rows:
+            record: dict[str, Any] = row.model_dump(exclude={"metrics"})
+            record["partial"] = row.partial
+            for name, interval in row.metrics.items():
+                column = f"metric.{name}" if name in record else name  # the headline's own ``errored`` count
+                record[column], record[f"{column}_low"], record[f"{column}_high"] = (
+                    interval.value,
+                    interval.low,
+                    interval.high,
+                )
+            records.append(record)
+        return records
+
+    def to_csv(self) -> str:
+        """``to_records`` as CSV text (a header with every column any run has)."""
+        return records_csv(self.to_records())
+
+    def to_pandas(self) -> Any:
+        """``to_records`` as a ``pandas.DataFrame`` (``pip install 'lateralgym[pandas]'``)."""
+        from lateralgym.episodes._episode_table import require_pandas
+
+        return require_pandas().DataFrame(self.to_records())
+
+
+class PairedDifference(BaseModel):
+    """Run A minus run B on the items both ran, in percentage points of success."""
+
+    a: str
+    b: str
+    shared_items: int
+    only_a: int
+    """Items run by A only (left out)."""
+    only_b: int
+    a_rate: float
+    """A's success rate on the shared items (mean over items of the share of repeats solved)."""
+    b_rate: float
+    difference: Interval
+    """``a_rate - b_rate`` with its bootstrap interval over the shared items."""
+    a_only_solved: int | None = None
+    """With one repeat each: items A solved and B did not."""
+    b_only_solved: int | None = None
+    mcnemar_p: float | None = None
+    """McNemar's exact two-sided p-value on the discordant items (one repeat each)."""
+
+    def describe(self) -> str:
+        """One line for people."""
+        line = (
+            f"{self.a} - {self.b}: {self.difference.text()} points of success on {self.shared_items} shared items "
+            f"({self.a_rate:.1f}% vs {self.b_rate:.1f}%)"
+        )
+        if self.mcnemar_p is not None:
+            line += (
+                f"; solved by A only {self.a_only_solved}, by B only {self.b_only_solved}, McNemar p = "
+                f"{self.mcnemar_p:.3g}"
+            )
+        if self.only_a or self.only_b:
+            line += f"; left out: {self.only_a} items only A ran, {self.only_b} only B ran"
+        return line
+
+
+def records_csv(records: Sequence[dict[str, Any]]) -> str:
+    """Dicts as CSV text, the columns in order of first appearance."""
+    columns = list(dict.fromkeys(key for record in records for key in record))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        writer.writerow({key: "" if value is None else value for key, value in record.items()})
+    return buffer.getvalue()
+
+
+class _Run:
+    """A run's log read once: its start facts, scored episodes by item, and the scorer's mode."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.manifest = manifest_data(run_dir)
+        log = run_dir / STEP_LOG
+        if not log.is_file():
+            raise MetricsError(f"{run_dir} has no {STEP_LOG}: pass run directories made by 'lateralgym run'")
+        records = list(read_log(log))
+        self.metrics = compute_metrics(records)
+        self.start = next((r for r in records if isinstance(r, EpisodeStart)), None)
+        unit = get_benchmark(self.metrics.benchmark)
+        latest: dict[str, EpisodeEnd] = {}
+        for record in records:
+            if isinstance(record, EpisodeEnd):
+                latest[record.episode_id] = record
+        self.by_item: dict[str, list[ScoredEpisode]] = {}
+        for end in latest.values():
+            try:
+                outcome = unit.outcome_of(end.outcome) if end.outcome is not None else None
+            except ValidationError:
+                outcome = None  # compute_metrics above already refused an unreadable outcome
+            self.by_item.setdefault(end.item_id, []).append(
+                ScoredEpisode(end.item_id, end.repeat, outcome, end.meta, end.error, end.truncated)
+            )
+
+    def succeeded(self, item: str) -> float:
+        """The share of the item's repeats that succeeded."""
+        episodes = self.by_item[item]
+        return sum(e.ok and e.outcome is not None and e.outcome.succeeded() for e in episodes) / len(episodes)
+
+
+def bootstrap_headline(
+    by_item: dict[str, list[ScoredEpisode]],
+    benchmark: str,
+    *,
+    mode: str | None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    max_turns: int = DEFAULT_MAX_ROUNDS,
+) -> dict[str, tuple[float, float]]:
+    """95 % percentile intervals of every headline metric, resampling items with replacement.
+
+    Each resample draws as many items as the run has and scores them with the benchmark's scorer
+    (a drawn item's repeats stay together; an item drawn twice counts twice). A metric a resample
+    cannot compute (no episode of a band drawn) is left out of that resample.
+
+    Returns:
+        Metric name -> (low, high); empty with fewer than two items or ``resamples`` below 1.
+    """
+    items = list(by_item)
+    if len(items) < 2 or resamples < 1:
+        return {}
+    unit = get_benchmark(benchmark)
+    # Each episode is summarised once; a resample reuses the summaries under fresh item keys.
+    whole = unit.scorer(mode=mode, max_turns=max_turns)
+    for episodes in by_item.values():
+        for episode in episodes:
+            whole.add(episode)
+    rng = np.random.default_rng(seed)
+    draws: dict[str, list[float]] = {}
+    for _ in range(resamples):
+        scorer = unit.scorer(mode=whole.mode, max_turns=max_turns)
+        for n, index in enumerate(rng.integers(0, len(items), size=len(items))):
+            key = f"{items[index]}~{n}"
+            scorer.items[key], scorer.info[key] = whole.items[items[index]], whole.info[items[index]]
+        for name, value in scorer.score().headline.items():
+            if isinstance(value, int | float) and math.isfinite(value):
+                draws.setdefault(name, []).append(float(value))
+    tail = 100 * (1 - _LEVEL) / 2
+    return {
+        name: (float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail)))
+        for name, values in draws.items()
+    }
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get("name") or value.get("spec") or "")
+    return "" if value is None else str(value)
+
+
+def _row(run: _Run, resamples: int, seed: int) -> RunRow:
+    metrics, manifest, start = run.metrics, run.manifest, run.start
+    intervals = bootstrap_headline(run.by_item, metrics.benchmark, mode=metrics.mode, resamples=resamples, seed=seed)
+    planned = manifest.get("episodes")
+    return RunRow(
+        run_dir=str(run.run_dir),
+        run_id=_text(manifest.get("run_id")) or run.run_dir.name,
+        benchmark=metrics.benchmark,
+        mode=metrics.mode,
+        config=_text(manifest.get("config")) or (start.config if start else ""),
+        player=_text(manifest.get("player")) or (start.player if start else ""),
+        judge=_text(manifest.get("judge")) or (start.judge if start else ""),
+        dataset=_text(manifest.get("dataset")),
+        created=_text(manifest.get("created")),
+        episodes=metrics.episodes,
+        errored=metrics.errored,
+        planned=len(planned) if isinstance(planned, list) else None,
+        items=metrics.items,
+        repeats=metrics.repeats,
+        metrics={
+            name: Interval(
+                value=value, low=intervals.get(name, (None, None))[0], high=intervals.get(name, (None, None))[1]
+            )
+            for name, value in metrics.headline.items()
+        },
+    )
+
+
+def run_dirs_under(paths: Sequence[str | Path]) -> list[Path]:
+    """The run directories named: each path is one, or a folder whose children are runs (``runs/``)."""
+    found: list[Path] = []
+    for path in map(Path, paths):
+        if (path / STEP_LOG).is_file() or not path.is_dir():
+            found.append(path)
+        else:
+            found += sorted(child for child in path.iterdir() if (child / STEP_LOG).is_file())
+    return list(dict.fromkeys(found))
+
+
+def leaderboard(run_dirs: Sequence[str | Path], *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> Leaderboard:
+    """Every run as a row with bootstrap intervals, grouped by benchmark, best first.
+
+    Args:
+        run_dirs: run directories, or folders holding runs (``runs/``).
+        resamples: bootstrap resamples per run (0: no intervals).
+        seed: seed of the resampling (the same seed gives the same intervals).
+
+    Raises:
+        MetricsError: a directory is not a run or its log holds no episodes.
+    """
+    dirs = run_dirs_under(run_dirs)
+    if not dirs:
+        raise MetricsError(f"no run directories in {', '.join(map(str, run_dirs))}")
+    rows = [_row(_Run(d), resamples, seed) for d in dirs]
+    board = Leaderboard(rows=rows, resamples=resamples)
+    order = list(dict.fromkeys(r.benchmark for r in rows))
+
+    firsts = {benchmark: next(iter(board.primary(benchmark)), "") for benchmark in order}
+
+    def key(row: RunRow) -> tuple[int, float]:
+        first = firsts[row.benchmark]
+        value = row.metrics[first].value if first in row.metrics else -math.inf
+        return order.index(row.benchmark), -value
+
+    return board.model_copy(update={"rows": sorted(board.rows, key=key)})
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """McNemar's exact two-sided p-value: the discordant pairs against a fair coin (binomial, p = 1/2)."""
+    n = a_only + b_only
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(a_only, b_only) + 1)) / float(2**n)
+    return min(1.0, 2 * tail)
+
+
+def paired_difference(
+    a: str | Path, b: str | Path, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+) -> PairedDifference:
+    """Run ``a`` minus run ``b`` in success rate on the items both ran, with a bootstrap interval.
+
+    Raises:
+        MetricsError: the runs are of different benchmarks or share no item.
+    """
+    first, second = _Run(Path(a)), _Run(Path(b))
+    if first.metrics.benchmark != second.metrics.benchmark:
+        raise MetricsError(
+            f"{a} is a {first.metrics.benchmark} run and {b} a {second.metrics.benchmark} run: "
+            "pair runs of one benchmark"
+        )
+    shared = sorted(set(first.by_item) & set(second.by_item))
+    if not shared:
+        raise MetricsError(f"{a} and {b} share no item: run both on the same dataset to pair them")
+    diffs = np.array([first.succeeded(i) - second.succeeded(i) for i in shared]) * 100
+    low = high = None
+    if len(shared) > 1 and resamples > 0:
+        rng = np.random.default_rng(seed)
+        means = diffs[rng.integers(0, len(shared), size=(resamples, len(shared)))].mean(axis=1)
+        tail = 100 * (1 - _LEVEL) / 2
+        low, high = float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
+    result = PairedDifference(
+        a=Path(a).name,
+        b=Path(b).name,
+        shared_items=len(shared),
+        only_a=len(set(first.by_item) - set(shared)),
+        only_b=len(set(second.by_item) - set(shared)),
+        a_rate=100 * float(np.mean([first.succeeded(i) for i in shared])),
+        b_rate=100 * float(np.mean([second.succeeded(i) for i in shared])),
+        difference=Interval(value=float(diffs.mean()), low=low, high=high),
+    )
+    if first.metrics.repeats == 1 and second.metrics.repeats == 1:
+        a_only = int(sum(d > 0 for d in diffs))
+        b_only = int(sum(d < 0 for d in diffs))
+        p = mcnemar_exact(a_only, b_only)
+        result = result.model_copy(update={"a_only_solved": a_only, "b_only_solved": b_only, "mcnemar_p": float(p)})
+    return result

@@ -1,0 +1,77 @@
+"""The exact messages sent to the models of a run, each distinct prompt stored once.
+
+A run's LLM clients hand every request's messages to a ``PromptStore`` (``LLMClient.prompt_sink``),
+which writes ``prompts/<request key>.json`` the first time it sees that key. The step log already
+carries each call's ``request_key``, so the log stays small (a multi-turn prompt repeats the whole
+conversation) while the viewer can show what each call was sent. A cached reply's prompt is stored
+too. Request keys are sha256 digests of the request without credentials, and prompts are our own
+text plus the dataset's: no key ever reaches these files.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+__all__ = ["PROMPTS_DIR", "PromptStore", "attach_prompt_store", "read_prompt"]
+
+PROMPTS_DIR = "prompts"
+_KEY = re.compile(r"^[0-9a-f]{64}$")
+
+logger = logging.getLogger("lateralgym.prompts")
+
+
+class PromptStore:
+    """Writes each distinct prompt of a run once under ``run_dir/prompts``."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.directory = Path(run_dir) / PROMPTS_DIR
+        self._seen: set[str] = set()
+        self._warned = False
+
+    def add(self, key: str, messages: list[dict[str, Any]]) -> None:
+        """Store ``messages`` under ``key`` unless stored before; a failed write is logged, never raised
+        (a full disk must not cost the model call: the step log reports it)."""
+        if key in self._seen or not _KEY.match(key):
+            return
+        self._seen.add(key)
+        path = self.directory / f"{key}.json"
+        if path.exists():
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            # ASCII escapes: a lone surrogate from a dataset is kept as written, never fails the write
+            tmp.write_text(json.dumps({"messages": messages}, indent=1) + "\n", encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:
+            if not self._warned:
+                logger.warning("cannot store prompts in %s: %s", self.directory, exc)
+                self._warned = True
+
+
+def attach_prompt_store(run_dir: Path, *owners: Any) -> PromptStore:
+    """Point the LLM client of each owner (a player factory, a judge) that has one at a new store."""
+    store = PromptStore(run_dir)
+    for owner in owners:
+        client = getattr(owner, "client", None)
+        if client is not None and hasattr(client, "prompt_sink"):
+            client.prompt_sink = store.add
+    return store
+
+
+def read_prompt(run_dir: Path, key: str) -> list[dict[str, Any]] | None:
+    """The messages stored under ``key``; None when there are none (an old run, or a bad key)."""
+    if not _KEY.match(key):
+        return None
+    path = Path(run_dir) / PROMPTS_DIR / f"{key}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    messages = data.get("messages") if isinstance(data, dict) else None
+    return messages if isinstance(messages, list) else None

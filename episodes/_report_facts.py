@@ -1,0 +1,69 @@
+"""The facts a report states about its run: judge, dataset, progress against the plan, model use.
+
+A report is read apart from the run (pasted in a paper draft, sent to a colleague), so it says
+what produced the numbers: the judge (with what an offline judge can and cannot do), the dataset,
+whether the run finished its plan (a partial run's rates are of the episodes done so far), and the
+tokens and cost per role, summed from the step log.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lateralgym.episodes._log import STEP_LOG, Usage
+from lateralgym.episodes._metrics import RunMetrics
+from lateralgym.episodes._runner import usage_from_log
+
+__all__ = ["partial_warning", "run_facts", "usage_text"]
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get("name") or value.get("spec") or "")
+    return "" if value is None else str(value)
+
+
+def usage_text(usage: Usage) -> str:
+    """``12 calls (3 cache hits, 1 failed), 1,234 + 567 tokens, cost $0.0012`` (cost ``unknown`` when unpriced)."""
+    extra = [f"{usage.cache_hits} cache hits"] if usage.cache_hits else []
+    extra += [f"{usage.failed_calls} failed"] if usage.failed_calls else []
+    cost = "unknown" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+    calls = f"{usage.calls} calls" + (f" ({', '.join(extra)})" if extra else "")
+    return f"{calls}, {usage.prompt_tokens:,} + {usage.completion_tokens:,} tokens, cost {cost}"
+
+
+def planned_episodes(manifest: dict[str, Any]) -> int | None:
+    """How many episodes the run planned, from its manifest (None when it does not say)."""
+    plan = manifest.get("episodes")
+    return len(plan) if isinstance(plan, list) else None
+
+
+def partial_warning(run_dir: Path, metrics: RunMetrics, manifest: dict[str, Any]) -> str | None:
+    """The warning for a run that has not finished its plan, or None."""
+    planned = planned_episodes(manifest)
+    if planned is None or metrics.episodes >= planned:
+        return None
+    return (
+        f"Partial run: {metrics.episodes} of {planned} planned episodes finished; the numbers are of those only. "
+        f"Finish it with `lateralgym run --resume {run_dir}`"
+    )
+
+
+def run_facts(run_dir: Path, metrics: RunMetrics, manifest: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Rows for the report's header table: judge, dataset, episodes against the plan, use per role."""
+    from lateralgym.episodes._judge_notes import judge_note
+
+    judge = _text(manifest.get("judge"))
+    note = judge_note(metrics.benchmark, judge)
+    planned = planned_episodes(manifest)
+    facts: list[tuple[str, Any]] = [
+        ("judge", f"{judge} ({note})" if note else judge),
+        ("dataset", _text(manifest.get("dataset"))),
+    ]
+    if planned is not None:
+        state = "finished" if metrics.episodes >= planned else "partial"
+        facts.append(("planned episodes", f"{planned} ({state}: {metrics.episodes} done)"))
+    for role, usage in usage_from_log(run_dir / STEP_LOG).items():
+        facts.append((f"{role} model use", usage_text(usage)))
+    return facts

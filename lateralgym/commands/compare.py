@@ -1,0 +1,72 @@
+"""``lateralgym compare`` / ``leaderboard`` (runs as rows, bootstrap intervals, paired differences)
+(``lateralgym export --format csv`` is in ``export.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from lateralgym.envs._errors import LateralGymError
+
+_RESAMPLES = 1000
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``compare`` and ``leaderboard`` (``export`` lives in ``export.py``)."""
+    for name, summary in (
+        ("compare", "compare runs: one row per run, metrics with bootstrap intervals, paired differences"),
+        ("leaderboard", "the same table as 'compare', for a folder of runs (lateralgym leaderboard runs/)"),
+    ):
+        parser = sub.add_parser(
+            name,
+            help=summary,
+            description="One row per run (benchmark, player, judge, dataset, episodes; 'partial' when a run has "
+            "not finished its plan), best first within a benchmark, each metric with a 95%% percentile bootstrap "
+            "interval over items (an item's repeats resampled together, scored with the paper's own metric). "
+            "With two runs of one benchmark, also their paired difference in success rate on the items both "
+            "ran (bootstrap interval; McNemar's exact test with one repeat each).",
+        )
+        parser.add_argument("run_dirs", nargs="+", help="run directories, or folders holding runs (runs/)")
+        parser.add_argument("--markdown", action="store_true", help="print a Markdown table instead")
+        parser.add_argument("--csv", metavar="FILE", help="also write every metric and interval as CSV ('-': stdout)")
+        parser.add_argument("--all", action="store_true", help="every headline metric, not only the papers' first")
+        parser.add_argument(
+            "--resamples",
+            type=int,
+            default=_RESAMPLES,
+            metavar="B",
+            help=f"bootstrap resamples (default {_RESAMPLES}; 0: none)",
+        )
+        parser.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+        parser.set_defaults(handler=_cmd_compare)
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from lateralgym.episodes import compare_markdown, compare_runs, leaderboard, paired_difference
+
+    if args.resamples < 0:
+        raise LateralGymError(f"--resamples must be 0 or more, got {args.resamples}")
+    board = leaderboard(args.run_dirs, resamples=args.resamples, seed=args.seed)
+    if args.markdown:
+        print(compare_markdown(board, all_metrics=args.all))
+    else:
+        Console(width=None if sys.stdout.isatty() else 200).print(compare_runs(board, all_metrics=args.all))
+    if len(board.rows) == 2 and board.rows[0].benchmark == board.rows[1].benchmark:
+        a, b = board.rows
+        print(
+            "\npaired: " + paired_difference(a.run_dir, b.run_dir, resamples=args.resamples, seed=args.seed).describe()
+        )
+    if args.csv:
+        _write(args.csv, board.to_csv())
+    return 0
+
+
+def _write(target: str, text: str) -> None:
+    if target == "-":
+        sys.stdout.write(text)
+        return
+    Path(target).write_text(text, encoding="utf-8")
+    print(f"wrote {target}", file=sys.stderr)

@@ -89,18 +89,25 @@ def system_prompt(plan: PromptPlan) -> str:
     return f"{benchmark.system_prompt(plan.request())}{_ENV_FORMS_ACCEPTED}"
 
 
-def conversation_start(plan: PromptPlan, observation_text: str, system: str | None = None) -> list[dict[str, str]]:
+def conversation_start(
+    plan: PromptPlan, observation_text: str, system: str | None = None, *, aux: str | None = None
+) -> list[dict[str, str]]:
     """The opening messages: the system prompt, any worked examples, then the first observation.
 
     Args:
         plan: The protocol.
         observation_text: The env's first observation text (the brief).
         system: A system prompt replacing the built-in one.
+        aux: An auxiliary prompt (SPLAT §5.3 elicitation, ``lateralgym.agents._aux``) put after the
+            system prompt, as its last part, so it precedes every worked example and the task.
 
     Raises:
         ConfigError: The benchmark cannot give the worked examples asked for (too many, a bad file).
     """
-    messages = [{"role": "system", "content": system if system is not None else system_prompt(plan)}]
+    content = system if system is not None else system_prompt(plan)
+    if aux:
+        content = f"{content.rstrip()}\n\n{aux}\n"
+    messages = [{"role": "system", "content": content}]
     try:
         benchmark = get_benchmark(str(plan.benchmark))
     except ConfigError:  # an unknown benchmark: no examples (a bad few-shot request still raises)

@@ -84,9 +84,27 @@ class ModelCall(BaseModel):
     """sha256 of the full request (the cache key)."""
     error: str | None = None
     """Why the call failed, or why its reply could not be used; ``None`` when it was fine."""
+    format_reasks: int = 0
+    """Player calls: follow-up requests that re-asked for the expected format after an unparsable
+    reply (their tokens, latency, attempts and cost are included in this record's)."""
+    unparsed_replies: tuple[str, ...] = ()
+    """Player calls: the unparsable replies that were re-asked, in order (``text`` is the last reply)."""
+    fallback: str | None = None
+    """Player calls: the kind of move (``ask``, ``commit``) read from a reply still unparsable after the
+    re-asks by the benchmark's fallback; ``None`` when the reply parsed (or no fallback applied)."""
 
     @field_validator(
-        "role", "model", "served_by", "text", "parsed_action", "finish_reason", "request_key", "error", mode="after"
+        "role",
+        "model",
+        "served_by",
+        "text",
+        "parsed_action",
+        "finish_reason",
+        "request_key",
+        "error",
+        "unparsed_replies",
+        "fallback",
+        mode="after",
     )
     @classmethod
     def _writable(cls, value: Any) -> Any:

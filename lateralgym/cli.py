@@ -116,6 +116,19 @@ def _parser() -> argparse.ArgumentParser:
         "time: a run holds a lock on its directory",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--aux",
+        metavar="RUN_DIR",
+        help="elicitation (SPLAT 5.3): give the LLM player an auxiliary prompt built from this SPLAT run's log "
+        "(the first 5 questions and answers of m puzzles); adds aux=... to the player spec",
+    )
+    run.add_argument("--aux-puzzles", type=int, metavar="M", help="with --aux: how many SPLAT puzzles (default 3)")
+    run.add_argument(
+        "--aux-variant",
+        choices=("data", "reasoning"),
+        help="with --aux: data = questions and answers (the paper's dagger), reasoning = with the player's "
+        "reasoning (*; run the SPLAT player with reasoning=cot)",
+    )
 
     data = sub.add_parser("data", help="inspect dataset files")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
@@ -290,6 +303,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.resume is None and args.config is None:
         raise LateralGymError("give a config to run (e.g. 'lateralgym run splat') or --resume RUN_DIR")
+    if args.aux is None and (args.aux_puzzles is not None or args.aux_variant is not None):
+        raise LateralGymError("--aux-puzzles and --aux-variant go with --aux RUN_DIR (a SPLAT run directory)")
+    if args.aux is not None:
+        if args.resume is not None:
+            raise LateralGymError("--resume keeps the run's own player and its aux prompt; drop --aux")
+        from lateralgym.agents._aux import with_aux
+
+        player = args.player or EpisodeConfig.named(args.config).player
+        args.player = with_aux(player, args.aux, puzzles=args.aux_puzzles, variant=args.aux_variant)
     kwargs: dict[str, object] = {
         "player": args.player,
         "judge": args.judge,
@@ -350,6 +372,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(
             f"{role} LLM: {usage.calls} calls, {usage.cache_hits} cache hits, "
             f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, cost {cost}"
+            + (
+                f", {usage.format_reasks} format re-asks, {usage.fallbacks} fallback moves"
+                if usage.format_reasks or usage.fallbacks
+                else ""
+            )
         )
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
     return _run_status(result)

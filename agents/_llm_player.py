@@ -19,14 +19,16 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from lateralgym.agents._aux import AUX_OPTIONS, AuxVariant, aux_prompt
 from lateralgym.agents._base import Agent
 from lateralgym.agents._llm_client import LLMCallError, LLMClient
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_spec import ModelSpec, OptionParser, flag
 from lateralgym.agents._parsing import read_model_reply
 from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, opening_messages, prompt_plan
-from lateralgym.envs import Action
+from lateralgym.envs import Action, Invalid, get_benchmark
 from lateralgym.envs._calls import ModelCall
+from lateralgym.envs._errors import ConfigError
 
 __all__ = ["PLAYER_OPTIONS", "LLMPlayer"]
 
@@ -48,15 +50,30 @@ def _few_shot(value: str) -> bool | int:
     raise ValueError(f"expected true/false or a number of worked examples (2, 4, 6, 8), got {value!r}")
 
 
+def _reasks(value: str) -> int:
+    if not value.strip().isdigit() or int(value) > MAX_REASKS:
+        raise ValueError(f"expected a whole number of format re-asks from 0 to {MAX_REASKS}, got {value!r}")
+    return int(value)
+
+
+MAX_REASKS = 3
+"""The most format re-asks a player option may ask for."""
+
 PLAYER_OPTIONS: dict[str, OptionParser] = {
     "few_shot": _few_shot,
     "reasoning": _reasoning,
     "system_prompt": str,
     "demos": str,
+    "reasks": _reasks,
+    "fallback": flag,
+    **AUX_OPTIONS,
 }
 """Role options a player spec may carry besides the generation settings (see ``ModelSpec.role_options``):
 ``few_shot`` (true/false, or how many worked examples), ``reasoning`` (direct/cot), ``system_prompt``
-(usually as an override) and ``demos`` (a file of worked examples: BrainTeaser's ``demonstration.npy``)."""
+(usually as an override), ``demos`` (a file of worked examples: BrainTeaser's ``demonstration.npy``),
+``reasks`` (format re-asks after an unparsable reply; default: the benchmark's), ``fallback``
+(true/false: read a reply still unparsable with the benchmark's fallback; default true) and the elicitation
+options ``aux`` (a SPLAT run directory), ``aux_puzzles`` and ``aux_variant`` (``lateralgym.agents.aux_prompt``)."""
 
 
 class LLMPlayer(Agent):
@@ -76,6 +93,17 @@ class LLMPlayer(Agent):
         max_tokens: Completion-token cap sent with every request (``None``: the client's).
         seed: Sampling seed sent with every request (``None``: the client's), and the seed of the
             player's own ``rng``. Servers that ignore seeds stay non-deterministic.
+        reasks: Format re-asks after an unparsable reply, before the benchmark's fallback reading
+            (``None``: the benchmark's default, ``Benchmark.player_reasks``; SPLAT's is 1). Each is
+            one more request in the same chat; the record counts them (``format_reasks``).
+        fallback: Read a reply still unparsable after the re-asks with the benchmark's fallback
+            (``Benchmark.fallback_action``; SPLAT: a question sentence as a question, else the reply as an
+            explanation attempt), recorded in ``ModelCall.fallback``; ``False``: it is an invalid move.
+        aux: A SPLAT run directory whose log gives the auxiliary prompt (SPLAT §5.3), added to the
+            system prompt of every episode; ``None``: none.
+        aux_puzzles: How many of that run's puzzles the auxiliary prompt shows (``m``).
+        aux_variant: ``data`` (questions and answers, the paper's †) or ``reasoning`` (with the
+            player's reasoning before each question, the paper's *).
         episode_seed: The seed of the episode being played (``reset(seed=...)`` replaces it).
             It tags every call's cache entry and is never sent: repeats of an item under other
             seeds are asked afresh, while a rerun with the same seeds is answered from the cache.
@@ -93,9 +121,16 @@ class LLMPlayer(Agent):
         temperature: float | None = None,
         max_tokens: int | None = None,
         seed: int | None = None,
+        reasks: int | None = None,
+        fallback: bool = True,
+        aux: str | os.PathLike[str] | None = None,
+        aux_puzzles: int = 3,
+        aux_variant: AuxVariant = "data",
         episode_seed: int | None = None,
     ) -> None:
         super().__init__(seed if seed is not None else episode_seed)
+        if reasks is not None and not 0 <= reasks <= MAX_REASKS:
+            raise LLMConfigError(f"reasks must be a whole number from 0 to {MAX_REASKS}, got {reasks!r}")
         if reasoning not in (None, "direct", "cot"):
             raise LLMConfigError(f"reasoning must be 'direct', 'cot' or None, got {reasoning!r}")
         if not isinstance(few_shot, bool) and few_shot < 1:
@@ -114,6 +149,10 @@ class LLMPlayer(Agent):
         self.max_tokens = max_tokens
         self.seed = seed
         self.episode_seed = episode_seed
+        self.reasks = reasks
+        self.fallback = fallback
+        self.aux = None if aux is None else aux_prompt(aux, puzzles=aux_puzzles, variant=aux_variant)
+        """The auxiliary prompt text (``None``: none), built once from the SPLAT run's log."""
         self.last_llm: ModelCall | None = None
         """The latest call (role ``player``, ``parsed_action`` set, ``error`` when it failed or its
         reply was unparsable); ``None`` before the first call of an episode."""
@@ -157,7 +196,7 @@ class LLMPlayer(Agent):
 
     def prompt_messages(self) -> list[dict[str, str]] | None:
         """The system prompt and any worked examples this episode's chat opens with (after ``reset``)."""
-        return None if self._plan is None else opening_messages(self._plan, self.system_prompt)
+        return None if self._plan is None else opening_messages(self._plan, self.system_prompt, aux=self.aux)
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any], seed: int | None = None) -> None:
         """Forget the previous episode's chat and pick the protocol from ``info``.
@@ -171,18 +210,21 @@ class LLMPlayer(Agent):
         self.last_llm = None
 
     async def act_async(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
-        """Ask the model for the next move and parse it.
+        """Ask the model for the next move and parse it (re-asking for the format when unreadable).
 
         Raises:
             LLMCallError: The call failed for good (``last_llm.error`` says why).
         """
-        request = self._request(observation, info)
-        try:
-            call = await self.client.complete(request, role="player", cache_tag=self._cache_tag(), **self._params())
-        except LLMCallError as exc:
-            self._record_failure(exc)
-            raise
-        return self._accept(request, call, info)
+        request: list[dict[str, str]] | Action = self._request(observation, info)
+        calls: list[ModelCall] = []
+        while isinstance(request, list):
+            try:
+                call = await self.client.complete(request, role="player", cache_tag=self._cache_tag(), **self._params())
+            except LLMCallError as exc:
+                self._record_failure(exc, calls)
+                raise
+            request = self._accept(request, call, info, calls)
+        return request
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
         """``act_async`` for synchronous code.
@@ -190,13 +232,16 @@ class LLMPlayer(Agent):
         Raises:
             LLMCallError: The call failed for good (``last_llm.error`` says why).
         """
-        request = self._request(observation, info)
-        try:
-            call = self.client.complete_sync(request, role="player", cache_tag=self._cache_tag(), **self._params())
-        except LLMCallError as exc:
-            self._record_failure(exc)
-            raise
-        return self._accept(request, call, info)
+        request: list[dict[str, str]] | Action = self._request(observation, info)
+        calls: list[ModelCall] = []
+        while isinstance(request, list):
+            try:
+                call = self.client.complete_sync(request, role="player", cache_tag=self._cache_tag(), **self._params())
+            except LLMCallError as exc:
+                self._record_failure(exc, calls)
+                raise
+            request = self._accept(request, call, info, calls)
+        return request
 
     # -- internals -------------------------------------------------------------------------------
 
@@ -218,7 +263,7 @@ class LLMPlayer(Agent):
             self._start_episode(info)
         if not self._messages:
             assert self._plan is not None
-            return conversation_start(self._plan, text, self.system_prompt)
+            return conversation_start(self._plan, text, self.system_prompt, aux=self.aux)
         return [*self._messages, {"role": "user", "content": text}]
 
     def _cache_tag(self) -> str | None:
@@ -228,9 +273,13 @@ class LLMPlayer(Agent):
         params = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
         return {name: value for name, value in params.items() if value is not None}
 
-    def _accept(self, request: list[dict[str, str]], call: ModelCall, info: dict[str, Any]) -> Action:
+    def _accept(
+        self, request: list[dict[str, str]], call: ModelCall, info: dict[str, Any], calls: list[ModelCall]
+    ) -> Action | list[dict[str, str]]:
+        """The move in ``call``'s reply, or the next request: a format re-ask after an unparsable
+        reply while re-asks are left (``calls`` holds the episode turn's earlier calls)."""
         if call.error is not None:  # a client that returns failures as values: raise all the same
-            self.last_llm = call
+            self.last_llm = _merged([*calls, call])
             raise LLMCallError(
                 call.error,
                 model=self.name,
@@ -243,10 +292,53 @@ class LLMPlayer(Agent):
         text = call.text
         reasoning = self._plan.reasoning if self._plan is not None else None
         action, error = read_model_reply(text, info, reasoning, call.finish_reason)
-        self._messages = [*request, {"role": "assistant", "content": text}]
-        self.last_llm = call.model_copy(update={"parsed_action": action.model_dump(exclude_none=True), "error": error})
+        replied = [*request, {"role": "assistant", "content": text}]
+        self._messages = replied
+        unit = _unit(info)
+        fallback = None
+        if isinstance(action, Invalid) and unit is not None and text.strip():
+            if len(calls) < self._reasks(unit):
+                calls.append(call)
+                assert self._plan is not None
+                return [*replied, {"role": "user", "content": unit.reask_text(action.reason, self._plan.request())}]
+            read = unit.fallback_action(text, info) if self.fallback else None
+            if read is not None:
+                action, fallback, error = read, read.kind, None
+        update = {"parsed_action": action.model_dump(exclude_none=True), "error": error, "fallback": fallback}
+        self.last_llm = _merged([*calls, call]).model_copy(update=update)
         return action
 
-    def _record_failure(self, exc: LLMCallError) -> None:
+    def _reasks(self, unit: Any) -> int:
+        return self.reasks if self.reasks is not None else int(unit.player_reasks)
+
+    def _record_failure(self, exc: LLMCallError, calls: list[ModelCall]) -> None:
         fallback = ModelCall(role="player", model=self.name, attempts=exc.attempts, error=str(exc))
-        self.last_llm = exc.calls[-1] if exc.calls else fallback
+        self.last_llm = _merged([*calls, exc.calls[-1] if exc.calls else fallback])
+
+
+def _unit(info: dict[str, Any]) -> Any:
+    """The episode's benchmark, or ``None`` when ``info`` names none that is registered."""
+    try:
+        return get_benchmark(str(info.get("benchmark")))
+    except ConfigError:
+        return None
+
+
+def _merged(calls: list[ModelCall]) -> ModelCall:
+    """One record for a move's calls: the last call, with the earlier (re-asked) ones' costs added."""
+    last = calls[-1]
+    if len(calls) == 1:
+        return last
+    costs = [c.cost_usd for c in calls]
+    return last.model_copy(
+        update={
+            "prompt_tokens": sum(c.prompt_tokens for c in calls),
+            "completion_tokens": sum(c.completion_tokens for c in calls),
+            "latency_s": sum(c.latency_s for c in calls),
+            "attempts": sum(c.attempts for c in calls),
+            "cost_usd": None if any(c is None for c in costs) else sum(c for c in costs if c is not None),
+            "cache_hit": all(c.cache_hit for c in calls),
+            "format_reasks": len(calls) - 1,
+            "unparsed_replies": tuple(c.text for c in calls[:-1]),
+        }
+    )

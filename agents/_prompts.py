@@ -89,27 +89,35 @@ def system_prompt(plan: PromptPlan) -> str:
     return f"{benchmark.system_prompt(plan.request())}{_ENV_FORMS_ACCEPTED}"
 
 
-def conversation_start(plan: PromptPlan, observation_text: str, system: str | None = None) -> list[dict[str, str]]:
+def conversation_start(
+    plan: PromptPlan, observation_text: str, system: str | None = None, *, aux: str | None = None
+) -> list[dict[str, str]]:
     """The opening messages: the system prompt, any worked examples, then the first observation.
 
     Args:
         plan: The protocol.
         observation_text: The env's first observation text (the brief).
         system: A system prompt replacing the built-in one.
+        aux: An auxiliary prompt (SPLAT §5.3 elicitation, ``lateralgym.agents._aux``) put after the
+            system prompt, as its last part, so it precedes every worked example and the task.
 
     Raises:
         ConfigError: The benchmark cannot give the worked examples asked for (too many, a bad file).
     """
-    return [*opening_messages(plan, system), {"role": "user", "content": observation_text}]
+    return [*opening_messages(plan, system, aux=aux), {"role": "user", "content": observation_text}]
 
 
-def opening_messages(plan: PromptPlan, system: str | None = None) -> list[dict[str, str]]:
-    """What precedes the first observation: the system prompt and any worked examples.
+def opening_messages(plan: PromptPlan, system: str | None = None, *, aux: str | None = None) -> list[dict[str, str]]:
+    """What precedes the first observation: the system prompt (with ``aux`` as its last part) and any
+    worked examples.
 
     Raises:
         ConfigError: The benchmark cannot give the worked examples asked for (too many, a bad file).
     """
-    messages = [{"role": "system", "content": system if system is not None else system_prompt(plan)}]
+    content = system if system is not None else system_prompt(plan)
+    if aux:
+        content = f"{content.rstrip()}\n\n{aux}\n"
+    messages = [{"role": "system", "content": content}]
     try:
         benchmark = get_benchmark(str(plan.benchmark))
     except ConfigError:  # an unknown benchmark: no examples (a bad few-shot request still raises)

@@ -262,6 +262,19 @@ class Benchmark(Generic[ItemT, OutcomeT]):
 
         return parse_action(text.strip())
 
+    player_reasks: ClassVar[int] = 0
+    """How many times an LLM player is re-asked, by default, to repeat an unparsable reply in the
+    expected format before ``fallback_action`` (0: an unparsable reply is an invalid move at once,
+    as the single-answer papers grade it)."""
+
+    def reask_text(self, reason: str, request: PromptRequest) -> str:
+        """The follow-up message that re-asks an LLM player whose reply could not be read."""
+        return f"I could not read a move in your reply ({reason}). Reply again, exactly in the format asked for."
+
+    def fallback_action(self, text: str, info: Mapping[str, Any]) -> Action | None:
+        """How a reply still unparsable after the re-asks is read (``None``: an invalid move)."""
+        return None
+
     def __repr__(self) -> str:
         return f"<benchmark {self.name}>"
 

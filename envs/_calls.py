@@ -93,6 +93,14 @@ class ModelCall(BaseModel):
     token_ids: list[int] | None = None
     """The completion's token ids, when the server returned them (vLLM: ``token_ids=true`` in the
     spec, or tokens written ``token_id:N``); parallel to ``logprobs``."""
+    format_reasks: int = 0
+    """Player calls: follow-up requests that re-asked for the expected format after an unparsable
+    reply (their tokens, latency, attempts and cost are included in this record's)."""
+    unparsed_replies: tuple[str, ...] = ()
+    """Player calls: the unparsable replies that were re-asked, in order (``text`` is the last reply)."""
+    fallback: str | None = None
+    """Player calls: the kind of move (``ask``, ``commit``) read from a reply still unparsable after the
+    re-asks by the benchmark's fallback; ``None`` when the reply parsed (or no fallback applied)."""
 
     @field_validator(
         "role",
@@ -104,6 +112,8 @@ class ModelCall(BaseModel):
         "request_key",
         "error",
         "tokens",
+        "unparsed_replies",
+        "fallback",
         mode="after",
     )
     @classmethod

@@ -166,16 +166,22 @@ class Usage(BaseModel):
     """Completion tokens of the calls (of the original call, on a cache hit)."""
     cost_usd: float | None = 0.0
     """Total cost; None when any call's price is unknown."""
+    format_reasks: int = 0
+    """Player moves re-asked for the expected format after an unparsable reply (one per re-ask)."""
+    fallbacks: int = 0
+    """Player replies still unparsable after the re-asks, read by the benchmark's fallback."""
 
     def add(self, call: ModelCall) -> None:
-        """Count one call."""
+        """Count one call (a player's move record with re-asks counts each request it made)."""
         self.attempts += call.attempts
         self.prompt_tokens += call.prompt_tokens
         self.completion_tokens += call.completion_tokens
+        self.format_reasks += call.format_reasks
+        self.fallbacks += call.fallback is not None
         if call.cache_hit:
-            self.cache_hits += 1
+            self.cache_hits += 1 + call.format_reasks
         else:
-            self.calls += 1
+            self.calls += 1 + call.format_reasks
         if call.error is not None and not call.text:
             self.failed_calls += 1
         if call.cost_usd is None and not call.cache_hit and not call.error:
@@ -185,7 +191,16 @@ class Usage(BaseModel):
 
     def merge(self, other: Usage) -> None:
         """Add another total to this one."""
-        for name in ("calls", "cache_hits", "failed_calls", "attempts", "prompt_tokens", "completion_tokens"):
+        for name in (
+            "calls",
+            "cache_hits",
+            "failed_calls",
+            "attempts",
+            "prompt_tokens",
+            "completion_tokens",
+            "format_reasks",
+            "fallbacks",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.cost_usd = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
 

@@ -21,7 +21,7 @@ from lateralgym.episodes._log import STEP_LOG
 from lateralgym.episodes._metrics import RunMetrics, metrics_from_log
 from lateralgym.episodes._plots import Plot, write_plots
 from lateralgym.episodes._report_facts import partial_warning, run_facts
-from lateralgym.episodes._runner import manifest_data
+from lateralgym.episodes._runner import manifest_data, usage_from_log
 
 REPORT = "report.md"
 
@@ -179,6 +179,19 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None) -> Path:
         parts += [_image(plot) for plot in plots.get(name, [])]
     if metrics.exploration:
         parts += ["## Exploration", markdown_table(["measure", "value"], metrics.exploration.items())]
+    usage = usage_from_log(run_dir / STEP_LOG)
+    if usage:
+        columns = ["calls", "cache_hits", "failed_calls", "prompt_tokens", "completion_tokens", "format_reasks"]
+        table: list[tuple[Any, ...]] = [
+            (role, *(getattr(u, c) for c in columns), u.fallbacks, u.cost_usd) for role, u in usage.items()
+        ]
+        parts += [
+            "## Model usage",
+            "Format re-asks: player replies without a readable move, asked again for the expected format; "
+            "fallbacks: replies still unreadable, read by the benchmark's fallback (SPLAT: a question "
+            "sentence as a question, else the reply as an explanation attempt).",
+            markdown_table(["role", *columns, "fallbacks", "cost_usd"], table),
+        ]
     path = run_dir / REPORT
     path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
     return path

@@ -31,6 +31,8 @@ _LAZY = {
     "reasoning_agreement": "lateralgym.judges._agreement",
     "cohen_kappa": "lateralgym.judges._agreement",
     "records_from_history": "lateralgym.judges._agreement",
+    "AgreementRow": "lateralgym.judges._agreement_table",
+    "agreement_table": "lateralgym.judges._agreement_table",
 }
 
 

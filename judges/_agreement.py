@@ -10,8 +10,16 @@
 Labels are ``LabelRecord`` lists: one record per question and/or per verdict. People's labels come
 from a file (``load_human_labels``): CSV or JSONL with the columns ``item_id``, ``question``
 (optional), ``human_answer`` (yes/no/irrelevant) and/or ``human_verdict`` (correct/not_yet;
-``not yet`` and ``incorrect`` are read as ``not_yet``) and ``rationale`` (optional). A judge's come
-from its replies (``records_from_history``), so two judges compare the same way.
+``not yet`` and ``incorrect`` are read as ``not_yet``), ``rationale`` (optional), ``annotator``
+(optional: who labelled the row; default the file's name without extension, so several files are
+several annotators) and ``band`` (optional: the puzzle's difficulty band). A CSV row with neither
+label is an unlabelled row (a template row left blank) and is skipped. A judge's labels come from
+its replies (``records_from_history``), so two judges compare the same way.
+
+With several annotators, each side's labels are split by annotator and every (first annotator,
+second annotator) combination is compared: M, R and kappa pool all those comparisons (SPLAT's
+eqs. 6-7 summed over annotators). ``lateralgym.judges._agreement_table`` adds the per-annotator,
+per-band and annotator-versus-annotator rows.
 
 Questions are paired within a puzzle by their text (case, spacing and punctuation ignored; a
 question asked twice pairs in order) when both sides give the text, else by their order. An
@@ -66,8 +74,12 @@ class LabelRecord(BaseModel):
     """The final verdict on the player's explanation."""
     rationale: str | None = None
     """Why, in the labeller's words (people's labels)."""
+    annotator: str | None = None
+    """Who gave the label (people's labels; ``None`` for a judge's)."""
+    band: str | None = None
+    """The puzzle's difficulty band, when the label file gives it."""
 
-    @field_validator("item_id", mode="before")
+    @field_validator("item_id", "annotator", mode="before")
     @classmethod
     def _id_text(cls, value: object) -> object:
         return str(value).strip() if isinstance(value, (int, str)) else value
@@ -95,7 +107,7 @@ class AgreementReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     puzzles: int
-    """Puzzles with a final verdict on both sides."""
+    """Puzzles with a final verdict on both sides (once per annotator combination)."""
     final_answer_agreement: float | None
     """SPLAT's M: share of those puzzles with the same verdict; None without any."""
     questions: int
@@ -128,6 +140,7 @@ def load_human_labels(path: str | Path) -> list[LabelRecord]:
         raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
     rows = _csv_rows(path, text) if suffix == ".csv" else _jsonl_rows(path, text)
     records = [_record(path, line, row) for line, row in rows]
+    records = [r if r.annotator else r.model_copy(update={"annotator": path.stem}) for r in records]
     if not records:
         raise DatasetError(path, "the file holds no labels")
     return records
@@ -142,8 +155,8 @@ def _csv_rows(path: Path, text: str) -> Iterable[tuple[int, dict[str, Any]]]:
         raise DatasetError(path, "needs a human_answer and/or a human_verdict column", record="line 1")
     for row in reader:
         cleaned = {(k or "").strip(): v for k, v in row.items()}
-        if any((v or "").strip() for v in cleaned.values() if isinstance(v, str)):
-            yield reader.line_num, cleaned
+        if any((cleaned.get(k) or "").strip() for k in ("human_answer", "human_verdict")):
+            yield reader.line_num, cleaned  # a row with neither label is left unlabelled (a template's)
 
 
 def _jsonl_rows(path: Path, text: str) -> Iterable[tuple[int, dict[str, Any]]]:
@@ -163,6 +176,8 @@ def _record(path: Path, line: int, row: Mapping[str, Any]) -> LabelRecord:
         "answer": row.get("human_answer") or None,
         "verdict": row.get("human_verdict") or None,
         "rationale": _text(row.get("rationale")),
+        "annotator": _text(row.get("annotator")),
+        "band": _text(row.get("band")),
     }
     try:
         record = LabelRecord.model_validate(data)
@@ -205,15 +220,44 @@ def records_from_history(
 
 
 def final_verdicts(records: Iterable[LabelRecord]) -> dict[str, Verdict]:
-    """Each item's final verdict: its last verdict record."""
+    """Each item's final verdict: its last verdict record (records of one annotator)."""
     return {r.item_id: r.verdict for r in records if r.verdict is not None}
 
 
+def by_annotator(records: Iterable[LabelRecord]) -> dict[str | None, list[LabelRecord]]:
+    """Records split by annotator, in first-seen order (a judge's all fall under ``None``)."""
+    groups: dict[str | None, list[LabelRecord]] = {}
+    for record in records:
+        groups.setdefault(record.annotator, []).append(record)
+    return groups
+
+
+def verdict_pairs(first: Iterable[LabelRecord], second: Iterable[LabelRecord]) -> list[tuple[str, str, str]]:
+    """(item, first's final verdict, second's) for every item and annotator combination with a verdict
+    on both sides."""
+    pairs: list[tuple[str, str, str]] = []
+    for a_records in by_annotator(first).values():
+        a = final_verdicts(a_records)
+        for b_records in by_annotator(second).values():
+            b = final_verdicts(b_records)
+            pairs += [(item, a[item], b[item]) for item in sorted(a.keys() & b.keys())]
+    return pairs
+
+
 def paired_answers(first: Iterable[LabelRecord], second: Iterable[LabelRecord]) -> list[tuple[str, str]]:
-    """The (first, second) answer pairs of the questions both sides answered (see the module docstring)."""
+    """The (first, second) answer pairs of the questions both sides answered (see the module docstring),
+    over every annotator combination."""
+    pairs: list[tuple[str, str]] = []
+    for a_records in by_annotator(first).values():
+        for b_records in by_annotator(second).values():
+            pairs += _paired_answers(a_records, b_records)
+    return pairs
+
+
+def _paired_answers(first: Iterable[LabelRecord], second: Iterable[LabelRecord]) -> list[tuple[str, str]]:
     a, b = _answers_by_item(first), _answers_by_item(second)
     pairs: list[tuple[str, str]] = []
-    for item in a.keys() & b.keys():
+    for item in sorted(a.keys() & b.keys()):
         left, right = a[item], b[item]
         if all(q for q, _ in left) and all(q for q, _ in right):
             by_text: dict[str, list[str]] = defaultdict(list)
@@ -241,16 +285,16 @@ def _key(question: str | None) -> str:
 
 
 def final_answer_agreement(first: Iterable[LabelRecord], second: Iterable[LabelRecord]) -> float:
-    """SPLAT's M: the share of puzzles, with a final verdict on both sides, where the verdicts agree.
+    """SPLAT's M: the share of puzzles, with a final verdict on both sides, where the verdicts agree
+    (over every annotator combination).
 
     Raises:
         AgreementError: no puzzle has a verdict on both sides.
     """
-    a, b = final_verdicts(first), final_verdicts(second)
-    common = a.keys() & b.keys()
-    if not common:
+    pairs = verdict_pairs(first, second)
+    if not pairs:
         raise AgreementError("no puzzle has a final verdict on both sides; check the item ids")
-    return sum(a[item] == b[item] for item in common) / len(common)
+    return sum(x == y for _, x, y in pairs) / len(pairs)
 
 
 def reasoning_agreement(first: Iterable[LabelRecord], second: Iterable[LabelRecord]) -> float:
@@ -292,19 +336,19 @@ def cohen_kappa(pairs: Sequence[tuple[str, str]], labels: Sequence[str] = ANSWER
 
 
 def agreement_report(first: Sequence[LabelRecord], second: Sequence[LabelRecord]) -> AgreementReport:
-    """M, R, kappa and the confusion matrix of ``first`` (a judge) against ``second`` (people or a judge).
+    """M, R, kappa and the confusion matrix of ``first`` (a judge) against ``second`` (people or a judge),
+    pooled over every annotator combination.
 
     Raises:
         AgreementError: the two share neither a verdict nor a question.
     """
-    a, b = final_verdicts(first), final_verdicts(second)
-    common = a.keys() & b.keys()
+    verdicts = verdict_pairs(first, second)
     pairs = paired_answers(first, second)
-    if not common and not pairs:
+    if not verdicts and not pairs:
         raise AgreementError("the two label sets share no puzzle verdict and no question; check the item ids")
     return AgreementReport(
-        puzzles=len(common),
-        final_answer_agreement=sum(a[i] == b[i] for i in common) / len(common) if common else None,
+        puzzles=len(verdicts),
+        final_answer_agreement=sum(x == y for _, x, y in verdicts) / len(verdicts) if verdicts else None,
         questions=len(pairs),
         reasoning_agreement=sum(x == y for x, y in pairs) / len(pairs) if pairs else None,
         kappa=cohen_kappa(pairs) if pairs else None,

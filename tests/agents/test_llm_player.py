@@ -295,12 +295,12 @@ def test_a_reply_without_text_is_retried_not_charged_as_a_turn(
 def test_splat_questions_then_answer(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
     replies = [
         "Question: Was the audience watching a film?",
-        "Hmm, no idea what is going on.",  # unparsable: the env answers it and counts the round
+        "Hmm, no idea what is going on.",  # unparsable, neither re-asked nor read by the fallback: invalid
         "Answer: It was a silent film screening.\nThe violinist was an actor on the cinema screen.",
     ]
     llm_server.enqueue(*replies)
     env = lateralgym.make("splat", items=[STORY])
-    player = make_player(llm_server, tmp_path)
+    player = make_player(llm_server, tmp_path, reasks=0, fallback=False)
     episode = play(env, player, "sp-test-1")
 
     outcome = episode.outcome

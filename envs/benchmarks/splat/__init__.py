@@ -198,6 +198,16 @@ class Splat(Benchmark[SituationPuzzle, SplatOutcome]):
     def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
         return _player.parse_situation_reply(text, last_label=reasoning == "cot")
 
+    # Weak models write prose instead of a move: re-ask once with the format, then read the prose
+    # (``_player.fallback_move``); both are counted per call and per run (``format_reasks``, ``fallbacks``).
+    player_reasks = 1
+
+    def reask_text(self, reason: str, request: PromptRequest) -> str:
+        return _player.REASK
+
+    def fallback_action(self, text: str, info: Mapping[str, Any]) -> Action | None:
+        return _player.fallback_move(text)
+
 
 class SplatEnv(LateralEnv):
     """SPLAT situation-puzzle env with the judge inside: ``LateralEnv`` fixed to SPLAT configs."""

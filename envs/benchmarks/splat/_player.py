@@ -121,6 +121,36 @@ def parse_situation_reply(text: str, *, last_label: bool = False) -> Action:
     )
 
 
+REASK = """\
+I could not find your move in that reply. Reply with one line only, either
+Question: <one yes/no question about the story>
+or
+Answer: <your full explanation of what happened>
+"""
+"""The format re-ask after an unparsable reply (weak models often write prose instead of a move)."""
+
+_FALLBACK_CHARS = 600
+_SENTENCE = re.compile(r"[^.!?\n]*\?")
+
+
+def fallback_move(text: str) -> Ask | Commit | None:
+    """How a reply still without a move after the re-asks is read: its last question sentence (one
+    ending in ``?`` inside a line) as a question, else the whole reply as an explanation attempt.
+
+    Why an explanation: in SPLAT's own game (§4, the official arena; our ``paper`` protocol) every
+    player message goes to the judge as it is, and the judge decides whether it solves the puzzle; a
+    statement is the player's claim about what happened, so it is graded as one (under ``commit`` it
+    counts as an attempt). The reply is cut to its first 600 characters; an empty one stays invalid.
+    """
+    body = re.sub(r"\s+", " ", " ".join(clean_line(line) for line in text.splitlines())).strip()
+    if not body:
+        return None
+    questions = [q.strip() for q in _SENTENCE.findall(body) if len(q.strip()) > 1]
+    if questions:
+        return Ask(question=questions[-1][:_FALLBACK_CHARS])
+    return Commit(answer=body[:_FALLBACK_CHARS])
+
+
 # Words that situation-puzzle answers often turn on; the heuristic probes them with questions.
 PROBE_WORDS: tuple[str, ...] = (
     "dead",

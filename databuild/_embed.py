@@ -23,6 +23,7 @@ from lateralgym.databuild._errors import DataBuildError
 
 if TYPE_CHECKING:
     from lateralgym.agents._llm_client import LLMClient
+    from lateralgym.databuild._store import CheckpointStore
 
 __all__ = [
     "EMBED_INSTALL_HINT",
@@ -31,6 +32,7 @@ __all__ = [
     "OpenAIEmbedder",
     "SentenceTransformerEmbedder",
     "cosine_matrix",
+    "embed_cached",
     "make_embedder",
     "shipped_minilm_path",
 ]
@@ -253,3 +255,30 @@ def make_embedder(spec: str, *, base_url: str | None = None) -> Embedder:
     except LLMConfigError as exc:
         raise DataBuildError(f"embedder {text.partition('?')[0]!r}: {exc}") from None
     return OpenAIEmbedder(client)
+
+
+EMBEDDINGS_STAGE = "embeddings"
+"""The checkpoint stage ``embed_cached`` keeps vectors in."""
+
+
+async def embed_cached(
+    embedder: Embedder, texts: Sequence[str], store: CheckpointStore, *, stage: str = EMBEDDINGS_STAGE
+) -> np.ndarray:
+    """``embedder.embed(texts)``, with each text's vector checkpointed in ``store`` (keyed by the embedder's
+    name and the text's hash), so a resumed build never pays for an embedding twice. The lexical
+    embedder costs nothing and is computed afresh.
+
+    Returns:
+        float32 rows, L2-normalised, one per text, in order.
+    """
+    if isinstance(embedder, LexicalEmbedder) or not texts:
+        return await embedder.embed(texts)
+    keys = [f"{embedder.name}|{hashlib.sha256(text.encode('utf-8')).hexdigest()[:32]}" for text in texts]
+    missing = list(dict.fromkeys(text for text, key in zip(texts, keys, strict=True) if store.get(stage, key) is None))
+    if missing:
+        vectors = await embedder.embed(missing)
+        for text, vector in zip(missing, vectors, strict=True):
+            key = f"{embedder.name}|{hashlib.sha256(text.encode('utf-8')).hexdigest()[:32]}"
+            store.put(stage, key, {"vector": [round(float(x), 7) for x in vector]})
+    rows = [store.get(stage, key) for key in keys]
+    return _normalise(np.asarray([row["vector"] for row in rows if row is not None], dtype=np.float64))

@@ -44,7 +44,7 @@ class StageCounters:
         errored: Questions given up because the API failed after the client's own retries.
         prompt_tokens: Prompt tokens reported by the server.
         completion_tokens: Completion tokens reported by the server.
-        cost_usd: Cost the client could price (litellm's cost map), or 0.0.
+        cost_usd: Cost the client priced (litellm's cost map); None once a call could not be priced.
     """
 
     stage: str
@@ -56,7 +56,7 @@ class StageCounters:
     errored: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         """The counters as a plain dict (for JSON summaries)."""
@@ -163,7 +163,10 @@ async def ask_json(
             return None
         counters.prompt_tokens += call.prompt_tokens
         counters.completion_tokens += call.completion_tokens
-        counters.cost_usd += call.cost_usd or 0.0
+        if not call.cache_hit:
+            counters.cost_usd = (
+                None if call.cost_usd is None or counters.cost_usd is None else counters.cost_usd + call.cost_usd
+            )
         try:
             record = schema.model_validate(extract_json_object(call.text))
         except (ValidationError, ValueError) as exc:

@@ -91,12 +91,38 @@ class PhysicalAttributes(_Frozen):
     """E.g. ``"rigid"``, ``"flexible"``, ``"elastic"``."""
     edges: str = ""
     """Edge and tip character, e.g. ``"sharp serrated edge"``."""
+    thickness: str = ""
+    """E.g. ``"2 mm sheet"``; the KB pipeline's (paper App. C) attribute, empty in hand-written data."""
+    local_features: str = ""
+    """Holes, hooks, ridges, teeth..., e.g. ``"a hanging hole at the end"`` (paper App. C)."""
+    durability: str = ""
+    """How much use or force it survives, e.g. ``"dents under hard blows"`` (paper App. C)."""
+    elasticity: str = ""
+    """Whether it springs back, e.g. ``"springs back when bent slightly"`` (paper App. C)."""
+    others: str = ""
+    """Any other physical attribute that matters for use (paper App. C)."""
     description: str = ""
     """Free-text summary; the only field the official CreativityBench release fills."""
 
     def render(self) -> str:
         """One line a person reads, fields in a fixed order (deterministic)."""
-        return _render_fields(self, ("material", "shape", "size", "weight", "surface", "rigidity", "edges"))
+        return _render_fields(
+            self,
+            (
+                "material",
+                "shape",
+                "size",
+                "weight",
+                "surface",
+                "rigidity",
+                "edges",
+                "thickness",
+                "local_features",
+                "durability",
+                "elasticity",
+                "others",
+            ),
+        )
 
 
 class StateAttributes(_Frozen):
@@ -114,12 +140,19 @@ class StateAttributes(_Frozen):
     """Contents, e.g. ``"empty"``, ``"half full of water"``."""
     condition: str = ""
     """Wear or damage, e.g. ``"intact"``, ``"cracked"``."""
+    internal: str = ""
+    """Internal state beyond contents, e.g. ``"battery charged"``, ``"spring wound"`` (paper App. C)."""
+    others: str = ""
+    """Any other state that matters for use (paper App. C)."""
     description: str = ""
     """Free-text summary; the only field the official CreativityBench release fills."""
 
     def render(self) -> str:
         """One line a person reads, fields in a fixed order (deterministic)."""
-        return _render_fields(self, ("visibility", "accessibility", "moisture", "temperature", "fill", "condition"))
+        return _render_fields(
+            self,
+            ("visibility", "accessibility", "moisture", "temperature", "fill", "condition", "internal", "others"),
+        )
 
 
 def _render_fields(model: BaseModel, names: tuple[str, ...]) -> str:
@@ -164,6 +197,10 @@ class Part(_Frozen):
     """Current state in the scene."""
     affordances: tuple[Affordance, ...] = ()
     """Uses of this part; empty for parts loaded from the official release."""
+    function: str = ""
+    """What the part is for within its entity (the KB pipeline's partonomy, paper App. C); not shown to the player."""
+    connected_to: tuple[str, ...] = ()
+    """snake_case names of the entity's parts this one is attached to (the pipeline's partonomy connectivity)."""
 
     @field_validator("name")
     @classmethod

@@ -138,6 +138,7 @@ async def _scene_entities(run: _Run, scene: Scene) -> tuple[list[EntityCandidate
     list_key = f"{scene}|n{wanted}|{run.embedder.name}|{run.config.dedup_threshold}"
     stored = run.store.get("entity_lists", list_key)
     if stored is not None:
+        run.counters["entities"].cached += 1  # the list stands for every question that built it
         return [EntityCandidate.model_validate(e) for e in stored["entities"]], int(stored["dropped"])
     kept: list[EntityCandidate] = []
     kept_vectors: list[np.ndarray] = []

@@ -68,7 +68,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
     try:
         config = KBBuildConfig(
-            scenes=scene_list(args.scenes),  # type: ignore[arg-type]  # validated here
+            scenes=scene_list(args.scenes),
             entities_per_scene=args.entities_per_scene,
             model=args.model,
             base_url=args.base_url,

@@ -107,7 +107,9 @@ class KBResponder:
             }
         if task == "state variants of a part":
             return {
-                "variants": [{key: f"{state} {key} of the {part_name}" for key in STATE_KEYS} for state in ("dry", "wet")]
+                "variants": [
+                    {key: f"{state} {key} of the {part_name}" for key in STATE_KEYS} for state in ("dry", "wet")
+                ]
             }
         material = "heavy" if "heavy summary" in prompt else "light"
         state = "wet" if "wet summary" in prompt else "dry"

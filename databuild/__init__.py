@@ -6,7 +6,10 @@ Shared infrastructure every pipeline builds on:
 - ``ask_json`` / ``StageCounters``: one checkpointed, validated JSON question through the one client
   layer, re-asked with the validation error when the reply does not fit.
 - ``make_embedder`` / ``Embedder``: a lexical fallback, a local sentence-transformers model, or any
-  OpenAI-compatible ``/v1/embeddings`` endpoint.
+  OpenAI-compatible ``/v1/embeddings`` endpoint; ``embed_cached`` checkpoints vectors.
+
+The KB annotation pipeline (paper §4.1, App. C; ``lateralgym kb build``): ``KBBuildConfig``,
+``build_kb`` / ``run_kb_build``, ``plan_kb_build`` (the dry run) and ``kb_stats`` (Table 2 counts).
 
 The task sampling pipeline's public names (``databuild/_tasks*.py``) are re-exported here too.
 """
@@ -18,26 +21,55 @@ from lateralgym.databuild._embed import (
     OpenAIEmbedder,
     SentenceTransformerEmbedder,
     cosine_matrix,
+    embed_cached,
     make_embedder,
     shipped_minilm_path,
 )
 from lateralgym.databuild._errors import DataBuildError
+from lateralgym.databuild._kb_build import KB_FILE, KB_STAGES, KBBuildConfig, KBBuildResult, build_kb, run_kb_build
+from lateralgym.databuild._kb_dryrun import KBPlan, StagePlan, plan_kb_build
+from lateralgym.databuild._kb_stats import KBStats, SceneCounts, base_entity_id, kb_stats, read_kb
 from lateralgym.databuild._llm import StageCounters, ask_json, extract_json_object, validation_feedback
+from lateralgym.databuild._progress import StageProgress, counters_table
 from lateralgym.databuild._store import CheckpointStore
+from lateralgym.databuild._tasks_models import GoldRef, PartVerdict, PartVerdicts, TaskBuildConfig, TaskSeed, TaskText
 
 __all__ = [
     "EMBED_INSTALL_HINT",
+    "KB_FILE",
+    "KB_STAGES",
     "CheckpointStore",
     "DataBuildError",
     "Embedder",
+    "GoldRef",
+    "KBBuildConfig",
+    "KBBuildResult",
+    "KBPlan",
+    "KBStats",
     "LexicalEmbedder",
     "OpenAIEmbedder",
+    "PartVerdict",
+    "PartVerdicts",
+    "SceneCounts",
     "SentenceTransformerEmbedder",
     "StageCounters",
+    "StagePlan",
+    "StageProgress",
+    "TaskBuildConfig",
+    "TaskSeed",
+    "TaskText",
     "ask_json",
+    "base_entity_id",
+    "build_kb",
     "cosine_matrix",
+    "counters_table",
+    "embed_cached",
     "extract_json_object",
+    "kb_stats",
     "make_embedder",
+    "plan_kb_build",
+    "read_kb",
+    "run_kb_build",
     "shipped_minilm_path",
     "validation_feedback",
 ]

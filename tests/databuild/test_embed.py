@@ -130,3 +130,18 @@ def test_the_shipped_minilm_embeds_offline_and_semantically(background_job: Call
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     similarity = vectors @ vectors.T
     assert similarity[0, 1] > similarity[0, 2] + 0.3  # paraphrases close, an unrelated use far
+
+
+def test_the_litellm_backend_embeds_through_the_same_client(llm_server: ScriptedLLMServer) -> None:
+    embedder = make_embedder("openai/embedder?backend=litellm&max_retries=0", base_url=llm_server.base_url)
+    assert isinstance(embedder, OpenAIEmbedder) and embedder.client.spec.backend == "litellm"
+
+    async def run() -> np.ndarray:
+        try:
+            return await embedder.embed(TEXTS)
+        finally:
+            await embedder.client.aclose()
+
+    vectors = asyncio.run(run())
+    assert np.allclose(vectors, [bag_of_words_vector(t) for t in TEXTS], atol=1e-6)
+    assert llm_server.embedding_calls == 1 and embedder.prompt_tokens == sum(len(t.split()) for t in TEXTS)

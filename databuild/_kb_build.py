@@ -18,7 +18,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from lateralgym.agents._llm_client import LLMClient
 
 __all__ = ["KB_FILE", "KB_STAGES", "KBBuildConfig", "KBBuildResult", "build_kb", "run_kb_build"]
+
+M = TypeVar("M", bound=BaseModel)
 
 KB_FILE = "kb.jsonl"
 """The KB a build writes into its output directory (``Entity`` lines, the package's own format)."""
@@ -114,7 +116,8 @@ class _Run:
     progress: StageProgress
     counters: dict[str, StageCounters]
 
-    async def ask(self, stage: str, key: str, messages: list[dict[str, str]], schema: type[Any]) -> Any:
+    async def ask(self, stage: str, key: str, messages: list[dict[str, str]], schema: type[M]) -> M | None:
+        """``ask_json`` with this build's settings, counted on the stage's progress bar."""
         self.progress.add(stage)
         try:
             return await ask_json(
@@ -279,10 +282,13 @@ async def build_kb(
 
 
 def _manifest(config: KBBuildConfig, result: KBBuildResult) -> dict[str, Any]:
-    from lateralgym.agents._llm_secrets import display_url
+    from lateralgym.agents._llm_secrets import display_url, safe_spec
 
     settings = config.model_dump()
-    settings["base_url"] = display_url(config.base_url)  # credentials never reach a file
+    # Credentials (in the URL, or a spec's ?base_url=) never reach a file.
+    settings.update(
+        base_url=display_url(config.base_url), model=safe_spec(config.model), embedder=safe_spec(config.embedder)
+    )
     return {
         "settings": settings,
         "entities_kept": result.entities,

@@ -129,16 +129,27 @@ class PhysicalVariant(_Reply):
     """One plausible physical make of a part (stage C): every attribute, ``"NA"`` when it does not apply."""
 
     shape: Phrase
+    """Overall form (``"shallow round bowl"``)."""
     size: Phrase
+    """Size in everyday words or measures."""
     thickness: Phrase
+    """Wall, sheet or rod thickness."""
     local_features: Phrase
+    """Holes, hooks, ridges, teeth, lips: features a use can exploit."""
     material: Phrase
+    """Main material."""
     rigidity: Phrase
+    """Rigid, flexible, bendable..."""
     durability: Phrase
+    """What force or wear it survives."""
     elasticity: Phrase
+    """Whether it springs back after bending or squeezing."""
     surface: Phrase
+    """Texture, finish, grip."""
     weight: Phrase
+    """Light, moderate, heavy (or grams)."""
     others: Phrase
+    """Any other physical attribute that matters for use."""
     summary: Phrase
     """One sentence describing this variant of the part."""
 
@@ -152,6 +163,7 @@ class PhysicalVariants(_Reply):
     """Stage C's reply: two or three clearly different physical variants of one part."""
 
     variants: list[PhysicalVariant] = Field(min_length=2, max_length=3)
+    """The variants, in the model's order (their index names them in checkpoint keys)."""
 
     @model_validator(mode="after")
     def _distinct(self) -> PhysicalVariants:
@@ -165,14 +177,19 @@ class StateVariant(_Reply):
     """One plausible current state of a part in the scene (stage E)."""
 
     visibility: Phrase
+    """In view, partly hidden, out of sight..."""
     availability: Phrase
     """Whether it can be used right now (free, blocked, needs a tool to remove...)."""
     moisture: Phrase
+    """Dry, damp, wet, oily..."""
     temperature: Phrase
+    """Room temperature, hot, cold..."""
     internal: Phrase
     """Contents or inner state (empty, half full, battery charged, ...)."""
     others: Phrase
+    """Any other state that matters for use."""
     summary: Phrase
+    """One sentence describing this state of the part."""
 
     def to_state(self) -> StateAttributes:
         """The package's ``StateAttributes`` (availability -> ``accessibility``, summary -> ``description``)."""
@@ -191,6 +208,7 @@ class StateVariants(_Reply):
     """Stage E's reply: two or three clearly different states of one part."""
 
     variants: list[StateVariant] = Field(min_length=2, max_length=3)
+    """The variants, in the model's order (their index names them in checkpoint keys)."""
 
     @model_validator(mode="after")
     def _distinct(self) -> StateVariants:
@@ -208,14 +226,19 @@ class AffordanceDraft(_Reply):
     category: str = ""
     """A short functional class in snake_case (``pry``, ``scoop``, ``insulate_heat``)."""
     use_condition: Phrase
+    """How the part must be held, prepared or positioned."""
     environment_condition: Phrase
+    """What the surroundings must offer, or ``"NA"``."""
     recipient_condition: Phrase
+    """What the thing acted on must be like."""
     enabling_attributes: list[Phrase] = Field(min_length=1)
     """The attributes of this variant (name and value) that make the use possible: the evidence."""
     level: int = Field(ge=0, le=5, strict=True)
     """0 = the normal, designed use; 1..5 = an emergency use, 5 the most far-fetched."""
     example_recipients: list[Phrase] = Field(min_length=1)
+    """Things this use could act on."""
     failure_cases: list[Phrase] = Field(min_length=1)
+    """When the use goes wrong."""
 
     @field_validator("category")
     @classmethod
@@ -241,6 +264,7 @@ class AffordanceSet(_Reply):
     """Stage G's reply: six distinct uses of one part in one physical and state variant."""
 
     affordances: list[AffordanceDraft] = Field(min_length=AFFORDANCES_PER_VARIANT, max_length=AFFORDANCES_PER_VARIANT)
+    """Exactly six uses."""
 
     @model_validator(mode="after")
     def _distinct(self) -> AffordanceSet:

@@ -96,3 +96,18 @@ def test_a_second_build_of_a_running_directory_is_refused(tmp_path: Path, capsys
 def test_stats_of_a_missing_kb_says_what_to_give(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["kb", "stats", str(tmp_path)]) == 2
     assert "give a kb build directory or an Entity JSONL file" in capsys.readouterr().err
+
+
+def test_credentials_in_the_server_url_reach_no_file(
+    llm_server: ScriptedLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    llm_server.responder = KBResponder()
+    url = llm_server.base_url.replace("http://", "http://builder:SECRET-tok-123@")
+    model = f"openai/annotator?base_url={url}"
+    argv = ["kb", "build", "--scenes", "garden", "--entities-per-scene", "1", "--model", model, "--quiet"]
+    assert main([*argv, "--base-url", url, "--out", str(tmp_path)]) == 0
+    assert "1 entities (48 entity variants) written" in capsys.readouterr().out
+    written = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert len(written) >= 7 and not [p for p in written if "SECRET-tok-123" in p.read_text(errors="replace")]
+    settings = json.loads((tmp_path / "build.json").read_text())["settings"]
+    assert settings["base_url"] == llm_server.base_url and "builder" not in settings["model"]

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ import pytest
 from _kb_replies import KBResponder
 from llm_server import Fault, ScriptedLLMServer
 
-from lateralgym.databuild._kb_build import KB_STAGES, KBBuildConfig, KBBuildResult, run_kb_build
+from lateralgym.databuild._kb_build import KB_FILE, KB_STAGES, KBBuildConfig, KBBuildResult, run_kb_build
 from lateralgym.databuild._kb_stats import base_entity_id, kb_stats, read_kb
 from lateralgym.envs import dataset_stats, load_items
 
@@ -28,7 +28,7 @@ SCENES = ("kitchen", "garage")
 
 
 def config(
-    server: ScriptedLLMServer, model: str = "openai/annotator?timeout=5&max_retries=1", **fields: Any
+    server: ScriptedLLMServer, model: str = "openai/annotator?timeout=30&max_retries=1", **fields: Any
 ) -> KBBuildConfig:
     settings: dict[str, Any] = {"scenes": SCENES, "entities_per_scene": 2, "base_url": server.base_url, **fields}
     return KBBuildConfig(model=model, **settings)
@@ -149,14 +149,15 @@ def test_invalid_replies_are_re_asked_and_an_entity_without_complete_parts_is_dr
 def test_api_faults_drop_entities_and_a_rerun_completes_them_identically(
     clean: CleanBuild, llm_server: ScriptedLLMServer, responder: KBResponder, tmp_path: Path
 ) -> None:
-    llm_server.configure_faults(0.15, [Fault.status(500), Fault.delay(3.0), Fault.garbage()], seed=3)
-    model = "openai/annotator?timeout=0.5&max_retries=0"
+    llm_server.configure_faults(0.15, [Fault.status(500), Fault.delay(5.0), Fault.garbage()], seed=3)
+    model = "openai/annotator?timeout=1&max_retries=0"
     faulty = build(config(llm_server, model=model), tmp_path)
     errored = sum(c.errored for c in faulty.counters.values())
-    assert errored > 0 and llm_server.faults_served >= errored and faulty.variants < clean.result.variants
+    # (A slow machine may time out a few unfaulted requests too: they count the same.)
+    assert errored > 0 and llm_server.faults_served > 0 and faulty.variants < clean.result.variants
     assert all("no valid" in reason for reason in faulty.dropped.values())
     llm_server.configure_faults(0.0, [])
-    resumed = build(config(llm_server, model=model), tmp_path)
+    resumed = build(config(llm_server, model="openai/annotator?timeout=30"), tmp_path)  # no timeouts under load
     # Exactly the questions that failed are asked again (counted by the client: a timed-out request
     # of the first build may reach the server late).
     asked_again = sum(c.calls for c in resumed.counters.values())
@@ -191,12 +192,9 @@ def test_stats_read_the_shipped_sample_kb() -> None:
     assert set(stats.by_scene) <= {e.scene for e in entities}
 
 
-@pytest.mark.slow
-def test_a_build_killed_mid_way_resumes_with_no_record_lost_or_repeated(
-    clean: CleanBuild, llm_server: ScriptedLLMServer, responder: KBResponder, tmp_path: Path
-) -> None:
-    llm_server.latency_s = 0.05  # slow enough to be killed mid-way
-    command = [
+def cli_build(server: ScriptedLLMServer, out: Path) -> list[str]:
+    """The ``lateralgym kb build`` command of ``config(server)`` into ``out``."""
+    return [
         sys.executable,
         "-m",
         "lateralgym.cli",
@@ -207,39 +205,65 @@ def test_a_build_killed_mid_way_resumes_with_no_record_lost_or_repeated(
         "--entities-per-scene",
         "2",
         "--model",
-        "openai/annotator?timeout=5&max_retries=1",
+        "openai/annotator?timeout=30&max_retries=1",
         "--base-url",
-        llm_server.base_url,
+        server.base_url,
         "--out",
-        str(tmp_path),
+        str(out),
         "--concurrency",
         "4",
     ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 300  # a bound against a hang, not a measurement
-        while llm_server.chat_calls < clean.calls // 2 and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        os.kill(process.pid, signal.SIGKILL)
-    finally:
-        process.communicate()
-    assert process.returncode == -signal.SIGKILL
-    assert not (tmp_path / "kb.jsonl").exists()  # the KB is written at the end, atomically
-    stored = checkpoint_keys(tmp_path)
-    done = sum(len(keys) for stage, keys in stored.items() if stage in KB_STAGES)
-    assert 0 < done < clean.calls
 
-    llm_server.latency_s = 0.0
-    resumed = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert resumed.returncode == 0, resumed.stderr
-    assert "4 entities (192 entity variants) written" in resumed.stdout
-    # The resumed build's own counts (the server may still be logging the killed build's last requests).
-    stages = json.loads((tmp_path / "build.json").read_text())["stages"]
-    assert sum(stage["calls"] for stage in stages.values()) == clean.calls - done  # stored answers never re-asked
+
+def killed_build_job(run: Callable[..., subprocess.CompletedProcess[str]], workdir: Path) -> dict[str, Any]:
+    """Background job: a clean build, then the CLI build SIGKILLed half-way and resumed; what each left."""
+    with ScriptedLLMServer(responder=KBResponder()) as server:
+        clean = build(config(server), workdir / "clean")
+        clean_calls = server.chat_calls
+        out = workdir / "killed"
+        server.latency_s = 0.05  # slow enough to be killed mid-way
+        process = subprocess.Popen(cli_build(server, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 300  # a bound against a hang, not a measurement
+            while server.chat_calls < clean_calls * 3 // 2 and process.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.02)
+            os.kill(process.pid, signal.SIGKILL)
+        finally:
+            process.communicate()
+        stored = checkpoint_keys(out)
+        facts: dict[str, Any] = {
+            "killed_status": process.returncode,
+            "kb_after_kill": (out / KB_FILE).exists(),
+            "done_at_kill": sum(len(keys) for stage, keys in stored.items() if stage in KB_STAGES),
+            "clean_calls": clean_calls,
+        }
+        server.latency_s = 0.0
+        resumed = run(cli_build(server, out), timeout=600)
+        facts.update(resumed_status=resumed.returncode, resumed_out=resumed.stdout, resumed_err=resumed.stderr[-3000:])
+        if resumed.returncode == 0:
+            facts["resumed_stages"] = json.loads((out / "build.json").read_text())["stages"]
+            facts["same_kb"] = (out / KB_FILE).read_bytes() == clean.kb_path.read_bytes()
+            facts["same_keys"] = checkpoint_keys(out) == checkpoint_keys(workdir / "clean")
+            before = server.chat_calls
+            build(config(server), out)
+            facts["rerun_calls"] = server.chat_calls - before
+        return facts
+
+
+@pytest.mark.slow
+@pytest.mark.background(job=killed_build_job)
+def test_a_build_killed_mid_way_resumes_with_no_record_lost_or_repeated(background_job: Callable[[], Any]) -> None:
+    facts = background_job()
+    assert facts["killed_status"] == -signal.SIGKILL
+    assert not facts["kb_after_kill"]  # the KB is written at the end, atomically
+    assert 0 < facts["done_at_kill"] < facts["clean_calls"]
+    assert facts["resumed_status"] == 0, facts["resumed_err"]
+    assert "4 entities (192 entity variants) written" in facts["resumed_out"]
+    # The resumed build's own counts (the server may still log the killed build's last requests):
+    # exactly the missing answers are asked, none stored is asked again.
+    stages = facts["resumed_stages"]
+    assert sum(stage["calls"] for stage in stages.values()) == facts["clean_calls"] - facts["done_at_kill"]
     assert sum(stage["cached"] for stage in stages.values()) > 0
-    assert (tmp_path / "kb.jsonl").read_bytes() == clean.result.kb_path.read_bytes()
-    assert checkpoint_keys(tmp_path) == checkpoint_keys(clean.out)  # nothing lost, nothing twice
-
-    before = llm_server.chat_calls
-    build(config(llm_server), tmp_path)
-    assert llm_server.chat_calls == before  # a finished build reruns for free
+    assert facts["same_kb"]  # the clean build's KB, byte for byte
+    assert facts["same_keys"]  # nothing lost, nothing twice
+    assert facts["rerun_calls"] == 0  # a finished build reruns for free

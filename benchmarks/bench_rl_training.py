@@ -1,4 +1,4 @@
-"""REINFORCE on the 48 sample CreativityBench tasks: learning curve and final policy against baselines.
+"""REINFORCE on the sample CreativityBench tasks: learning curve and final policy against baselines.
 
 Trains ``lateralgym.envs.rl``'s linear softmax policy on the interactive env with shaped rewards
 (``shaped_config``: 6 turns), prints the training curve, then evaluates the trained policy and two

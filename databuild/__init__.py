@@ -30,9 +30,13 @@ from lateralgym.databuild._kb_build import KB_FILE, KB_STAGES, KBBuildConfig, KB
 from lateralgym.databuild._kb_dryrun import KBPlan, StagePlan, plan_kb_build
 from lateralgym.databuild._kb_stats import KBStats, SceneCounts, base_entity_id, kb_stats, read_kb
 from lateralgym.databuild._llm import StageCounters, ask_json, extract_json_object, validation_feedback
+from lateralgym.databuild._official import official_task, write_official
 from lateralgym.databuild._progress import StageProgress, counters_table
 from lateralgym.databuild._store import CheckpointStore
 from lateralgym.databuild._tasks_models import GoldRef, PartVerdict, PartVerdicts, TaskBuildConfig, TaskSeed, TaskText
+from lateralgym.databuild._tasks_pipeline import TaskBuild, assign_splits, build_tasks
+from lateralgym.databuild._tasks_rules import compare_part
+from lateralgym.databuild._tasks_stats import empty_cells, stats_tables
 
 __all__ = [
     "EMBED_INSTALL_HINT",
@@ -55,21 +59,29 @@ __all__ = [
     "StageCounters",
     "StagePlan",
     "StageProgress",
+    "TaskBuild",
     "TaskBuildConfig",
     "TaskSeed",
     "TaskText",
     "ask_json",
+    "assign_splits",
     "base_entity_id",
     "build_kb",
+    "build_tasks",
+    "compare_part",
     "cosine_matrix",
     "counters_table",
     "embed_cached",
+    "empty_cells",
     "extract_json_object",
     "kb_stats",
     "make_embedder",
+    "official_task",
     "plan_kb_build",
     "read_kb",
     "run_kb_build",
     "shipped_minilm_path",
+    "stats_tables",
     "validation_feedback",
+    "write_official",
 ]

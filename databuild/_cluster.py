@@ -74,8 +74,8 @@ def complete_linkage(vectors: np.ndarray, diameter: float) -> list[list[int]]:
     Returns:
         Groups of row indices, each sorted, groups ordered by their first row.
     """
-    from scipy.cluster.hierarchy import fcluster, linkage
-    from scipy.spatial.distance import squareform
+    from scipy.cluster.hierarchy import fcluster, linkage  # type: ignore[import-untyped]
+    from scipy.spatial.distance import squareform  # type: ignore[import-untyped]
 
     n = len(vectors)
     if n == 0:

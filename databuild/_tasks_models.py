@@ -71,6 +71,8 @@ class TaskBuildConfig(BaseModel):
     """Candidate entities in the near pool and in the far pool each (paper: 30)."""
     counts: tuple[int, ...] = DISTRACTOR_COUNTS
     """Distractor counts of the tiers."""
+    tiers_per_gold: int | None = Field(default=None, ge=1)
+    """Keep at most this many of a gold's tiers (the least used so far); None keeps all (paper)."""
     max_difficulty: int = Field(default=4, ge=1, le=5)
     """A candidate part judged harder than this to tell from the gold (ambiguous) excludes its entity."""
     seed: int = 0
@@ -93,7 +95,7 @@ class ItemText(_Lenient):
     """A loose item of the task's scene, as stage C writes it."""
 
     name: str = Field(min_length=1, max_length=80)
-    description: str = Field(default="", max_length=400)
+    description: str = Field(default="", max_length=800)
 
 
 class TaskText(_Lenient):
@@ -155,7 +157,7 @@ def verdicts_schema(parts: tuple[str, ...]) -> type[PartVerdicts]:
 
     class Checked(PartVerdicts):
         @model_validator(mode="after")
-        def _exactly_these_parts(self) -> PartVerdicts:
+        def _exactly_these_parts(self) -> Checked:
             got = [v.part for v in self.parts]
             if sorted(got) != sorted(parts):
                 raise ValueError(f"judge exactly these parts, once each: {list(parts)}; got {got}")

@@ -294,6 +294,38 @@ class ReferenceSolution(_Frozen):
     apply_affordance: Text
 
 
+class PartJudgement(_Frozen):
+    """A judge's comparison of one part with the gold: one entry of CreativityBench's ``judge_output``.
+
+    Written by the task pipeline's intra-entity check (the gold entity's other parts) and inter-part
+    comparison (every part of every distractor); never shown to the player.
+    """
+
+    part: Text
+    """snake_case name of the compared part."""
+    similar_affordance: Flag
+    """Whether the part could do a similar job to the gold affordance."""
+    similar_affordance_reason: str = ""
+    """Why (or why not)."""
+    affordance: str = ""
+    """The similar use the part offers, as a verb phrase; empty when none."""
+    gold_change: Flag
+    """Whether the part should replace the gold (a better choice); such distractors are never sampled."""
+    gold_change_reason: str = ""
+    """Why (or why not): accessibility, safety, willingness, commonness."""
+    decision_difficulty: Count | None = Field(default=None, ge=1, le=5)
+    """How hard choosing between this part and the gold is, 1 (easy) to 5; None when not similar."""
+
+
+class EntityJudgement(_Frozen):
+    """The judge's comparisons of an entity's parts with the gold (the release's per-entity ``judge_output``)."""
+
+    entity: Text
+    """Name of the entity, as it appears in the task."""
+    parts: tuple[PartJudgement, ...] = ()
+    """One comparison per part (for the gold entity: every part but the gold one)."""
+
+
 class SamplingFactors(_Frozen):
     """The factors a CreativityTask was sampled under; metrics break down by each."""
 
@@ -339,6 +371,10 @@ class CreativityTask(_Frozen):
     """The reference solution; hidden from the player."""
     factors: SamplingFactors
     """Sampling factors for metric breakdowns."""
+    judge_output: tuple[EntityJudgement, ...] = ()
+    """The task pipeline's part comparisons per entity (the release's ``judge_output``); hidden from the player."""
+    split: Literal["train", "test"] | None = None
+    """Train / test split by gold entity; None: ``lateralgym.envs.split_tasks`` hashes the gold entity's id."""
 
     @model_validator(mode="after")
     def _gold_in_scene(self) -> CreativityTask:

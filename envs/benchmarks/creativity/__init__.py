@@ -110,7 +110,7 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
         "lateralgym/Creativity-CoT-v1": "creativity-cot",
         "lateralgym/Creativity-Interactive-v1": "creativity-interactive",
     }
-    sample_file = "creativity_tasks.jsonl"
+    sample_file = "creativity_tasks.jsonl.gz"
     formats = (
         DatasetFormat(
             "creativitybench", "CreativityBench task JSON (a list of tasks)", _is_release, load_creativitybench

@@ -184,6 +184,8 @@ def _affordance(data: Mapping[str, Any], fallback: int | None, path: Path, where
         where,
         {
             "action": require_text(data, "affordance", path, where, prefix),
+            # Not in the release: LateralGym's writer keeps the functional category here.
+            "category": text(data.get("category"), path, where, f"{prefix}category"),
             "use_condition": text(data.get("use_condition"), path, where, f"{prefix}use_condition") or "NA",
             "environment_condition": text(
                 data.get("environment_condition"), path, where, f"{prefix}environment_condition"
@@ -203,6 +205,44 @@ def _affordance(data: Mapping[str, Any], fallback: int | None, path: Path, where
         },
         prefix=prefix,
     )
+
+
+def _yes(value: object, path: Path, where: object, field: str) -> bool:
+    """A judge's ``"Yes"`` / ``"No"`` (a leading word, as the release writes it) or a JSON flag."""
+    if isinstance(value, bool):
+        return value
+    word = re.match(r"\s*(yes|no)\b", text(value, path, where, field), re.IGNORECASE)
+    if word is None:
+        raise DatasetError(path, f"expected Yes or No, got {brief(value)}", record=where, field=field)
+    return word.group(1).lower() == "yes"
+
+
+def _judge_output(raw: object, name: str, path: Path, where: object, prefix: str) -> dict[str, Any]:
+    """An entity's ``judge_output`` (part -> comparison with the gold) as an ``EntityJudgement``'s fields."""
+    parts = []
+    for part, entry in as_mapping(raw, path, where, f"{prefix}judge_output").items():
+        field = f"{prefix}judge_output.{part}."
+        entry = as_mapping(entry, path, where, field.rstrip("."))
+        use = entry.get("affordance", "NA")
+        use = use.get("affordance", "") if isinstance(use, Mapping) else text(use, path, where, f"{field}affordance")
+        hardness = f"{field}decision_making_difficulty"
+        difficulty = text(entry.get("decision_making_difficulty", "NA"), path, where, hardness)
+        parts.append(
+            {
+                "part": snake(part),
+                "similar_affordance": _yes(entry.get("similar_affordance"), path, where, f"{field}similar_affordance"),
+                "similar_affordance_reason": text(
+                    entry.get("similar_affordance_reason"), path, where, f"{field}similar_affordance_reason"
+                ),
+                "affordance": "" if use == "NA" else use,
+                "gold_change": _yes(entry.get("gold_change"), path, where, f"{field}gold_change"),
+                "gold_change_reason": text(entry.get("gold_change_reason"), path, where, f"{field}gold_change_reason"),
+                "decision_difficulty": None
+                if difficulty.upper() in ("", "NA")
+                else whole_number(difficulty, path, where, hardness),
+            }
+        )
+    return {"entity": name, "parts": parts}
 
 
 def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> CreativityTask:
@@ -247,6 +287,7 @@ def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> Creat
     affordance = _affordance(gold_data, setting_level, path, where, "golds[0].gold_affordance.")
 
     entities = []
+    judged = []
     raw_entities = as_list(require(record, "entities", path, where), path, where, "entities")
     for number, raw in enumerate(raw_entities):
         prefix = f"entities[{number}]."
@@ -275,6 +316,8 @@ def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> Creat
                 prefix=prefix,
             )
         )
+        if "judge_output" in raw:
+            judged.append(_judge_output(raw["judge_output"], name, path, where, prefix))
     items = []
     for number, raw in enumerate(as_list(record.get("items", []), path, where, "items")):
         raw = as_mapping(raw, path, where, f"items[{number}]")
@@ -306,6 +349,8 @@ def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> Creat
                 "distractor_count": len(entities) - 1,
                 "distractor_similarity": SIMILARITY_TIERS[tier],
             },
+            "judge_output": judged,
+            **({"split": record["split"]} if "split" in record else {}),
         },
     )
 

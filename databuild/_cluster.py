@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lateralgym.databuild._embed import Embedder
+from lateralgym.databuild._embed import Embedder, embed_cached
 from lateralgym.databuild._errors import DataBuildError
+from lateralgym.databuild._store import CheckpointStore
 from lateralgym.databuild._tasks_models import BANDS, GoldRef
 from lateralgym.envs import Affordance, AffordanceKB, spaced
 
@@ -98,7 +99,13 @@ def complete_linkage(vectors: np.ndarray, diameter: float) -> list[list[int]]:
 
 
 async def cluster_affordances(
-    kb: AffordanceKB, embedder: Embedder, *, diameter: float, field: str, scope: str
+    kb: AffordanceKB,
+    embedder: Embedder,
+    *,
+    diameter: float,
+    field: str,
+    scope: str,
+    store: CheckpointStore | None = None,
 ) -> AffordanceIndex:
     """Embed every affordance of ``kb`` and cluster them per scene (``scope="scene"``) or all at once.
 
@@ -108,6 +115,7 @@ async def cluster_affordances(
         diameter: The diameter cap in cosine distance.
         field: ``"action"`` or ``"category"`` (see ``embed_text``).
         scope: ``"scene"`` or ``"kb"``.
+        store: Where a model's vectors are checkpointed (``embed_cached``), so a resume pays for none twice.
     """
     entities = {e.id: e for e in kb.entities}
     refs: list[GoldRef] = []
@@ -118,7 +126,12 @@ async def cluster_affordances(
                 refs.append(GoldRef(entity.id, part.name, index))
                 texts.append(embed_text(affordance, field))
     unique = sorted(set(texts))
-    unique_vectors = await embedder.embed(unique) if unique else np.zeros((0, 1), dtype=np.float32)
+    if not unique:
+        unique_vectors = np.zeros((0, 1), dtype=np.float32)
+    elif store is not None:
+        unique_vectors = await embed_cached(embedder, unique, store)
+    else:
+        unique_vectors = await embedder.embed(unique)
     if len(unique_vectors) != len(unique):
         raise DataBuildError(f"embedder {embedder.name!r} returned {len(unique_vectors)} vectors for {len(unique)}")
     position = {text: row for row, text in enumerate(unique)}

@@ -87,7 +87,7 @@ async def _estimate(
     from lateralgym.databuild._cluster import cluster_affordances
 
     index = await cluster_affordances(
-        kb, embedder, diameter=config.diameter, field=config.embed_field, scope=config.cluster_scope
+        kb, embedder, diameter=config.diameter, field=config.embed_field, scope=config.cluster_scope, store=store
     )
     allowed = {r for r in index.refs if store.get(STAGE_TEXT, r.key) is not None} if args.only_seeded else None
     strata = gold_strata(kb, index, config.seed, allowed)

@@ -231,7 +231,7 @@ async def build_tasks(
     entities = {e.id: e for e in kb.entities}
 
     index = await cluster_affordances(
-        kb, embedder, diameter=config.diameter, field=config.embed_field, scope=config.cluster_scope
+        kb, embedder, diameter=config.diameter, field=config.embed_field, scope=config.cluster_scope, store=store
     )
     counts["affordances"] = len(index.refs)
     counts["clusters"] = len(index.clusters)

@@ -189,7 +189,7 @@ async def _entity(run: _Run, scene: Scene, candidate: EntityCandidate) -> tuple[
     if partonomy is None:
         return [], "no valid partonomy"
     parts = partonomy.parts
-    physical, states = await asyncio.gather(
+    physical_replies, state_replies = await asyncio.gather(
         asyncio.gather(
             *(
                 run.ask("physical", f"{base_id}|{p.name}", physical_messages(candidate.name, p), PhysicalVariants)
@@ -203,9 +203,13 @@ async def _entity(run: _Run, scene: Scene, candidate: EntityCandidate) -> tuple[
             )
         ),
     )
-    missing = [p.name for p, ph, st in zip(parts, physical, states, strict=True) if ph is None or st is None]
+    missing = [
+        p.name for p, ph, st in zip(parts, physical_replies, state_replies, strict=True) if ph is None or st is None
+    ]
     if missing:
         return [], f"no valid physical or state variants for part(s) {', '.join(missing)}"
+    physical = [ph for ph in physical_replies if ph is not None]
+    states = [st for st in state_replies if st is not None]
     draft = EntityDraft(
         base_id=base_id, name=candidate.name, scene=scene, parts=parts, physical=physical, states=states
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -112,7 +113,8 @@ def minilm_job(run: Callable[..., subprocess.CompletedProcess[str]], workdir: Pa
         "print(json.dumps({'name': e.name, 'v': v.tolist(), 'missing': missing}))"
     )
     env = {"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "HOME": str(workdir)}  # no hub, no user cache
-    done = run([sys.executable, "-c", code], cwd=workdir, env=env, timeout=600)
+    nice = ["nice", "-n", "10"] if shutil.which("nice") else []  # beside the suite's timed requests
+    done = run([*nice, sys.executable, "-c", code], cwd=workdir, env=env, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result

@@ -25,6 +25,7 @@ from lateralgym.databuild._kb_stats import base_entity_id, kb_stats, read_kb
 from lateralgym.envs import dataset_stats, load_items
 
 SCENES = ("kitchen", "garage")
+NICE = ["nice", "-n", "10"] if shutil.which("nice") else []
 
 
 def config(
@@ -193,8 +194,10 @@ def test_stats_read_the_shipped_sample_kb() -> None:
 
 
 def cli_build(server: ScriptedLLMServer, out: Path) -> list[str]:
-    """The ``lateralgym kb build`` command of ``config(server)`` into ``out``."""
+    """The ``lateralgym kb build`` command of ``config(server)`` into ``out``, at low CPU priority (it runs in the
+    background beside the suite's tests, some of which time requests)."""
     return [
+        *NICE,
         sys.executable,
         "-m",
         "lateralgym.cli",

@@ -5,7 +5,8 @@ complete-linkage hierarchical clustering (scipy) cut at the diameter cap: comple
 clusters at the largest distance between their members, so every cluster cut at ``diameter`` has no
 two members further apart than that (checked again here). A cluster's size (its member affordances)
 puts its golds in one of the paper's bands (2-4, 5-10, 10-50); singletons and clusters above 50 have
-no band and yield no gold.
+no band and yield no gold. Variants of an entity share their parts' uses: each distinct use (entity
+name, part, action) is clustered and counted once.
 """
 
 from __future__ import annotations
@@ -20,9 +21,17 @@ from lateralgym.databuild._embed import Embedder, embed_cached
 from lateralgym.databuild._errors import DataBuildError
 from lateralgym.databuild._store import CheckpointStore
 from lateralgym.databuild._tasks_models import BANDS, GoldRef
-from lateralgym.envs import Affordance, AffordanceKB, spaced
+from lateralgym.envs import Affordance, AffordanceKB, Entity, snake, spaced
 
-__all__ = ["AffordanceIndex", "Cluster", "band_of", "cluster_affordances", "complete_linkage", "embed_text"]
+__all__ = [
+    "AffordanceIndex",
+    "Cluster",
+    "band_of",
+    "cluster_affordances",
+    "complete_linkage",
+    "embed_text",
+    "use_key",
+]
 
 
 @dataclass(frozen=True)
@@ -32,12 +41,9 @@ class Cluster:
     id: str
     """``<scope>-<number>``, numbered in the order of each cluster's first member."""
     members: tuple[GoldRef, ...]
-    """The member affordances, sorted."""
-
-    @property
-    def size(self) -> int:
-        """How many affordances the cluster holds."""
-        return len(self.members)
+    """The member affordances, sorted (every variant's copy of a use)."""
+    size: int
+    """How many distinct uses the cluster holds (an entity's variants count a shared use once)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,12 @@ def embed_text(affordance: Affordance, field: str) -> str:
     if field == "category" and affordance.category:
         return spaced(affordance.category)
     return affordance.action
+
+
+def use_key(entity: Entity, ref: GoldRef) -> tuple[str, str, str]:
+    """What makes a use distinct: the entity's name (variants share it), the part and the action."""
+    part = next(p for p in entity.parts if p.name == ref.part)
+    return snake(entity.name), ref.part, part.affordances[ref.index].action
 
 
 def band_of(size: int) -> tuple[int, int] | None:
@@ -136,14 +148,20 @@ async def cluster_affordances(
         raise DataBuildError(f"embedder {embedder.name!r} returned {len(unique_vectors)} vectors for {len(unique)}")
     position = {text: row for row, text in enumerate(unique)}
     vectors = np.asarray(unique_vectors, dtype=np.float32)[[position[t] for t in texts]] if texts else unique_vectors
-    by_scope: dict[str, list[int]] = defaultdict(list)
+    # Variants of an entity repeat their parts' affordances: one row per distinct use is clustered and
+    # counted, and every variant's copy joins its row's cluster.
+    keys = [use_key(entities[ref.entity_id], ref) for ref in refs]
+    by_scope: dict[str, dict[tuple[str, str, str], list[int]]] = defaultdict(dict)
     for row, ref in enumerate(refs):
-        by_scope[entities[ref.entity_id].scene if scope == "scene" else "kb"].append(row)
+        where: str = entities[ref.entity_id].scene if scope == "scene" else "kb"
+        by_scope[where].setdefault(keys[row], []).append(row)
     clusters: list[Cluster] = []
     for name in sorted(by_scope):
-        rows = by_scope[name]
-        for number, group in enumerate(complete_linkage(vectors[rows], diameter), start=1):
-            clusters.append(Cluster(f"{name}-{number:04d}", tuple(refs[rows[i]] for i in group)))
+        uses = list(by_scope[name].values())
+        firsts = [rows[0] for rows in uses]
+        for number, group in enumerate(complete_linkage(vectors[firsts], diameter), start=1):
+            members = tuple(refs[row] for i in group for row in uses[i])
+            clusters.append(Cluster(f"{name}-{number:04d}", tuple(sorted(members)), len(group)))
     cluster_of = {ref: cluster for cluster in clusters for ref in cluster.members}
     return AffordanceIndex(
         refs=tuple(refs),

@@ -9,6 +9,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -25,6 +26,7 @@ from lateralgym.databuild._tasks_prompts import compare_messages, task_text_mess
 from lateralgym.databuild._tasks_stats import empty_cells, stats_tables
 from lateralgym.databuild._tiers import candidate_pools, gold_strata
 from lateralgym.envs import AffordanceKB, CreativityTask, DatasetError, load_items
+from lateralgym.envs._errors import validation_message
 
 __all__ = ["build_sample", "run_build", "run_stats", "store_seeds", "write_tasks"]
 
@@ -70,14 +72,18 @@ def write_tasks(tasks: Sequence[CreativityTask], path: Path, official: bool = Fa
 
 
 def _config(args: argparse.Namespace) -> TaskBuildConfig:
-    return TaskBuildConfig(
-        per_tier=args.per_tier,
-        tiers_per_gold=args.tiers_per_gold,
-        embed_field=args.embed_field,
-        cluster_scope=args.cluster_scope,
-        distractor_scope=args.distractor_scope,
-        seed=args.seed,
-    )
+    try:
+        return TaskBuildConfig(
+            per_tier=args.per_tier,
+            tiers_per_gold=args.tiers_per_gold,
+            embed_field=args.embed_field,
+            cluster_scope=args.cluster_scope,
+            distractor_scope=args.distractor_scope,
+            seed=args.seed,
+        )
+    except ValidationError as exc:
+        field, message = validation_message(exc)
+        raise DataBuildError(f"--{(field or '').replace('_', '-')}: {message}") from None
 
 
 async def _estimate(

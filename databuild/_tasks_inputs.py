@@ -50,7 +50,7 @@ def _fail(item: _Located, message: str, field: str | None = None) -> DatasetErro
 
 def read_kb(paths: Sequence[Path]) -> AffordanceKB:
     """Entities of ``paths``, sorted by id; ids must read ``<scene>/<name>/<variant>`` and be unique, every
-    part must have an affordance and every category must be non-empty snake_case."""
+    part must have an affordance and every category must be snake_case (or empty)."""
     seen: dict[str, _Located] = {}
     for item in _read_located(paths, Entity):
         entity = item.record
@@ -62,10 +62,10 @@ def read_kb(paths: Sequence[Path]) -> AffordanceKB:
             if not part.affordances:
                 raise _fail(item, f"part {part.name!r} has no affordance", f"parts.{i}.affordances")
             for j, affordance in enumerate(part.affordances):
-                if not affordance.category or snake(affordance.category) != affordance.category:
+                if snake(affordance.category) != affordance.category:
                     raise _fail(
                         item,
-                        f"category must be non-empty snake_case, got {affordance.category!r}",
+                        f"category must be snake_case (or empty), got {affordance.category!r}",
                         f"parts.{i}.affordances.{j}.category",
                     )
         if entity.id in seen:

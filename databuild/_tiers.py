@@ -1,8 +1,8 @@
 """Stages B, E and G of the task pipeline (paper §4.2, App. D): gold strata, distractor pools, tiers.
 
 B. Gold candidates are grouped by tier, (scene, cluster size band, level 0..5), and each tier's
-   candidates are put in a seeded random order; the pipeline walks that order until ``per_tier``
-   golds pass stages C and D.
+   candidates are put in a seeded random order (one variant of an entity per use); the pipeline
+   walks that order until ``per_tier`` golds pass stages C and D.
 E. A candidate distractor is an entity (other than the gold and any entity of the gold's name; of
    several variants of a name only the nearest is kept) whose distance to the gold is the smallest
    cosine distance between any of its affordances and the gold affordance. The near pool holds the
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lateralgym.databuild._cluster import AffordanceIndex, band_of
+from lateralgym.databuild._cluster import AffordanceIndex, band_of, use_key
 from lateralgym.databuild._tasks_models import GoldRef, PartVerdict
 from lateralgym.envs import AffordanceKB, Entity, snake
 
@@ -78,7 +78,13 @@ def gold_strata(
     for stratum in sorted(strata):
         refs = sorted(strata[stratum])
         order = rng_for("gold-order", seed, *stratum).permutation(len(refs))
-        ordered[stratum] = [refs[int(i)] for i in order]
+        uses: set[tuple[str, str, str]] = set()
+        ordered[stratum] = []
+        for ref in (refs[int(i)] for i in order):  # one variant of a use: the first in the seeded order
+            key = use_key(entities[ref.entity_id], ref)
+            if key not in uses:
+                uses.add(key)
+                ordered[stratum].append(ref)
     return ordered
 
 

@@ -49,7 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = parser.add_subparsers(dest="tasks_command", required=True, metavar="{build,stats}")
-    build = actions.add_parser("build", help="run stages A-H over a KB", epilog=_EXAMPLES)
+    build = actions.add_parser(
+        "build", help="run stages A-H over a KB", epilog=_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     build.add_argument("--kb", type=Path, required=True, help="KB: an Entity JSONL file, or a folder of kb*.jsonl")
     build.add_argument("--out", type=Path, required=True, help="tasks file: .jsonl, .jsonl.gz, or .json (official)")
     build.add_argument("--model", help="model of the LLM stages (provider/model[?options]); none: answers stored")
@@ -61,9 +63,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     build.add_argument("--judge", choices=("llm", "rules"), default="llm", help="stages D and F: model or rules")
     build.add_argument("--per-tier", type=int, default=10, help="golds per (scene, band, level) tier (paper: 10)")
     build.add_argument("--tiers-per-gold", type=int, help="keep at most this many distractor tiers per gold")
-    build.add_argument("--embed-field", choices=("action", "category"), default="action")
-    build.add_argument("--cluster-scope", choices=("scene", "kb"), default="scene")
-    build.add_argument("--distractor-scope", choices=("scene", "kb"), default="scene")
+    build.add_argument(
+        "--embed-field", choices=("action", "category"), default="action", help="embed the use (paper) or its category"
+    )
+    build.add_argument(
+        "--cluster-scope", choices=("scene", "kb"), default="scene", help="cluster per scene (paper) or the whole KB"
+    )
+    build.add_argument(
+        "--distractor-scope", choices=("scene", "kb"), default="scene", help="distractors from the scene (paper) or KB"
+    )
     build.add_argument("--seed", type=int, default=0, help="seed of every draw")
     build.add_argument("--format", choices=("jsonl", "official"), help="default: official for .json, else jsonl")
     build.add_argument("--concurrency", type=int, default=16, help="model requests in flight")

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from lateralgym.cli import main as cli_main
-from lateralgym.databuild import CheckpointStore, DataBuildError, empty_cells
+from lateralgym.databuild import CheckpointStore, DataBuildError, compare_part, empty_cells, write_official
 from lateralgym.databuild._tasks_cli import build_sample, store_seeds
 from lateralgym.databuild._tasks_inputs import read_kb, read_seeds
 from lateralgym.databuild._tasks_models import BANDS
@@ -42,15 +43,40 @@ def tasks() -> list[CreativityTask]:
     return load_sample_items("creativity")  # type: ignore[return-value]
 
 
-def test_an_offline_rebuild_from_seeds_and_rules_reproduces_every_shipped_byte(tmp_path: Path) -> None:
-    """From an empty checkpoint folder: the tasks, the KB and the stored answers all come out identical."""
+def test_an_offline_rebuild_from_the_stored_answers_reproduces_every_shipped_byte(tmp_path: Path) -> None:
+    """The script, over the KB, the seeds and a copy of the stored answers: the same files, nothing asked or
+    written (``rm -r scripts/sample_data/checkpoints`` and a rerun regenerate those answers too)."""
+    shutil.copytree(CHECKPOINTS, tmp_path / "checkpoints", ignore=shutil.ignore_patterns(".lock"))
     summary = build_sample(SRC, tmp_path / "out", tmp_path / "checkpoints")
-    assert "tasks_c_text: 0 calls" in summary and "0 calls" in summary.split("tasks_f_compare:")[1]
+    for stage in ("tasks_c_text", "tasks_d_intra", "tasks_f_compare"):
+        assert re.search(rf"{stage}: 0 calls, \d+ cached, 0 written", summary), summary
     assert (tmp_path / "out" / "affordance_kb.jsonl").read_bytes() == sample_path("kb").read_bytes()
     assert (tmp_path / "out" / "creativity_tasks.jsonl.gz").read_bytes() == sample_path("creativity").read_bytes()
-    for stage in ("tasks_c_text", "tasks_d_intra", "tasks_f_compare"):
-        name = f"{stage}.jsonl"
-        assert (tmp_path / "checkpoints" / name).read_bytes() == (CHECKPOINTS / name).read_bytes(), name
+    for path in CHECKPOINTS.glob("*.jsonl"):
+        assert (tmp_path / "checkpoints" / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_the_stored_judge_answers_are_the_rule_based_comparators(tmp_path: Path) -> None:
+    """Every 25th stored stage D and F answer, recomputed by the rules; every seed is a stored stage C answer."""
+    kb = read_kb(sorted(SRC.glob("kb_*.jsonl")))
+    entities = {e.id: e for e in kb.entities}
+    for stage in ("tasks_d_intra", "tasks_f_compare"):
+        lines = (CHECKPOINTS / f"{stage}.jsonl").read_text(encoding="utf-8").splitlines()
+        assert lines
+        for line in lines[::25]:
+            entry = json.loads(line)
+            gold_id, part_name, index = entry["key"].split("|")[0].split("#")
+            gold_entity = entities[gold_id]
+            gold_part = next(p for p in gold_entity.parts if p.name == part_name)
+            judged = entities[entry["key"].split("|")[1]] if "|" in entry["key"] else gold_entity
+            parts = [p for p in judged.parts if judged is not gold_entity or p.name != part_name]
+            expected = [compare_part(p, gold_part, gold_part.affordances[int(index)]) for p in parts]
+            assert entry["record"] == {"parts": [v.model_dump(mode="json") for v in expected]}, entry["key"]
+    stored = {
+        json.loads(line)["key"]: json.loads(line)["record"] for line in (CHECKPOINTS / "tasks_c_text.jsonl").open()
+    }
+    for seed in read_seeds(sorted(SRC.glob("seeds_*.jsonl")), kb):
+        assert stored[seed.gold.key] == seed.task_text().model_dump(mode="json"), seed.id
 
 
 def test_the_sample_meets_the_targets(tasks: list[CreativityTask]) -> None:
@@ -104,11 +130,15 @@ def test_every_task_keeps_the_pipelines_rules(tasks: list[CreativityTask]) -> No
         assert similar == wanted, task.id
 
 
-def test_tasks_stats_prints_both_grids(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli_main(["tasks", "stats", str(sample_path("creativity"))]) == 0
+def test_tasks_stats_prints_both_grids(
+    tmp_path: Path, tasks: list[CreativityTask], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert empty_cells(tasks) == []  # what `lateralgym tasks stats` reports on the shipped sample
+    write_official(tasks[::40], tmp_path / "few.json")
+    assert cli_main(["tasks", "stats", str(tmp_path / "few.json")]) == 0
     out = capsys.readouterr().out
     assert "cluster band x gold level" in out and "distractor similarity x count" in out
-    assert "every (band x level) and (similarity x count) cell is populated" in out
+    assert f"{len(tasks[::40])} tasks" in out and "empty: [" in out
 
 
 def test_bad_seeds_and_kb_lines_are_named(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ loopback server (scripted stage replies, an invalid reply re-asked, a rerun that
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections import Counter
@@ -14,10 +15,12 @@ import pytest
 from llm_server import ScriptedLLMServer
 
 from lateralgym.cli import main as cli_main
-from lateralgym.databuild import TaskBuildConfig
-from lateralgym.databuild._cluster import band_of, complete_linkage
+from lateralgym.databuild import LexicalEmbedder, TaskBuildConfig
+from lateralgym.databuild._cluster import band_of, cluster_affordances, complete_linkage, use_key
+from lateralgym.databuild._tasks_inputs import read_kb
 from lateralgym.databuild._tasks_pipeline import assign_splits
-from lateralgym.envs import CreativityTask, load_items, load_sample_items, read_jsonl, snake, split_tasks
+from lateralgym.databuild._tiers import gold_strata
+from lateralgym.envs import AffordanceKB, CreativityTask, load_items, load_sample_items, read_jsonl, snake, split_tasks
 from lateralgym.envs._splits import hashed_split
 
 KB_SAMPLE = Path(__file__).resolve().parents[2] / "scripts" / "sample_data" / "kb_a.jsonl"
@@ -34,6 +37,22 @@ def test_complete_linkage_never_exceeds_the_diameter_cap() -> None:
         assert distances.max() <= 0.35 + 1e-6
     twins = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
     assert complete_linkage(twins, 0.35) == [[0, 1], [2]]
+
+
+def test_variants_count_a_shared_use_once_and_yield_one_gold_per_use() -> None:
+    kb = read_kb([KB_SAMPLE])
+    first = kb.entities[0]
+    twin = first.model_copy(update={"id": first.id.rsplit("/", 1)[0] + "/9"})
+    doubled = AffordanceKB(entities=(*kb.entities, twin))
+    options: dict[str, Any] = {"diameter": 0.35, "field": "category", "scope": "kb"}
+    plain = asyncio.run(cluster_affordances(kb, LexicalEmbedder(), **options))
+    both = asyncio.run(cluster_affordances(doubled, LexicalEmbedder(), **options))
+    assert [c.size for c in both.clusters] == [c.size for c in plain.clusters]
+    assert len(both.refs) == len(plain.refs) + sum(len(p.affordances) for p in first.parts)
+    golds = [g for refs in gold_strata(doubled, both, seed=0).values() for g in refs]
+    entities = {e.id: e for e in doubled.entities}
+    assert len({use_key(entities[g.entity_id], g) for g in golds}) == len(golds)
+    assert len(golds) == sum(len(refs) for refs in gold_strata(kb, plain, seed=0).values())
 
 
 def test_bands_are_the_papers_ranges() -> None:
@@ -196,6 +215,8 @@ def test_offline_without_a_model_or_stored_answers_says_what_to_do(
     args = ["tasks", "build", "--kb", str(KB_SAMPLE), "--out", str(tmp_path / "t.jsonl"), "--quiet"]
     assert cli_main(args) == 2
     assert "give --model" in capsys.readouterr().err
+    assert cli_main([*args, "--per-tier", "0"]) == 2
+    assert "--per-tier: Input should be greater than or equal to 1" in capsys.readouterr().err
 
 
 def test_config_defaults_are_the_papers() -> None:

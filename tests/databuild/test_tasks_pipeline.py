@@ -6,6 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -123,9 +127,10 @@ def responder(body: dict[str, Any]) -> str:
     return json.dumps({"parts": verdicts})
 
 
-def build_args(tmp_path: Path, server: ScriptedLLMServer, *extra: str) -> list[str]:
+def build_args(tmp_path: Path, server: ScriptedLLMServer, *extra: str, entities: int = 9) -> list[str]:
     kb = tmp_path / "kb.jsonl"  # 9 entities of the sample KB: a build of about 100 questions
-    kb.write_text("".join(KB_SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)[:9]), encoding="utf-8")
+    lines = KB_SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)[:entities]
+    kb.write_text("".join(lines), encoding="utf-8")
     return [
         "tasks",
         "build",
@@ -154,7 +159,8 @@ def build_args(tmp_path: Path, server: ScriptedLLMServer, *extra: str) -> list[s
     ]
 
 
-def test_a_build_against_the_loopback_server_resumes_for_free_and_loads(
+@pytest.mark.slow
+def test_a_build_against_the_loopback_server_resumes_for_free_loads_and_survives_a_kill(
     tmp_path: Path, llm_server: ScriptedLLMServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     llm_server.responder = responder
@@ -195,6 +201,30 @@ def test_a_build_against_the_loopback_server_resumes_for_free_and_loads(
     official = load_items(tmp_path / "tasks.json")
     assert [t.id for t in official] == [t.id for t in tasks]
     assert [t.gold for t in official] == [t.gold for t in tasks]
+
+    # The same build SIGKILLed mid stage F, then rerun: the same tasks and answers, none repeated.
+    (tmp_path / "killed").mkdir()
+    killed = build_args(tmp_path / "killed", llm_server, "--concurrency", "4")
+    llm_server.latency_s = 0.02
+    code = f"from lateralgym.cli import main; raise SystemExit(main({killed!r}))"
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    compare = tmp_path / "killed" / "checkpoints" / "tasks_f_compare.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if compare.exists() and compare.read_text(encoding="utf-8").count("\n") >= 10:
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    assert not (tmp_path / "killed" / "tasks.jsonl").exists()  # killed before the end
+    llm_server.latency_s = 0.0
+    assert cli_main(killed) == 0
+    assert (tmp_path / "killed" / "tasks.jsonl").read_bytes() == before
+    for stage in ("tasks_c_text", "tasks_d_intra", "tasks_f_compare"):
+        resumed = [json.loads(line) for line in (tmp_path / "killed" / "checkpoints" / f"{stage}.jsonl").open()]
+        clean = [json.loads(line) for line in (checkpoints / f"{stage}.jsonl").open()]
+        assert len({e["key"] for e in resumed}) == len(resumed)  # nothing repeated
+        assert {e["key"]: e["record"] for e in resumed} == {e["key"]: e["record"] for e in clean}  # nothing lost
 
 
 def test_a_dry_run_counts_calls_and_asks_nothing(

@@ -105,6 +105,12 @@ class KBBuildResult:
     counters: dict[str, StageCounters]
     embedder: str
     dedup_dropped: dict[str, int] = field(default_factory=dict)
+    scene_entities: dict[str, int] = field(default_factory=dict)
+    """Entities stage A kept per scene (fewer than asked when its questions failed or ran dry)."""
+
+    def short_scenes(self, wanted: int) -> dict[str, int]:
+        """Scenes with fewer than ``wanted`` entities, and how many they have."""
+        return {scene: count for scene, count in self.scene_entities.items() if count < wanted}
 
 
 @dataclass
@@ -280,6 +286,7 @@ async def build_kb(
         counters=counters,
         embedder=embedder.name,
         dedup_dropped={scene: d for scene, (_, d) in zip(config.scenes, scene_lists, strict=True)},
+        scene_entities={scene: len(kept) for scene, (kept, _) in zip(config.scenes, scene_lists, strict=True)},
     )
     _write_atomic(out / MANIFEST_FILE, json.dumps(_manifest(config, result), indent=2, sort_keys=True) + "\n")
     return result
@@ -299,6 +306,7 @@ def _manifest(config: KBBuildConfig, result: KBBuildResult) -> dict[str, Any]:
         "entity_variants": result.variants,
         "dropped": result.dropped,
         "dedup_dropped": result.dedup_dropped,
+        "scene_entities": result.scene_entities,
         "embedder": result.embedder,
         "stages": {name: c.as_dict() for name, c in result.counters.items()},
     }

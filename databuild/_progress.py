@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from types import TracebackType
 
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -70,18 +71,43 @@ class StageProgress:
 
 
 def counters_table(counters: Iterable[StageCounters], *, title: str = "Build summary") -> Table:
-    """A table of every stage's counters, with a total row."""
-    table = Table(title=title)
-    columns = ("calls", "cached", "written", "retried", "invalid_skipped", "errored", "prompt_tokens")
-    table.add_column("stage")
-    for column in (*columns, "completion_tokens", "cost"):
-        table.add_column(column.replace("_", " "), justify="right")
+    """A table of every stage's counters: one column per stage and a total column, one row per counter
+    (``skipped``: given up after every re-ask; large counts as ``12.3k`` / ``4.5M``, exact ones are in the
+    build's JSON), so it fits an 80-column terminal."""
     rows = list(counters)
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table.add_column("", no_wrap=True)
     for row in rows:
-        values = [str(getattr(row, column)) for column in (*columns, "completion_tokens")]
-        table.add_row(row.stage, *values, format_cost(row.cost_usd) if row.calls else "-")
-    totals = [str(sum(getattr(row, column) for row in rows)) for column in (*columns, "completion_tokens")]
-    costs = [row.cost_usd for row in rows if row.calls]
+        table.add_column(row.stage, justify="right")
+    table.add_column("total", justify="right", style="bold")
+    labels = {"invalid_skipped": "skipped", "prompt_tokens": "tokens in", "completion_tokens": "tokens out"}
+    names = (
+        "calls",
+        "cached",
+        "written",
+        "retried",
+        "invalid_skipped",
+        "errored",
+        "prompt_tokens",
+        "completion_tokens",
+    )
+    for name in names:
+        values = [getattr(row, name) for row in rows]
+        table.add_row(labels.get(name, name), *(_count(v) for v in values), _count(sum(values)))
+    costs = [row.cost_usd if row.calls else 0.0 for row in rows]
     total_cost = None if any(cost is None for cost in costs) else sum(cost or 0.0 for cost in costs)
-    table.add_row("total", *totals, format_cost(total_cost), style="bold")
+    table.add_row(
+        "cost",
+        *(format_cost(c) if row.calls else "-" for c, row in zip(costs, rows, strict=True)),
+        format_cost(total_cost),
+    )
     return table
+
+
+def _count(value: int) -> str:
+    """A count in at most six characters: ``999``, ``12,345``, ``123.4k``, ``12.3M``."""
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.1f}M"
+    if value >= 100_000:
+        return f"{value / 1_000:.1f}k"
+    return f"{value:,}"

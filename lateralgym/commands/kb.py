@@ -92,6 +92,11 @@ def _cmd_build(args: argparse.Namespace) -> int:
         f"{result.entities} entities ({result.variants} entity variants) written to {result.kb_path}; "
         f"{len(result.dropped)} dropped as incomplete (see build.json)"
     )
+    for scene, count in result.short_scenes(config.entities_per_scene).items():
+        console.print(
+            f"{scene}: {count} of {config.entities_per_scene} entities (stage A's answers were invalid, failed or "
+            "ran out of new names; rerun the same command to ask again)"
+        )
     return 0
 
 

@@ -111,3 +111,22 @@ def test_credentials_in_the_server_url_reach_no_file(
     assert len(written) >= 7 and not [p for p in written if "SECRET-tok-123" in p.read_text(errors="replace")]
     settings = json.loads((tmp_path / "build.json").read_text())["settings"]
     assert settings["base_url"] == llm_server.base_url and "builder" not in settings["model"]
+
+
+def test_a_scene_whose_entity_list_stays_invalid_is_reported_and_asked_again(
+    llm_server: ScriptedLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    responder = KBResponder()
+    responder.spoil("TASK: list household entities", "garbage")  # as a too-small model answers
+    llm_server.responder = responder
+    argv = ["kb", "build", "--scenes", "kitchen", "--entities-per-scene", "2", "--model", "openai/annotator"]
+    argv += ["--base-url", llm_server.base_url, "--out", str(tmp_path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "0 entities (0 entity variants) written" in out
+    assert "kitchen: 0 of 2 entities" in out and "rerun the same command to ask again" in out
+    assert "skipped" in out and llm_server.chat_calls == 3  # asked, re-asked twice, given up
+    assert (tmp_path / "kb.jsonl").read_text() == ""
+    responder.sabotage.clear()
+    assert main(argv) == 0
+    assert "2 entities (96 entity variants) written" in capsys.readouterr().out

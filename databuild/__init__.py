@@ -11,7 +11,9 @@ Shared infrastructure every pipeline builds on:
 The KB annotation pipeline (paper §4.1, App. C; ``lateralgym kb build``): ``KBBuildConfig``,
 ``build_kb`` / ``run_kb_build``, ``plan_kb_build`` (the dry run) and ``kb_stats`` (Table 2 counts).
 
-The task sampling pipeline's public names (``databuild/_tasks*.py``) are re-exported here too.
+The task sampling pipeline's public API (``databuild/_tasks*.py``, ``_official.py``) is re-exported here too:
+the names below, as its engineer chose them; its modules' other names (CLI helpers, prompt builders,
+stage names) are internal.
 """
 
 from lateralgym.databuild._embed import (

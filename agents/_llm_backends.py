@@ -67,6 +67,10 @@ class Backend(Protocol):
         """Send one request and return the reply, or raise whatever the library raised."""
         ...
 
+    async def embed(self, texts: list[str]) -> tuple[list[list[float]], int]:
+        """Embed ``texts`` in one request: one vector per text, in order, and the prompt tokens."""
+        ...
+
     async def aclose(self) -> None:
         """Release connections held for the running event loop."""
         ...
@@ -144,6 +148,12 @@ class OpenAIBackend:
         response = await create(model=self.spec.model, messages=messages, **params)
         return normalise_reply(response, self.spec.name)
 
+    async def embed(self, texts: list[str]) -> tuple[list[list[float]], int]:
+        """Send one ``/embeddings`` request."""
+        create: Any = self._client().embeddings.create
+        response = await create(model=self.spec.model, input=texts, encoding_format="float")
+        return normalise_embeddings(response, len(texts))
+
     async def aclose(self) -> None:
         """Close the SDK client of the running loop."""
         client = self._clients.pop(asyncio.get_running_loop(), None)
@@ -203,6 +213,20 @@ class LiteLLMBackend:
         response = await litellm.acompletion(**kwargs)
         return normalise_reply(response, self.spec.name)
 
+    async def embed(self, texts: list[str]) -> tuple[list[list[float]], int]:
+        """Send one embeddings request through litellm with its retries off and our timeout."""
+        if "litellm" not in sys.modules:
+            await asyncio.to_thread(import_litellm)
+        litellm = import_litellm()
+        kwargs: dict[str, Any] = {"model": self.spec.name, "input": texts, "timeout": self.spec.timeout}
+        if self.spec.base_url is not None:
+            kwargs["api_base"] = self.spec.base_url
+        key = _require_key(self.spec, own_lookup=True)
+        if key is not None:
+            kwargs["api_key"] = key
+        response = await litellm.aembedding(**kwargs)
+        return normalise_embeddings(response, len(texts))
+
     async def aclose(self) -> None:
         """Nothing to release: litellm manages its own client cache."""
 
@@ -259,11 +283,11 @@ def normalise_reply(response: Any, model: str) -> ModelCall:
 _TOKEN_ID = re.compile(r"^token_id:(\d+)$")
 
 
-def _field(obj: Any, name: str) -> Any:
+def _field(obj: Any, name: str, default: Any = None) -> Any:
     """``obj.name`` or ``obj[name]``: SDK objects and litellm's dicts alike (extra fields included)."""
     if isinstance(obj, Mapping):
-        return obj.get(name)
-    return getattr(obj, name, None)
+        return obj.get(name, default)
+    return getattr(obj, name, default)
 
 
 def token_data(choice: Any) -> tuple[list[str] | None, list[float] | None, list[int] | None]:
@@ -289,6 +313,29 @@ def token_data(choice: Any) -> tuple[list[str] | None, list[float] | None, list[
     elif tokens and all(_TOKEN_ID.match(token) for token in tokens):
         token_ids = [int(token.split(":", 1)[1]) for token in tokens]
     return tokens, logprobs, token_ids
+
+
+def normalise_embeddings(response: Any, expected: int) -> tuple[list[list[float]], int]:
+    """The vectors of an OpenAI-shaped embeddings response, in input order, and its prompt tokens.
+
+    Raises:
+        MalformedReplyError: The response does not hold ``expected`` numeric vectors of one length.
+    """
+    data = _field(response, "data", None)
+    if not isinstance(data, list) or len(data) != expected:
+        got = len(data) if isinstance(data, list) else type(data).__name__
+        raise MalformedReplyError(f"embeddings reply has {got} vectors, expected {expected}")
+    rows: list[tuple[int, list[float]]] = []
+    for position, item in enumerate(data):
+        vector, index = _field(item, "embedding", None), _field(item, "index", position)
+        if not isinstance(vector, list) or not vector or not all(isinstance(x, (int, float)) for x in vector):
+            raise MalformedReplyError(f"embeddings reply item {position} is not a list of numbers")
+        rows.append((int(index) if isinstance(index, int) else position, [float(x) for x in vector]))
+    rows.sort(key=lambda row: row[0])
+    if len({len(vector) for _, vector in rows}) > 1:
+        raise MalformedReplyError("embeddings reply has vectors of different lengths")
+    tokens = _field(_field(response, "usage", None), "prompt_tokens", 0)
+    return [vector for _, vector in rows], int(tokens) if isinstance(tokens, int) else 0
 
 
 def classify(exc: BaseException) -> Failure:
@@ -375,4 +422,5 @@ __all__ = [
     "OpenAIBackend",
     "classify",
     "make_backend",
+    "normalise_embeddings",
 ]

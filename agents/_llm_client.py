@@ -23,9 +23,9 @@ import os
 import random
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lateralgym.agents._llm_backends import Backend, Failure, classify, make_backend
 from lateralgym.agents._llm_cache import DEFAULT_CACHE_DIR, ResponseCache, request_key
@@ -71,6 +71,7 @@ _DETAIL_CHARS = 500  # of a library's error message, in ours
 _DETAIL_SCAN_CHARS = 20_000  # of a library's error message, redacted (a server may send a page)
 
 Messages = str | Sequence[Mapping[str, Any]]
+_T = TypeVar("_T")
 
 
 class LLMClient:
@@ -236,6 +237,41 @@ class LLMClient:
         self.usage.record(call)
         return call
 
+    async def embed(self, texts: Sequence[str], *, role: str = "embedder") -> tuple[list[list[float]], ModelCall]:
+        """Embed ``texts`` in one ``/embeddings`` request, with the retries, timeout and cap of ``complete``.
+
+        Embeddings are not cached here (callers that reuse them keep their own store).
+
+        Args:
+            texts: The texts, sent as one batch (split large inputs into batches yourself).
+            role: Who is asking, set on the returned call.
+
+        Returns:
+            One vector per text, in order, and the call (prompt tokens, latency, attempts; empty text).
+
+        Raises:
+            LLMCallError: The request failed for good (unless ``raise_on_error`` is off, when the
+                vectors are empty and the call's ``error`` says why).
+        """
+        started = time.monotonic()
+        batch = [str(text) for text in texts]
+        key = request_key({"provider": self.spec.provider, "model": self.spec.model, "embed": batch})
+        result, attempts, failure = await self._with_retries(lambda: self._backend.embed(batch))
+        if result is None:
+            assert failure is not None
+            return [], self._failed(failure, attempts, started, key, role)
+        vectors, prompt_tokens = result
+        call = ModelCall(
+            role=role,
+            model=self.spec.name,
+            prompt_tokens=prompt_tokens,
+            latency_s=time.monotonic() - started,
+            attempts=attempts,
+            request_key=key,
+        )
+        self.usage.record(call)
+        return vectors, call
+
     def complete_sync(
         self,
         messages: Messages,
@@ -290,6 +326,10 @@ class LLMClient:
     async def _send_with_retries(
         self, chat: list[dict[str, Any]], params: dict[str, Any]
     ) -> tuple[ModelCall | None, int, Failure | None]:
+        return await self._with_retries(lambda: self._backend.send(chat, params))
+
+    async def _with_retries(self, send: Callable[[], Awaitable[_T]]) -> tuple[_T | None, int, Failure | None]:
+        """``send()`` under a slot and the timeout, retried as the spec says: (result, attempts, failure)."""
         total = self.spec.max_retries + 1
         attempt = 0
         while True:
@@ -300,7 +340,7 @@ class LLMClient:
                 async with limiter.slot():
                     sent = time.monotonic()
                     async with asyncio.timeout(self.spec.timeout + _TIMEOUT_GRACE_S):
-                        reply = await self._backend.send(chat, params)
+                        reply = await send()
                 limiter.observe(time.monotonic() - sent, rate_limited=False)
                 return reply, attempt, None
             except Exception as exc:  # sorted by classify; CancelledError is not an Exception

@@ -50,12 +50,13 @@ from lateralgym.envs._schema import (
     AffordanceKB,
     CreativityTask,
     Entity,
+    EntityJudgement,
     GoldAnswer,
     Item,
     MCQPuzzle,
     MultipleChoiceItem,
     Part,
-    PartComparison,
+    PartJudgement,
     PhysicalAttributes,
     ReferenceSolution,
     SamplingFactors,
@@ -66,6 +67,7 @@ from lateralgym.envs._schema import (
     spaced,
 )
 from lateralgym.envs._scoring import ExplorationOutcome, Scored, ScoredEpisode, Scorer, SuccessScorer
+from lateralgym.envs._splits import split_tasks
 from lateralgym.envs._stats import DatasetStats, dataset_stats
 from lateralgym.envs._text import MAX_TEXT, UnicodeText, sanitise, text_space
 from lateralgym.envs.benchmarks._mcq import ChoiceOutcome, ChoiceScene, MultipleChoiceBenchmark
@@ -102,6 +104,7 @@ __all__ = [
     "DatasetFormat",
     "DatasetStats",
     "Entity",
+    "EntityJudgement",
     "EpisodeConfig",
     "EpisodeOverError",
     "ExplorationOutcome",
@@ -120,7 +123,7 @@ __all__ = [
     "MultipleChoiceItem",
     "Outcome",
     "Part",
-    "PartComparison",
+    "PartJudgement",
     "PhysicalAttributes",
     "PromptRequest",
     "ReferenceSolution",
@@ -166,6 +169,7 @@ __all__ = [
     "sanitise",
     "snake",
     "spaced",
+    "split_tasks",
     "text_space",
     "usage_text",
 ]

@@ -215,9 +215,9 @@ class Benchmark(Generic[ItemT, OutcomeT]):
         """The shipped sample items."""
         if self.sample_file is None:
             raise ConfigError(f"benchmark {self.name!r} ships no sample data: give a dataset file (--data)")
-        from lateralgym.envs._samples import read_jsonl, sample_file_path
+        from lateralgym.envs._samples import read_sample
 
-        items: list[Any] = read_jsonl(sample_file_path(self.sample_file), self.item_type)
+        items: list[Any] = read_sample(self.sample_file, self.item_type)
         return items
 
     # ------------------------------------------------------------------ outcome and metrics

@@ -7,9 +7,12 @@ for this project, so every mode runs offline.
 
 from __future__ import annotations
 
+import functools
+import gzip
 import json
 import re
 import reprlib
+import zlib
 from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
@@ -63,9 +66,27 @@ def plain(name: object) -> str:
     return name if isinstance(name, str) and name.isprintable() and 0 < len(name) <= 200 else brief(name)
 
 
-def read_text(path: Path) -> str:
-    """A whole UTF-8 text file; an unreadable or binary file is a ``DatasetError``."""
+MAX_GZIP_TEXT = 1 << 30
+"""The most bytes a ``.gz`` dataset may expand to (1 GiB): a larger one is refused, never read into memory."""
+
+
+def _read_gzip(path: Path) -> bytes:
+    """The expanded bytes of a gzip file, refusing corrupt files and ones past ``MAX_GZIP_TEXT``."""
     try:
+        with gzip.open(path, "rb") as handle:
+            data = handle.read(MAX_GZIP_TEXT + 1)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise DatasetError(path, f"is not a readable gzip file ({exc or 'truncated'}); is it the right file?") from None
+    if len(data) > MAX_GZIP_TEXT:
+        raise DatasetError(path, f"expands past {MAX_GZIP_TEXT} bytes; split the dataset into smaller files")
+    return data
+
+
+def read_text(path: Path) -> str:
+    """A whole UTF-8 text file (``.gz``: expanded first); an unreadable or binary file is a ``DatasetError``."""
+    try:
+        if path.suffix == ".gz":
+            return _read_gzip(path).decode("utf-8")
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
@@ -165,6 +186,20 @@ def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
             seen[record_id] = number
         records.append(record)
     return records
+
+
+@functools.lru_cache(maxsize=16)
+def _read_sample(filename: str, model: type[BaseModel], stamp: tuple[int, int]) -> tuple[BaseModel, ...]:
+    return tuple(read_jsonl(sample_file_path(filename), model))
+
+
+def read_sample(filename: str, model: type[M]) -> list[M]:
+    """The records of a shipped sample file, read once per process (they are frozen, so sharing is safe).
+
+    The cache is keyed by the file's size and modification time, so a rebuilt file is read afresh.
+    """
+    stat = sample_file_path(filename).stat()
+    return list(_read_sample(filename, model, (stat.st_size, stat.st_mtime_ns)))  # type: ignore[arg-type]
 
 
 def load_sample_kb() -> AffordanceKB:

@@ -91,12 +91,38 @@ class PhysicalAttributes(_Frozen):
     """E.g. ``"rigid"``, ``"flexible"``, ``"elastic"``."""
     edges: str = ""
     """Edge and tip character, e.g. ``"sharp serrated edge"``."""
+    thickness: str = ""
+    """E.g. ``"2 mm sheet"``; the KB pipeline's (paper App. C) attribute, empty in hand-written data."""
+    local_features: str = ""
+    """Holes, hooks, ridges, teeth..., e.g. ``"a hanging hole at the end"`` (paper App. C)."""
+    durability: str = ""
+    """How much use or force it survives, e.g. ``"dents under hard blows"`` (paper App. C)."""
+    elasticity: str = ""
+    """Whether it springs back, e.g. ``"springs back when bent slightly"`` (paper App. C)."""
+    others: str = ""
+    """Any other physical attribute that matters for use (paper App. C)."""
     description: str = ""
     """Free-text summary; the only field the official CreativityBench release fills."""
 
     def render(self) -> str:
         """One line a person reads, fields in a fixed order (deterministic)."""
-        return _render_fields(self, ("material", "shape", "size", "weight", "surface", "rigidity", "edges"))
+        return _render_fields(
+            self,
+            (
+                "material",
+                "shape",
+                "size",
+                "weight",
+                "surface",
+                "rigidity",
+                "edges",
+                "thickness",
+                "local_features",
+                "durability",
+                "elasticity",
+                "others",
+            ),
+        )
 
 
 class StateAttributes(_Frozen):
@@ -114,12 +140,19 @@ class StateAttributes(_Frozen):
     """Contents, e.g. ``"empty"``, ``"half full of water"``."""
     condition: str = ""
     """Wear or damage, e.g. ``"intact"``, ``"cracked"``."""
+    internal: str = ""
+    """Internal state beyond contents, e.g. ``"battery charged"``, ``"spring wound"`` (paper App. C)."""
+    others: str = ""
+    """Any other state that matters for use (paper App. C)."""
     description: str = ""
     """Free-text summary; the only field the official CreativityBench release fills."""
 
     def render(self) -> str:
         """One line a person reads, fields in a fixed order (deterministic)."""
-        return _render_fields(self, ("visibility", "accessibility", "moisture", "temperature", "fill", "condition"))
+        return _render_fields(
+            self,
+            ("visibility", "accessibility", "moisture", "temperature", "fill", "condition", "internal", "others"),
+        )
 
 
 def _render_fields(model: BaseModel, names: tuple[str, ...]) -> str:
@@ -164,6 +197,10 @@ class Part(_Frozen):
     """Current state in the scene."""
     affordances: tuple[Affordance, ...] = ()
     """Uses of this part; empty for parts loaded from the official release."""
+    function: str = ""
+    """What the part is for within its entity (the KB pipeline's partonomy, paper App. C); not shown to the player."""
+    connected_to: tuple[str, ...] = ()
+    """snake_case names of the entity's parts this one is attached to (the pipeline's partonomy connectivity)."""
 
     @field_validator("name")
     @classmethod
@@ -177,25 +214,6 @@ class Part(_Frozen):
         return f"{self.name}: physical — {self.physical.render()}; state — {self.state.render()}"
 
 
-class PartComparison(_Frozen):
-    """CreativityBench's annotation of one of an entity's parts against the task's gold (the release's
-    ``entities[].judge_output[<part>]``): could it do the job too, and would it change the gold?
-    Judge-only material, never shown to the player."""
-
-    part: str
-    """The annotated part (snake_case)."""
-    similar_affordance: str = ""
-    """``Yes`` / ``No``: the part offers an affordance similar to the gold's."""
-    similar_affordance_reason: str = ""
-    affordance: str = ""
-    """The part's similar affordance, or ``NA``."""
-    gold_change: str = ""
-    """``Yes`` / ``No``: the part would be a better answer than the gold."""
-    gold_change_reason: str = ""
-    decision_making_difficulty: str = ""
-    """How hard telling it from the gold is (the release's number as text), or ``NA``."""
-
-
 class Entity(_Frozen):
     """A household object in a scene. Variants (same name, other attributes) have their own ids."""
 
@@ -207,9 +225,6 @@ class Entity(_Frozen):
     """The scene the entity belongs to."""
     parts: tuple[Part, ...] = Field(min_length=1, max_length=8)
     """One to eight parts."""
-    judge_output: tuple[PartComparison, ...] = ()
-    """CreativityBench releases: each part's comparison with the task's gold (optional; the LLM
-    judge shows it when grading a wrong answer, Tables 5-6). Never shown to the player."""
 
     @model_validator(mode="after")
     def _unique_parts(self) -> Entity:
@@ -222,11 +237,6 @@ class Entity(_Frozen):
         """The part whose name matches ``name`` (case and spacing ignored), or None."""
         key = snake(name)
         return next((p for p in self.parts if p.name == key), None)
-
-    def comparison(self, part: str) -> PartComparison | None:
-        """The release's comparison of ``part`` with the gold (``judge_output``), or None."""
-        key = snake(part)
-        return next((c for c in self.judge_output if c.part == key), None)
 
     def describe(self) -> str:
         """Everything the player may learn by inspecting this entity: parts and attributes, no uses."""
@@ -284,6 +294,38 @@ class ReferenceSolution(_Frozen):
     apply_affordance: Text
 
 
+class PartJudgement(_Frozen):
+    """A judge's comparison of one part with the gold: one entry of CreativityBench's ``judge_output``.
+
+    Written by the task pipeline's intra-entity check (the gold entity's other parts) and inter-part
+    comparison (every part of every distractor); never shown to the player.
+    """
+
+    part: Text
+    """snake_case name of the compared part."""
+    similar_affordance: Flag
+    """Whether the part could do a similar job to the gold affordance."""
+    similar_affordance_reason: str = ""
+    """Why (or why not)."""
+    affordance: str = ""
+    """The similar use the part offers, as a verb phrase; empty when none."""
+    gold_change: Flag
+    """Whether the part should replace the gold (a better choice); such distractors are never sampled."""
+    gold_change_reason: str = ""
+    """Why (or why not): accessibility, safety, willingness, commonness."""
+    decision_difficulty: Count | None = Field(default=None, ge=1, le=5)
+    """How hard choosing between this part and the gold is, 1 (easy) to 5; None when not similar."""
+
+
+class EntityJudgement(_Frozen):
+    """The judge's comparisons of an entity's parts with the gold (the release's per-entity ``judge_output``)."""
+
+    entity: Text
+    """Name of the entity, as it appears in the task."""
+    parts: tuple[PartJudgement, ...] = ()
+    """One comparison per part (for the gold entity: every part but the gold one)."""
+
+
 class SamplingFactors(_Frozen):
     """The factors a CreativityTask was sampled under; metrics break down by each."""
 
@@ -329,6 +371,10 @@ class CreativityTask(_Frozen):
     """The reference solution; hidden from the player."""
     factors: SamplingFactors
     """Sampling factors for metric breakdowns."""
+    judge_output: tuple[EntityJudgement, ...] = ()
+    """The task pipeline's part comparisons per entity (the release's ``judge_output``); hidden from the player."""
+    split: Literal["train", "test"] | None = None
+    """Train / test split by gold entity; None: ``lateralgym.envs.split_tasks`` hashes the gold entity's id."""
 
     @model_validator(mode="after")
     def _gold_in_scene(self) -> CreativityTask:
@@ -348,6 +394,13 @@ class CreativityTask(_Frozen):
         """The scene entity whose name matches (case, spacing and snake_case ignored), or None."""
         key = snake(name)
         return next((e for e in self.entities if snake(e.name) == key), None)
+
+    def comparison(self, entity: str, part: str) -> PartJudgement | None:
+        """The judges' comparison of ``entity``'s ``part`` with the gold (``judge_output``: the release's,
+        or the task pipeline's), or None. Judge-only material: never shown to the player."""
+        judged = next((j for j in self.judge_output if snake(j.entity) == snake(entity)), None)
+        key = snake(part)
+        return next((v for v in judged.parts if v.part == key), None) if judged else None
 
 
 class MultipleChoiceItem(_Frozen):

@@ -53,7 +53,7 @@ def shaped_config(max_turns: int = 6) -> EpisodeConfig:
 
 
 def make_env(items: Sequence[Item] | None = None, max_turns: int = 6) -> DiscreteCreativity:
-    """A ``DiscreteCreativity`` env on ``shaped_config`` (default items: the 48 sample tasks)."""
+    """A ``DiscreteCreativity`` env on ``shaped_config`` (default items: the sample tasks)."""
     return DiscreteCreativity(CreativityEnv(shaped_config(max_turns), items=items))
 
 

@@ -15,7 +15,7 @@ then assesses the answer (CreativityBench §6 and App. G; the official ``evaluat
   quality fields on the predicted part (the judge may call a condition NA when the predicted use
   needs none; no ``prediction_correctness``), and Figure 11's failure attribution: one primary
   category and any contributing ones from ``FAILURE_CATEGORIES``. The model sees the release's
-  comparison annotation of the predicted part (``Entity.judge_output``) when there is one.
+  comparison annotation of the predicted part (``CreativityTask.judge_output``) when there is one.
 
 The model answers with one JSON object, validated by a pydantic model (a fenced block or JSON in
 prose is accepted; of several objects the last valid one counts). A reply that does not validate is
@@ -364,7 +364,7 @@ def _wrong_case(task: CreativityTask, commit: Commit, how: str) -> str:
     named = commit.entity or ""
     entity = task.entity(named) or task.entity(match_name(named, [e.name for e in task.entities]) or "")
     part = entity.part(commit.part or "") if entity else None
-    comparison = entity.comparison(part.name) if entity and part else None
+    comparison = task.comparison(entity.name, part.name) if entity and part else None
     lines = [
         f"TASK: {task.task}",
         f"ENVIRONMENT: {task.environment}",

@@ -20,7 +20,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         package = Path(tmp) / "lateralgym"
         shutil.copytree(ROOT / "lateralgym", package, symlinks=True)
-        for name in ("envs", "agents", "judges", "episodes", "integrations"):
+        for name in ("envs", "agents", "judges", "episodes", "integrations", "databuild"):
             (package / name).symlink_to(ROOT / name)
         command = [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "-p", "lateralgym"]
         return subprocess.call(command, cwd=tmp)

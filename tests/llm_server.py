@@ -1,8 +1,9 @@
 """A real OpenAI-compatible chat server on 127.0.0.1 for the test suite.
 
 The server speaks just enough of the OpenAI HTTP API (``POST /v1/chat/completions``,
-``POST /chat/completions``, ``GET /v1/models``) for the real ``openai`` and
-``litellm`` clients to run their full code paths against it. Replies are
+``POST /chat/completions``, ``POST /v1/embeddings``, ``GET /v1/models``) for the real ``openai``
+and ``litellm`` clients to run their full code paths against it. Embeddings are deterministic
+hashed bag-of-words vectors (``bag_of_words_vector``): texts sharing words point the same way. Replies are
 scripted (a queue of replies and faults) or computed by a ``responder`` callable;
 faults can also be injected at a seeded rate. Faults cover what real servers and proxies do
 wrong: HTTP errors, rate limits, stalls, bodies that are not JSON or not UTF-8, completions with
@@ -28,7 +29,9 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import random
 import re
 import socket
@@ -48,6 +51,7 @@ __all__ = [
     "RecordedRequest",
     "Reply",
     "ScriptedLLMServer",
+    "bag_of_words_vector",
     "count_words",
     "reply_tokens",
     "token_ids",
@@ -58,6 +62,9 @@ FaultKind = Literal["status", "rate_limit", "delay", "garbage", "empty", "null",
 
 _CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 _MODELS_PATHS = ("/v1/models", "/models")
+_EMBEDDING_PATHS = ("/v1/embeddings", "/embeddings")
+EMBEDDING_DIM = 64
+"""Length of the server's embedding vectors."""
 _MAX_BODY_BYTES = 1 << 20
 _MAX_RECORDED = 10_000
 
@@ -65,6 +72,19 @@ _MAX_RECORDED = 10_000
 def count_words(text: str) -> int:
     """Count tokens the way this server does: whitespace-separated words."""
     return len(text.split())
+
+
+def bag_of_words_vector(text: str, dim: int = EMBEDDING_DIM) -> list[float]:
+    """The server's embedding of ``text``: lower-cased words hashed (md5) into ``dim`` signed buckets,
+    L2-normalised; all zeros but the first for a text without words."""
+    vector = [0.0] * dim
+    for word in text.lower().split():
+        digest = int.from_bytes(hashlib.md5(word.strip(".,;:!?\"'()").encode()).digest()[:8], "little")
+        vector[digest % dim] += 1.0 if (digest >> 63) & 1 else -1.0
+    norm = math.sqrt(sum(x * x for x in vector))
+    if norm == 0:
+        return [1.0] + [0.0] * (dim - 1)
+    return [x / norm for x in vector]
 
 
 @dataclass(frozen=True)
@@ -234,7 +254,7 @@ class ScriptedLLMServer:
             return self
         self._stopping.clear()
         handler = _make_handler(self)
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        httpd = _Server(("127.0.0.1", 0), handler)
         httpd.daemon_threads = True
         self._httpd = httpd
         self._thread = threading.Thread(
@@ -308,6 +328,11 @@ class ScriptedLLMServer:
         return sum(1 for r in self.requests if urlsplit(r.path).path in _CHAT_PATHS)
 
     @property
+    def embedding_calls(self) -> int:
+        """How many embeddings requests arrived."""
+        return sum(1 for r in self.requests if urlsplit(r.path).path in _EMBEDDING_PATHS)
+
+    @property
     def max_in_flight(self) -> int:
         """The peak number of chat requests being handled at once."""
         with self._lock:
@@ -367,6 +392,21 @@ class ScriptedLLMServer:
             return item
         text = self.responder(body) if self.responder is not None else self.default_reply
         return Reply(text)
+
+    def _next_embedding_fault(self) -> Fault | None:
+        """A scripted fault at the head of the queue (scripted replies are left for chat), or one drawn
+        at ``fault_rate``, or None."""
+        with self._lock:
+            head = self._state.script[0] if self._state.script else None
+            item: Fault | None = None
+            if isinstance(head, Fault):
+                self._state.script.popleft()
+                item = head
+            elif head is None and self.fault_rate and self.fault_kinds and self._rng.random() < self.fault_rate:
+                item = self._rng.choice(self.fault_kinds)
+            if item is not None and item.kind not in ("empty", "null"):
+                self._state.faults_served += 1
+        return item
 
     def _sent(self, body: str) -> None:
         with self._lock:
@@ -503,13 +543,17 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 self._error(413, "request body too large")
                 return
-            if urlsplit(self.path).path not in _CHAT_PATHS:
+            route = urlsplit(self.path).path
+            if route not in _CHAT_PATHS and route not in _EMBEDDING_PATHS:
                 self._error(404, f"no route for POST {self.path}")
                 return
             if server.require_key is not None:
                 if self.headers.get("Authorization") != f"Bearer {server.require_key}":
                     self._error(401, "invalid API key")
                     return
+            if route in _EMBEDDING_PATHS:
+                self._embeddings(body)
+                return
             if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
                 self._error(400, "body must be JSON with a 'messages' list")
                 return
@@ -519,6 +563,43 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._answer(body)
             finally:
                 server._leave(body, started)
+
+        def _embeddings(self, body: Any) -> None:
+            texts = body.get("input") if isinstance(body, dict) else None
+            texts = [texts] if isinstance(texts, str) else texts
+            if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+                self._error(400, "body must be JSON with an 'input' string or list of strings")
+                return
+            fault = server._next_embedding_fault()
+            if fault is not None and fault.kind == "delay":
+                server._sleep(fault.delay_s)
+                if server._stopping.is_set():
+                    return
+            elif fault is not None and fault.kind in ("empty", "null"):
+                texts = []  # a 200 with no vectors: malformed for the client
+            elif fault is not None and fault.kind == "garbage":
+                self._send(200, "<html>502 upstream gone {not json</html>")
+                return
+            elif fault is not None and fault.kind == "rate_limit":
+                headers = {} if fault.retry_after is None else {"Retry-After": f"{fault.retry_after:g}"}
+                self._error(429, "scripted rate limit", headers)
+                return
+            elif fault is not None:  # status, echo, non_utf8: an HTTP error
+                self._error(fault.status_code if fault.kind != "non_utf8" else 500, "scripted embeddings failure")
+                return
+            if server.latency_s:
+                server._sleep(server.latency_s)
+            tokens = sum(count_words(text) for text in texts)
+            payload = {
+                "object": "list",
+                "model": str(body.get("model", "scripted")),
+                "data": [
+                    {"object": "embedding", "index": i, "embedding": bag_of_words_vector(text)}
+                    for i, text in enumerate(texts)
+                ],
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+            self._send(200, json.dumps(payload))
 
         def _answer(self, body: dict[str, Any]) -> None:
             item = server._next_item(body)
@@ -562,6 +643,12 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             self._send(200, json.dumps(_completion_json(body, item)))
 
     return Handler
+
+
+class _Server(ThreadingHTTPServer):
+    # The default listen backlog of 5 drops connections when hundreds of requests arrive at once
+    # (a data build's fan-out); the clients' retries would then measure the backlog, not the client.
+    request_queue_size = 1024
 
 
 def _lower_headers(headers: Message) -> dict[str, str]:

@@ -65,7 +65,7 @@ def test_training_beats_random_and_untrained_policies(trained: tuple[LinearSoftm
     learned = evaluate(policy, env)
     random = evaluate(zero, env, episodes=5 * 48, greedy=False, seed=0)
     untrained = evaluate(zero, env)
-    assert learned.episodes == untrained.episodes == 48 and len(history.returns) == 800
+    assert learned.episodes == untrained.episodes == len(env.unwrapped.items) and len(history.returns) == 800
     assert learned.mean_return > random.mean_return > untrained.mean_return
     assert learned.gold_correct_rate > random.gold_correct_rate > untrained.gold_correct_rate == 0.0
     early, _ = train_reinforce(make_env, episodes=100, lr=1.0, seed=0)  # the same run, stopped early
@@ -76,9 +76,11 @@ def test_learned_weights_read_as_the_tool_repurposing_heuristic(
     trained: tuple[LinearSoftmaxPolicy, TrainingHistory],
 ) -> None:
     theta = dict(zip(FEATURES, trained[0].theta, strict=True))
-    # commit the part whose attributes match the task; names that echo the task are distractors
+    # commit the part whose attributes match the task, never inspect an entity twice (the sign of
+    # inspect_name_overlap is the data's: the 48-task sample of v0 planted name-echo distractors, the
+    # pipeline-built sample does not)
     assert theta["commit_part_overlap"] > 0 and theta["commit_best_part"] > 0
-    assert theta["inspect_name_overlap"] < 0 and theta["inspect_already_inspected"] < 0
+    assert theta["inspect_already_inspected"] < 0
 
 
 def test_same_seed_same_theta() -> None:

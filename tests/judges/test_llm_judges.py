@@ -16,7 +16,7 @@ from llm_server import Fault, Reply, ScriptedLLMServer, count_words
 from lateralgym.agents._llm_client import LLMCallError, LLMClient, LLMConfigError
 from lateralgym.envs import Commit, CreativityEnv, DatasetError, EpisodeConfig, SplatEnv
 from lateralgym.envs._judging import QA, JudgeReply
-from lateralgym.envs._schema import PartComparison
+from lateralgym.envs._schema import EntityJudgement, PartJudgement
 from lateralgym.envs.benchmarks.creativity import WRONG_CRITERIA, CreativityJudgement
 from lateralgym.envs.benchmarks.splat._scene import UNCLEAR_MESSAGE
 from lateralgym.envs.testing import find_leaks
@@ -569,11 +569,11 @@ def test_an_na_where_the_gold_has_a_condition_scores_zero(llm_server: ScriptedLL
 
 
 def test_wrong_answer_comparison_scores_and_failure_attribution(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
-    comparison = PartComparison(
-        part="cloth_body", similar_affordance="No", gold_change="No", similar_affordance_reason="too soft to lever"
+    comparison = PartJudgement(
+        part="cloth_body", similar_affordance=False, gold_change=False, similar_affordance_reason="too soft to lever"
     )
-    towel = TOWEL.model_copy(update={"judge_output": (comparison,)})
-    task = PAINT_TASK.model_copy(update={"entities": (towel, *PAINT_TASK.entities[1:])})
+    annotation = EntityJudgement(entity=TOWEL.name, parts=(comparison,))
+    task = PAINT_TASK.model_copy(update={"judge_output": (annotation,)})
     llm_server.enqueue(wrong_json())
     judge = LLMCreativityJudge(make_client(llm_server, tmp_path))
     commit = Commit(entity="cotton tea towel", part="cloth_body", how_to_use="Grip the lid with the towel and twist.")

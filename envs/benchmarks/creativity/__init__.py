@@ -148,7 +148,7 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
         "lateralgym/Creativity-Interactive-v2": "creativity-interactive",
         "lateralgym/Creativity-Explore-v1": "creativity-explore",
     }
-    sample_file = "creativity_tasks.jsonl"
+    sample_file = "creativity_tasks.jsonl.gz"
     formats = (
         DatasetFormat(
             "creativitybench", "CreativityBench task JSON (a list of tasks)", _is_release, load_creativitybench

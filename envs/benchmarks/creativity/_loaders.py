@@ -36,7 +36,6 @@ from lateralgym.envs._schema import (
     DistractorSimilarity,
     Entity,
     Part,
-    PartComparison,
     PhysicalAttributes,
     StateAttributes,
     snake,
@@ -185,6 +184,8 @@ def _affordance(data: Mapping[str, Any], fallback: int | None, path: Path, where
         where,
         {
             "action": require_text(data, "affordance", path, where, prefix),
+            # Not in the release: LateralGym's writer keeps the functional category here.
+            "category": text(data.get("category"), path, where, f"{prefix}category"),
             "use_condition": text(data.get("use_condition"), path, where, f"{prefix}use_condition") or "NA",
             "environment_condition": text(
                 data.get("environment_condition"), path, where, f"{prefix}environment_condition"
@@ -204,6 +205,44 @@ def _affordance(data: Mapping[str, Any], fallback: int | None, path: Path, where
         },
         prefix=prefix,
     )
+
+
+def _yes(value: object, path: Path, where: object, field: str) -> bool:
+    """A judge's ``"Yes"`` / ``"No"`` (a leading word, as the release writes it) or a JSON flag."""
+    if isinstance(value, bool):
+        return value
+    word = re.match(r"\s*(yes|no)\b", text(value, path, where, field), re.IGNORECASE)
+    if word is None:
+        raise DatasetError(path, f"expected Yes or No, got {brief(value)}", record=where, field=field)
+    return word.group(1).lower() == "yes"
+
+
+def _judge_output(raw: object, name: str, path: Path, where: object, prefix: str) -> dict[str, Any]:
+    """An entity's ``judge_output`` (part -> comparison with the gold) as an ``EntityJudgement``'s fields."""
+    parts = []
+    for part, entry in as_mapping(raw, path, where, f"{prefix}judge_output").items():
+        field = f"{prefix}judge_output.{part}."
+        entry = as_mapping(entry, path, where, field.rstrip("."))
+        use = entry.get("affordance", "NA")
+        use = use.get("affordance", "") if isinstance(use, Mapping) else text(use, path, where, f"{field}affordance")
+        hardness = f"{field}decision_making_difficulty"
+        difficulty = text(entry.get("decision_making_difficulty", "NA"), path, where, hardness)
+        parts.append(
+            {
+                "part": snake(part),
+                "similar_affordance": _yes(entry.get("similar_affordance"), path, where, f"{field}similar_affordance"),
+                "similar_affordance_reason": text(
+                    entry.get("similar_affordance_reason"), path, where, f"{field}similar_affordance_reason"
+                ),
+                "affordance": "" if use == "NA" else use,
+                "gold_change": _yes(entry.get("gold_change"), path, where, f"{field}gold_change"),
+                "gold_change_reason": text(entry.get("gold_change_reason"), path, where, f"{field}gold_change_reason"),
+                "decision_difficulty": None
+                if difficulty.upper() in ("", "NA")
+                else whole_number(difficulty, path, where, hardness),
+            }
+        )
+    return {"entity": name, "parts": parts}
 
 
 def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> CreativityTask:
@@ -248,6 +287,7 @@ def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> Creat
     affordance = _affordance(gold_data, setting_level, path, where, "golds[0].gold_affordance.")
 
     entities = []
+    judged = []
     raw_entities = as_list(require(record, "entities", path, where), path, where, "entities")
     for number, raw in enumerate(raw_entities):
         prefix = f"entities[{number}]."
@@ -272,11 +312,12 @@ def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> Creat
                     "name": name,
                     "scene": scene,
                     "parts": parts,
-                    "judge_output": _judge_output(raw.get("judge_output"), path, where, f"{prefix}judge_output"),
                 },
                 prefix=prefix,
             )
         )
+        if "judge_output" in raw:
+            judged.append(_judge_output(raw["judge_output"], name, path, where, prefix))
     items = []
     for number, raw in enumerate(as_list(record.get("items", []), path, where, "items")):
         raw = as_mapping(raw, path, where, f"items[{number}]")
@@ -308,35 +349,10 @@ def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> Creat
                 "distractor_count": len(entities) - 1,
                 "distractor_similarity": SIMILARITY_TIERS[tier],
             },
+            "judge_output": judged,
+            **({"split": record["split"]} if "split" in record else {}),
         },
     )
-
-
-_COMPARISON_FIELDS = tuple(name for name in PartComparison.model_fields if name != "part")
-
-
-def _judge_output(value: object, path: Path, where: object, field: str) -> tuple[PartComparison, ...]:
-    """An entity's ``judge_output`` (part name -> its comparison with the gold); missing is none."""
-    if value is None:
-        return ()
-    comparisons = []
-    for part, raw in as_mapping(value, path, where, field).items():
-        entry = as_mapping(raw, path, where, f"{field}.{part}")
-        fields = {name: _comparison_text(entry.get(name)) for name in _COMPARISON_FIELDS}
-        comparisons.append(PartComparison(part=snake(str(part)), **fields))
-    return tuple(comparisons)
-
-
-def _comparison_text(value: object) -> str:
-    """A ``judge_output`` field as text: the release writes text, numbers (difficulty) and, for a
-    similar part, the whole affordance object (kept as compact JSON for the judge to read)."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value.strip()
-    if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
 
 
 def is_seed_entity(record: object) -> bool:

@@ -1,0 +1,196 @@
+"""``ask_json``: one checkpointed, validated JSON question to a model, as every LLM stage asks it.
+
+A stage names what it wants with a pydantic model; ``ask_json`` sends the chat through the one
+client layer (``lateralgym.agents.LLMClient``: retries, timeouts, concurrency cap, redaction),
+pulls the JSON object out of the reply, validates it, re-asks with the validation error when it
+does not fit, and stores only valid records in the ``CheckpointStore``. A record already stored
+is returned without a call, so a resumed or repeated build pays only for what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from lateralgym.databuild._errors import DataBuildError
+from lateralgym.databuild._store import CheckpointStore
+
+if TYPE_CHECKING:
+    from lateralgym.agents._llm_client import LLMClient
+
+__all__ = ["StageCounters", "ask_json", "extract_json_object", "validation_feedback"]
+
+M = TypeVar("M", bound=BaseModel)
+
+_MAX_FEEDBACK_ERRORS = 5
+_FEEDBACK_INPUT_CHARS = 80
+
+
+@dataclass
+class StageCounters:
+    """What one stage of a build did, for the progress display and the summary table.
+
+    Attributes:
+        stage: The stage's name (``entities``, ``parts``, ...).
+        calls: Requests answered or failed by the client (each re-ask is one more).
+        cached: Records served from the checkpoint store, at no cost.
+        written: Valid records stored by this run.
+        retried: Re-asks after an invalid reply (the validation error appended).
+        invalid_skipped: Questions given up after every re-ask was invalid (nothing written).
+        errored: Questions given up because the API failed after the client's own retries.
+        prompt_tokens: Prompt tokens reported by the server.
+        completion_tokens: Completion tokens reported by the server.
+        cost_usd: Cost the client priced (litellm's cost map); None once a call could not be priced.
+    """
+
+    stage: str
+    calls: int = 0
+    cached: int = 0
+    written: int = 0
+    retried: int = 0
+    invalid_skipped: int = 0
+    errored: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """The counters as a plain dict (for JSON summaries)."""
+        return asdict(self)
+
+
+def extract_json_object(text: str) -> dict[str, Any]:
+    """The first JSON object in ``text``, tolerating prose and code fences around it.
+
+    Example:
+        >>> extract_json_object('Sure!\\n```json\\n{"a": 1}\\n```')
+        {'a': 1}
+
+    Raises:
+        ValueError: No JSON object could be decoded from the text.
+    """
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return value
+        start = text.find("{", start + 1)
+    raise ValueError("the reply holds no JSON object")
+
+
+def validation_feedback(exc: ValidationError | ValueError) -> str:
+    """A short description of what was wrong with a reply, for the re-ask."""
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    problems = []
+    for error in exc.errors()[:_MAX_FEEDBACK_ERRORS]:
+        where = ".".join(str(p) for p in error["loc"]) or "(top level)"
+        problems.append(f"{where}: {error['msg']}")
+    more = len(exc.errors()) - _MAX_FEEDBACK_ERRORS
+    if more > 0:
+        problems.append(f"and {more} more problem(s)")
+    return "; ".join(problems)
+
+
+async def ask_json(
+    client: LLMClient,
+    *,
+    stage: str,
+    key: str,
+    messages: list[dict[str, str]],
+    schema: type[M],
+    store: CheckpointStore,
+    counters: StageCounters,
+    temperature: float,
+    retries: int = 2,
+) -> M | None:
+    """Cached in ``store`` under (stage, key) (a hit costs no call); extracts the one JSON object from the reply
+    (tolerating prose/code fences around it); validates with pydantic; on invalid output re-asks with the
+    validation error appended (up to ``retries``), then returns None and counts ``invalid_skipped`` — never
+    writes an invalid record. API errors/timeouts after the client's own retries: counted ``errored``, None
+    returned.
+
+    Args:
+        client: The client of the annotating model (its cap bounds the requests in flight).
+        stage: Checkpoint stage name.
+        key: Checkpoint key: everything the question depends on, so equal keys mean equal questions.
+        messages: The chat to send.
+        schema: The pydantic model the reply's JSON object must validate against.
+        store: Where valid records live.
+        counters: The stage's counters, updated in place.
+        temperature: Sampling temperature of every request.
+        retries: Re-asks after an invalid reply.
+
+    Returns:
+        The validated record, or None when the question was given up (counted).
+
+    Raises:
+        DataBuildError: A stored record no longer fits ``schema`` (a checkpoint of another version).
+    """
+    from lateralgym.agents._llm_errors import LLMCallError
+
+    stored = store.get(stage, key)
+    if stored is not None:
+        try:
+            record = schema.model_validate(stored)
+        except ValidationError as exc:
+            raise DataBuildError(
+                f"{store.root / stage}.jsonl, key {key!r}: checkpoint does not fit {schema.__name__} "
+                f"({validation_feedback(exc)}); delete that file to rebuild the stage"
+            ) from None
+        counters.cached += 1
+        return record
+    chat: list[dict[str, str]] = [dict(m) for m in messages]
+    for attempt in range(retries + 1):
+        try:
+            call = await client.complete(chat, role="annotator", temperature=temperature)
+        except LLMCallError:
+            counters.calls += 1
+            counters.errored += 1
+            return None
+        counters.calls += 1
+        if call.error is not None:  # a client made with raise_on_error=False
+            counters.errored += 1
+            return None
+        counters.prompt_tokens += call.prompt_tokens
+        counters.completion_tokens += call.completion_tokens
+        if not call.cache_hit:
+            counters.cost_usd = (
+                None if call.cost_usd is None or counters.cost_usd is None else counters.cost_usd + call.cost_usd
+            )
+        try:
+            record = schema.model_validate(extract_json_object(call.text))
+        except (ValidationError, ValueError) as exc:
+            if attempt == retries:
+                break
+            counters.retried += 1
+            chat = [*chat, *_reask(call.text, exc)]
+            continue
+        store.put(stage, key, record.model_dump(mode="json"))
+        counters.written += 1
+        return record
+    counters.invalid_skipped += 1
+    return None
+
+
+def _reask(reply: str, exc: ValidationError | ValueError) -> Sequence[dict[str, str]]:
+    """The turn that shows the model its invalid reply and what was wrong with it."""
+    return (
+        {"role": "assistant", "content": reply},
+        {
+            "role": "user",
+            "content": (
+                f"That reply could not be used: {validation_feedback(exc)}. "
+                "Answer again with only the corrected JSON object, in the format asked for."
+            ),
+        },
+    )

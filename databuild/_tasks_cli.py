@@ -1,0 +1,203 @@
+"""What ``lateralgym tasks build`` / ``tasks stats`` and ``scripts/build_sample_data.py`` do."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from lateralgym.databuild._cost import estimate_cost_usd, format_cost
+from lateralgym.databuild._embed import Embedder, make_embedder
+from lateralgym.databuild._errors import DataBuildError
+from lateralgym.databuild._official import write_official
+from lateralgym.databuild._progress import StageProgress, counters_table
+from lateralgym.databuild._store import CheckpointStore
+from lateralgym.databuild._tasks_inputs import jsonl_files, read_kb, read_seeds
+from lateralgym.databuild._tasks_models import GoldRef, TaskBuildConfig
+from lateralgym.databuild._tasks_pipeline import STAGE_COMPARE, STAGE_INTRA, STAGE_TEXT, build_tasks
+from lateralgym.databuild._tasks_prompts import compare_messages, task_text_messages
+from lateralgym.databuild._tasks_stats import empty_cells, stats_tables
+from lateralgym.databuild._tiers import candidate_pools, gold_strata
+from lateralgym.envs import AffordanceKB, CreativityTask, DatasetError, load_items
+from lateralgym.envs._errors import validation_message
+
+__all__ = ["build_sample", "run_build", "run_stats", "store_seeds", "write_tasks"]
+
+KB_FILE = "affordance_kb.jsonl"
+TASKS_FILE = "creativity_tasks.jsonl.gz"
+_COMPLETION_TOKENS = {STAGE_TEXT: 350, STAGE_INTRA: 70, STAGE_COMPARE: 70}
+"""Expected completion tokens of an answer (stage D and F: per part judged)."""
+
+
+def _kb_files(source: Path) -> list[Path]:
+    if source.is_dir() and sorted(source.glob("kb*.jsonl")):
+        return sorted(source.glob("kb*.jsonl"))
+    return jsonl_files(source, "*.jsonl")
+
+
+def store_seeds(store: CheckpointStore, paths: Sequence[Path], kb: AffordanceKB) -> int:
+    """Store hand-written seeds as stage C answers; returns how many. A seed that differs from the
+    answer already stored for its gold is an error (the store keeps first answers)."""
+    seeds = read_seeds(paths, kb)
+    for seed in seeds:
+        record = seed.task_text().model_dump(mode="json")
+        stored = store.get(STAGE_TEXT, seed.gold.key)
+        if stored is not None and stored != record:
+            raise DataBuildError(
+                f"seed {seed.id!r} differs from the task text stored for {seed.gold.key!r} in "
+                f"{store.root / STAGE_TEXT}.jsonl; delete that file (or its line) and rerun"
+            )
+        store.put(STAGE_TEXT, seed.gold.key, record)
+    return len(seeds)
+
+
+def write_tasks(tasks: Sequence[CreativityTask], path: Path, official: bool = False) -> None:
+    """Write tasks atomically: our JSONL (gzip when the name ends in ``.gz``, with no timestamp, so equal
+    tasks give equal bytes) or the official task JSON."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    if official:
+        write_official(tasks, partial)
+    else:
+        data = "".join(t.model_dump_json() + "\n" for t in tasks).encode("utf-8")
+        partial.write_bytes(gzip.compress(data, compresslevel=9, mtime=0) if path.suffix == ".gz" else data)
+    os.replace(partial, path)
+
+
+def _config(args: argparse.Namespace) -> TaskBuildConfig:
+    try:
+        return TaskBuildConfig(
+            per_tier=args.per_tier,
+            tiers_per_gold=args.tiers_per_gold,
+            embed_field=args.embed_field,
+            cluster_scope=args.cluster_scope,
+            distractor_scope=args.distractor_scope,
+            seed=args.seed,
+        )
+    except ValidationError as exc:
+        field, message = validation_message(exc)
+        raise DataBuildError(f"--{(field or '').replace('_', '-')}: {message}") from None
+
+
+async def _estimate(
+    kb: AffordanceKB, embedder: Embedder, config: TaskBuildConfig, store: CheckpointStore, args: argparse.Namespace
+) -> Table:
+    """Stage A for real (local embedders cost nothing), then the questions stages C, D and F would ask."""
+    from lateralgym.databuild._cluster import cluster_affordances
+
+    index = await cluster_affordances(
+        kb, embedder, diameter=config.diameter, field=config.embed_field, scope=config.cluster_scope, store=store
+    )
+    allowed = {r for r in index.refs if store.get(STAGE_TEXT, r.key) is not None} if args.only_seeded else None
+    strata = gold_strata(kb, index, config.seed, allowed)
+    entities = {e.id: e for e in kb.entities}
+    calls = dict.fromkeys((STAGE_TEXT, STAGE_INTRA, STAGE_COMPARE), 0)
+    prompt = dict.fromkeys(calls, 0)
+    completion = dict.fromkeys(calls, 0)
+
+    def count(stage: str, key: str, messages: list[dict[str, str]], parts: int = 1) -> None:
+        if store.get(stage, key) is None:
+            calls[stage] += 1
+            prompt[stage] += sum(len(m["content"]) for m in messages) // 4
+            completion[stage] += _COMPLETION_TOKENS[stage] * parts
+
+    golds: list[GoldRef] = [g for refs in strata.values() for g in refs[: config.per_tier]]
+    for gold in golds:
+        entity = entities[gold.entity_id]
+        part = next(p for p in entity.parts if p.name == gold.part)
+        affordance = part.affordances[gold.index]
+        count(STAGE_TEXT, gold.key, task_text_messages(entity, part, affordance))
+        task = "(the task text)"
+        others = tuple(p for p in entity.parts if p.name != part.name)
+        if others and args.judge == "llm":
+            count(STAGE_INTRA, gold.key, compare_messages(entity, part, affordance, task, entity, others), len(others))
+        near, far = candidate_pools(gold, kb, index, scope=config.distractor_scope, pool_size=config.pool_size)
+        for candidate in [*near, *far] if args.judge == "llm" else []:
+            messages = compare_messages(entity, part, affordance, task, candidate, candidate.parts)
+            count(STAGE_COMPARE, f"{gold.key}|{candidate.id}", messages, len(candidate.parts))
+    table = Table(title=f"dry run: {len(golds)} golds to try in {len(strata)} strata (more if some are rejected)")
+    for column in ("stage", "calls", "prompt tokens", "completion tokens", "cost"):
+        table.add_column(column, justify="left" if column == "stage" else "right")
+    model = args.model or ""
+    for stage in calls:
+        cost = estimate_cost_usd(model, prompt[stage], completion[stage], use_litellm=not args.base_url)
+        table.add_row(stage, str(calls[stage]), str(prompt[stage]), str(completion[stage]), format_cost(cost))
+    return table
+
+
+def run_build(args: argparse.Namespace, console: Console | None = None) -> int:
+    """``lateralgym tasks build``; returns the exit status."""
+    console = console or Console()
+    kb = read_kb(_kb_files(args.kb))
+    config = _config(args)
+    checkpoints = args.checkpoints or args.out.with_name(args.out.name + ".checkpoints")
+    embedder = make_embedder(args.embedder, base_url=args.base_url)
+    with CheckpointStore(checkpoints) as store:
+        if args.seeds is not None:
+            store_seeds(store, jsonl_files(args.seeds, "seeds*.jsonl"), kb)
+        if args.dry_run:
+            console.print(asyncio.run(_estimate(kb, embedder, config, store, args)))
+            return 0
+        client = None
+        if args.model:
+            from lateralgym.agents._llm_client import LLMClient
+
+            client = LLMClient(args.model, base_url=args.base_url, concurrency=args.concurrency, use_cache=False)
+        elif args.judge == "llm" and not args.only_seeded:
+            raise DataBuildError("give --model for the LLM stages, or --judge rules --only-seeded to build offline")
+        with StageProgress(enabled=not args.quiet) as progress:
+            build = asyncio.run(
+                build_tasks(
+                    kb,
+                    embedder=embedder,
+                    store=store,
+                    config=config,
+                    client=client,
+                    judge=args.judge,
+                    only_stored_golds=args.only_seeded,
+                    progress=progress,
+                )
+            )
+    if not build.tasks:
+        raise DataBuildError("the build made no task (see the counts above); grow the KB or lower --per-tier")
+    official = args.format == "official" or (args.format is None and args.out.suffix == ".json")
+    write_tasks(build.tasks, args.out, official=official)
+    console.print(build.summary())
+    console.print(counters_table(build.counters.values()))
+    console.print(f"wrote {len(build.tasks)} tasks to {args.out} (checkpoints in {checkpoints})")
+    return 0
+
+
+def run_stats(path: Path, console: Console | None = None) -> int:
+    """``lateralgym tasks stats``: the tables, then the empty cells; returns 0."""
+    console = console or Console()
+    tasks = list(load_items(path))
+    if not all(isinstance(t, CreativityTask) for t in tasks):
+        raise DatasetError(path, "holds no CreativityBench tasks; give a task file")
+    for table in stats_tables(tasks):
+        console.print(table)
+    empty = empty_cells(tasks)
+    console.print("every (band x level) and (similarity x count) cell is populated" if not empty else f"empty: {empty}")
+    return 0
+
+
+def build_sample(src: Path, out: Path, checkpoints: Path) -> str:
+    """Rebuild the shipped sample from ``src`` into ``out`` (``scripts/build_sample_data.py``); returns a summary."""
+    from lateralgym.commands.tasks import SAMPLE_ARGS, parse
+
+    args = parse(
+        ["tasks", "build", "--kb", str(src), "--seeds", str(src), "--checkpoints", str(checkpoints)]
+        + ["--out", str(out / TASKS_FILE), "--quiet", *SAMPLE_ARGS]
+    )
+    console = Console(record=True, width=120, file=open(os.devnull, "w"))  # noqa: SIM115
+    run_build(args, console)
+    kb = read_kb(_kb_files(src))
+    (out / KB_FILE).write_text("".join(e.model_dump_json() + "\n" for e in kb.entities), encoding="utf-8")
+    return console.export_text()

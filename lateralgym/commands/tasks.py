@@ -1,0 +1,102 @@
+"""``lateralgym tasks build`` and ``lateralgym tasks stats``: the CreativityBench task pipeline (paper §4.2, App. D).
+
+``tasks build`` runs stages A-H over a knowledge base (see ``lateralgym.databuild``) and writes our
+JSONL (``.jsonl``, or gzip-compressed ``.jsonl.gz``) or the official task JSON (``--format official``).
+LLM answers are checkpointed (``--checkpoints``), so a killed build resumes and a rerun costs nothing;
+``--dry-run`` prints the calls, tokens and cost per stage first. ``tasks stats`` prints the counts per
+scene and the (band x level) and (similarity x count) grids of any task file our loaders read.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+SAMPLE_ARGS: tuple[str, ...] = (
+    "--only-seeded",
+    "--judge",
+    "rules",
+    "--embedder",
+    "lexical",
+    "--embed-field",
+    "category",
+    "--cluster-scope",
+    "kb",
+    "--distractor-scope",
+    "kb",
+    "--per-tier",
+    "100",
+    "--tiers-per-gold",
+    "6",
+)
+"""The settings of LateralGym's shipped sample (``scripts/build_sample_data.py``): see its docstring."""
+
+_EXAMPLES = """examples:
+  lateralgym tasks build --kb kb/ --model openai/gpt-4o-mini --embedder lexical --out tasks.jsonl --dry-run
+  lateralgym tasks build --kb kb/ --model openai/qwen --base-url http://127.0.0.1:8000/v1 --out tasks.jsonl.gz
+  lateralgym tasks build --kb kb/ --model openai/gpt-4o-mini --out tasks.json --format official
+  lateralgym tasks stats tasks.jsonl.gz
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``tasks build`` and ``tasks stats``."""
+    parser = sub.add_parser(
+        "tasks",
+        help="build CreativityBench tasks from a KB (paper §4.2), or count a task file",
+        description=__doc__.split("\n")[0] if __doc__ else None,
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="tasks_command", required=True, metavar="{build,stats}")
+    build = actions.add_parser(
+        "build", help="run stages A-H over a KB", epilog=_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    build.add_argument("--kb", type=Path, required=True, help="KB: an Entity JSONL file, or a folder of kb*.jsonl")
+    build.add_argument("--out", type=Path, required=True, help="tasks file: .jsonl, .jsonl.gz, or .json (official)")
+    build.add_argument("--model", help="model of the LLM stages (provider/model[?options]); none: answers stored")
+    build.add_argument("--base-url", help="OpenAI-compatible server of --model (and of an API --embedder)")
+    build.add_argument("--embedder", default="lexical", help="lexical (default), st: (local MiniLM), or a model")
+    build.add_argument("--checkpoints", type=Path, help="checkpoint folder (default: OUT's name + .checkpoints)")
+    build.add_argument("--seeds", type=Path, help="hand-written stage C answers: a TaskSeed JSONL, or seeds*.jsonl")
+    build.add_argument("--only-seeded", action="store_true", help="golds only where a task text is stored")
+    build.add_argument("--judge", choices=("llm", "rules"), default="llm", help="stages D and F: model or rules")
+    build.add_argument("--per-tier", type=int, default=10, help="golds per (scene, band, level) tier (paper: 10)")
+    build.add_argument("--tiers-per-gold", type=int, help="keep at most this many distractor tiers per gold")
+    build.add_argument(
+        "--embed-field", choices=("action", "category"), default="action", help="embed the use (paper) or its category"
+    )
+    build.add_argument(
+        "--cluster-scope", choices=("scene", "kb"), default="scene", help="cluster per scene (paper) or the whole KB"
+    )
+    build.add_argument(
+        "--distractor-scope", choices=("scene", "kb"), default="scene", help="distractors from the scene (paper) or KB"
+    )
+    build.add_argument("--seed", type=int, default=0, help="seed of every draw")
+    build.add_argument("--format", choices=("jsonl", "official"), help="default: official for .json, else jsonl")
+    build.add_argument("--concurrency", type=int, default=16, help="model requests in flight")
+    build.add_argument("--dry-run", action="store_true", help="print calls, tokens and cost per stage; ask nothing")
+    build.add_argument("--quiet", action="store_true", help="no progress bars")
+    build.set_defaults(handler=_cmd_build)
+    stats = actions.add_parser("stats", help="counts per scene, (band x level) and (similarity x count) grids")
+    stats.add_argument("tasks", type=Path, help="a task file (our JSONL, .jsonl.gz, or official task JSON)")
+    stats.set_defaults(handler=_cmd_stats)
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from lateralgym.databuild._tasks_cli import run_build
+
+    return run_build(args)
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from lateralgym.databuild._tasks_cli import run_stats
+
+    return run_stats(args.tasks)
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """Parse ``tasks ...`` arguments alone (``scripts/build_sample_data.py`` runs ``tasks build`` this way)."""
+    parser = argparse.ArgumentParser(prog="lateralgym")
+    register(parser.add_subparsers(dest="command", required=True))
+    return parser.parse_args(argv)

@@ -374,7 +374,7 @@ class CreativityTask(_Frozen):
     judge_output: tuple[EntityJudgement, ...] = ()
     """The task pipeline's part comparisons per entity (the release's ``judge_output``); hidden from the player."""
     split: Literal["train", "test"] | None = None
-    """Train / test split by gold entity; None: ``lateralgym.envs.split_tasks`` hashes the gold entity's id."""
+    """Train / test split by gold entity; None: ``lateralgym.envs.split_tasks`` hashes the gold entity's name."""
 
     @model_validator(mode="after")
     def _gold_in_scene(self) -> CreativityTask:

@@ -7,14 +7,13 @@ so their rates compare.
 The split is by gold entity, so a policy is tested on tool-repurposing problems whose answer it
 never committed in training: a task's ``split`` field (``"train"``/``"test"``) when the dataset sets
 one, otherwise the SHA-256 of the gold entity's snake_case name (variants of one entity share it)
-puts about a quarter of the gold entities in ``test``.
+puts about a quarter of the gold entities in ``test`` (``lateralgym.envs.split_tasks``, re-exported here).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -22,12 +21,13 @@ from pydantic import BaseModel, ConfigDict
 from lateralgym.envs._config import EpisodeConfig, RewardConfig
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.envs._errors import ConfigError
-from lateralgym.envs._schema import CreativityTask, snake
+from lateralgym.envs._schema import CreativityTask
+from lateralgym.envs._splits import Split as Split
+from lateralgym.envs._splits import split_tasks as split_tasks
+from lateralgym.envs._splits import task_split as task_split
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity._player import heuristic_action
 from lateralgym.envs.wrappers import DiscreteCreativity
-
-Split = Literal["train", "test"]
 
 Policy = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
 """``act(observation, action_mask, rng) -> action`` of a ``DiscreteCreativity`` policy."""
@@ -35,26 +35,6 @@ Policy = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
 TRAINING_REWARDS = RewardConfig(correct=1.0, entity_only=0.25, invalid=-0.05, step=0.0, gold_inspection=0.1)
 """The shaped rewards policies train on: partial credit for the right entity and for having inspected
 the gold entity (paid at the end, so it marks nothing during the episode), no step cost."""
-
-
-def task_split(task: CreativityTask) -> Split:
-    """``task.split`` when the dataset sets it, else ``test`` for about 1 gold entity in 4 (stable hash)."""
-    given = getattr(task, "split", None)
-    if given in ("train", "test"):
-        return "train" if given == "train" else "test"
-    digest = hashlib.sha256(snake(task.gold.entity).encode("utf-8")).digest()
-    return "test" if digest[0] < 64 else "train"
-
-
-def split_tasks(tasks: Sequence[CreativityTask], which: Split) -> list[CreativityTask]:
-    """The tasks of one side of the train/test split, in input order (see the module docstring).
-
-    Raises:
-        ConfigError: if ``which`` is not ``train`` or ``test``.
-    """
-    if which not in ("train", "test"):
-        raise ConfigError(f"split must be 'train' or 'test', not {which!r}")
-    return [task for task in tasks if task_split(task) == which]
 
 
 def load_tasks(config: EpisodeConfig, path: str | None = None) -> list[CreativityTask]:

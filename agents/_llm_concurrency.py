@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 DEFAULT_CONCURRENCY = 8
 """Requests in flight at once, per event loop, for clients that share the default limiter."""
@@ -45,18 +46,26 @@ class ConcurrencyLimiter:
             raise ValueError(f"concurrency limit must be at least 1, got {limit}")
         self.limit = limit
         self._lock = threading.Lock()  # loops in several threads may share this limiter
-        self._caps: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopCap] = weakref.WeakKeyDictionary()
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:
         return f"ConcurrencyLimiter(limit={self.limit})"
 
-    def _cap(self) -> _LoopCap:
+    def _new_state(self) -> Any:
+        """A loop's state, made at its first request (anything with an ``in_use`` count)."""
+        return _LoopCap(asyncio.Semaphore(self.limit))
+
+    def _state(self) -> Any:
         loop = asyncio.get_running_loop()
         with self._lock:
-            cap = self._caps.get(loop)
-            if cap is None:
-                cap = self._caps[loop] = _LoopCap(asyncio.Semaphore(self.limit))
-            return cap
+            state = self._loops.get(loop)
+            if state is None:
+                state = self._loops[loop] = self._new_state()
+            return state
+
+    def _cap(self) -> _LoopCap:
+        cap: _LoopCap = self._state()
+        return cap
 
     @property
     def in_use(self) -> int:
@@ -66,8 +75,8 @@ class ConcurrencyLimiter:
         except RuntimeError:
             return 0
         with self._lock:
-            cap = self._caps.get(loop)
-        return cap.in_use if cap is not None else 0
+            state = self._loops.get(loop)
+        return int(state.in_use) if state is not None else 0
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
@@ -132,28 +141,12 @@ class AdaptiveLimiter(ConcurrencyLimiter):
         self._average: float | None = None
         self._best: float | None = None
         self._last_halving = float("-inf")
-        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Waiting] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:
         return f"AdaptiveLimiter(limit={self.limit}, allowance={self.allowance})"
 
-    def _state(self) -> _Waiting:
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            state = self._loops.get(loop)
-            if state is None:
-                state = self._loops[loop] = _Waiting()
-            return state
-
-    @property
-    def in_use(self) -> int:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return 0
-        with self._lock:
-            state = self._loops.get(loop)
-        return state.in_use if state is not None else 0
+    def _new_state(self) -> _Waiting:
+        return _Waiting()
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:

@@ -17,16 +17,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from _scripted import cooperative_model  # noqa: E402
 from llm_server import ScriptedLLMServer  # noqa: E402
 
 from lateralgym.envs import load_sample_items  # noqa: E402
@@ -35,24 +34,6 @@ from lateralgym.episodes._log import StepLine  # noqa: E402
 
 LATENCY_S = 0.1
 KEY = "sk-bench-not-a-key"
-
-
-def _splat_actor(puzzles: dict[str, Any]) -> Any:
-    def reply(body: dict[str, Any]) -> str:
-        text = "\n".join(str(m.get("content", "")) for m in body["messages"])
-        if "FULL EXPLANATION (secret" in text:
-            found = re.search(r"FULL EXPLANATION \(secret, for you only\): (.*)", text)
-            secret = found.group(1).strip() if found else ""
-            if "proposes an explanation" in text:
-                return "correct" if secret[:40] in text.split("secret, for you only")[-1] else "not yet"
-            return "yes"
-        puzzle = next((p for story, p in puzzles.items() if story in text), None)
-        if puzzle is None:  # a BrainTeaser question, or the floor's calls
-            return "Answer: A"
-        asked = sum(1 for m in body["messages"] if m["role"] == "assistant")
-        return f"Question: Is round {asked + 1} about it?" if asked < 3 else f"Answer: {puzzle.answer}"
-
-    return reply
 
 
 def _in_flight(server: ScriptedLLMServer, since: int) -> tuple[float, int]:
@@ -125,9 +106,7 @@ def main() -> None:
     os.environ["OPENAI_API_KEY"] = KEY
     splat_items = load_sample_items("splat")
     teasers = load_sample_items("brainteaser")
-    server = ScriptedLLMServer(
-        responder=_splat_actor({p.story: p for p in splat_items}), default_reply="A", latency_s=LATENCY_S
-    )
+    server = ScriptedLLMServer(responder=cooperative_model(splat_items), default_reply="A", latency_s=LATENCY_S)
     server.start()
     levels = (1, 8, 64) if args.quick else (1, 8, 64, 256)
     print(f"server latency {LATENCY_S * 1000:.0f} ms; {os.cpu_count()} CPUs")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -43,22 +42,6 @@ def _reexec_in_namespace() -> None:
     os.execvp("unshare", ["unshare", "-n", "sh", "-c", inner, *command])
 
 
-def _splat_actor(puzzles: dict[str, Any]) -> Any:
-    def reply(body: dict[str, Any]) -> str:
-        text = "\n".join(str(m.get("content", "")) for m in body["messages"])
-        if "FULL EXPLANATION (secret" in text:
-            found = re.search(r"FULL EXPLANATION \(secret, for you only\): (.*)", text)
-            secret = found.group(1).strip() if found else ""
-            if "proposes an explanation" in text:
-                return "correct" if secret[:40] in text.split("secret, for you only")[-1] else "not yet"
-            return "yes"
-        puzzle = next(p for story, p in puzzles.items() if story in text)
-        asked = sum(1 for m in body["messages"] if m["role"] == "assistant")
-        return f"Question: Is round {asked + 1} about it?" if asked < 3 else f"Answer: {puzzle.answer}"
-
-    return reply
-
-
 def _timed(**kwargs: Any) -> tuple[float, int]:
     from lateralgym.episodes import run
 
@@ -80,6 +63,7 @@ def main() -> None:
     import ray
 
     sys.path.insert(0, str(ROOT / "tests"))
+    from _scripted import cooperative_model
     from llm_server import ScriptedLLMServer
 
     from lateralgym.envs import load_sample_items
@@ -89,7 +73,7 @@ def main() -> None:
     start = time.perf_counter()
     ray.init(include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False, configure_logging=False)
     print(f"Ray start-up: {time.perf_counter() - start:.2f} s (left out of the ratios below)")
-    server = ScriptedLLMServer(responder=_splat_actor({p.story: p for p in puzzles}), latency_s=0.02).start()  # type: ignore[union-attr]
+    server = ScriptedLLMServer(responder=cooperative_model(puzzles), latency_s=0.02).start()  # type: ignore[union-attr]
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench-not-a-key")
     workloads = {
         "offline (heuristic + reference judge)": {"player": "heuristic"},

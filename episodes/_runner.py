@@ -27,7 +27,7 @@ import re
 import secrets
 import shutil
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -753,30 +753,16 @@ async def _roll_out(
     bar = RunProgress(total=len(plan), done=len(done), label=config.name, enabled=progress)
     errors: list[str] = []
 
-    async def one(spec: EpisodeSpec) -> None:
+    async def play(spec: EpisodeSpec) -> EpisodeEnd:
         env = await free.get()  # an env per episode in flight, reused: building one indexes every item
         try:
-            end = await run_episode(spec, env, factory(spec.seed), writer, run_id, run_dir, safe_spec(player))
+            return await run_episode(spec, env, factory(spec.seed), writer, run_id, run_dir, safe_spec(player))
         finally:
             free.put_nowait(env)
-        if end.error is not None:
-            errors.append(end.error)
-        bar.advance(end)
-        if watch.episode_ended(end):
-            raise _Stopped
 
-    tasks = [asyncio.ensure_future(one(spec)) for spec in todo]
     try:
-        with bar:
-            await asyncio.gather(*tasks)
-    except _Stopped:
-        pass  # the episodes still running are cancelled below; resume runs them
+        await _play_all(todo, play, bar, errors, watch)
     finally:
-        # On a failure (a full disk) or Ctrl-C, stop every episode still running before the log closes,
-        # so none writes after it.
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
         writer.close()
         # Release the model clients' connections on this loop, before asyncio.run closes it.
         clients = (getattr(factory, "client", None), getattr(judge, "client", None))
@@ -844,7 +830,7 @@ async def _roll_out_ray(
     )
     by_id = {str(item.id): item for item in items}
 
-    async def one(spec: EpisodeSpec) -> None:
+    async def play(spec: EpisodeSpec) -> EpisodeEnd:
         try:
             records = await executor.episode(spec.model_dump(mode="json"), run_dir)
         except Exception as exc:  # noqa: BLE001 - its workers kept dying: logged as errored, rerun on resume
@@ -865,6 +851,34 @@ async def _roll_out_ray(
         writer.sync()
         end = records[-1]
         assert isinstance(end, EpisodeEnd)
+        return end
+
+    try:
+        await _play_all(todo, play, bar, errors, watch)
+    finally:
+        writer.close()
+        executor.shutdown()
+    return _finish(run_dir, run_id, plan, todo, errors, watch)
+
+
+class _Stopped(Exception):
+    """Raised inside the roll-out when ``FailureWatch`` says stop."""
+
+
+async def _play_all(
+    todo: list[EpisodeSpec],
+    play: Callable[[EpisodeSpec], Awaitable[EpisodeEnd]],
+    bar: Any,
+    errors: list[str],
+    watch: FailureWatch,
+) -> None:
+    """Play every episode of ``todo`` at once (``play`` bounds how many really run), counting errors,
+    advancing the bar and stopping when ``watch`` says so. On a stop, a failure (a full disk) or
+    Ctrl-C, every episode still running is cancelled before this returns, so none writes after the
+    caller closes the log."""
+
+    async def one(spec: EpisodeSpec) -> None:
+        end = await play(spec)
         if end.error is not None:
             errors.append(end.error)
         bar.advance(end)
@@ -881,13 +895,6 @@ async def _roll_out_ray(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        writer.close()
-        executor.shutdown()
-    return _finish(run_dir, run_id, plan, todo, errors, watch)
-
-
-class _Stopped(Exception):
-    """Raised inside the roll-out when ``FailureWatch`` says stop."""
 
 
 async def check_model_servers(factory: Any, judge: Any, *, resuming: bool) -> None:

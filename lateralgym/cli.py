@@ -609,6 +609,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"stopped; finish the run later with: lateralgym run --resume {where}")
         return EXIT_OK
     except KeyboardInterrupt:
+        if args.command in ("kb", "tasks"):  # a data build resumes from its checkpoints
+            print("lateralgym: interrupted; the same command resumes the build from its checkpoints", file=sys.stderr)
+            return EXIT_INTERRUPTED
         from lateralgym.episodes._runner import state
 
         where = str(state.run_dir) if state.run_dir is not None else "RUN_DIR"

@@ -285,3 +285,20 @@ def test_damaged_run_files_are_named_in_one_line(
         return
     assert code == 2
     assert f"{run_dir / name}: not " in one_line_error(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("command", ["kb", "tasks"])
+def test_ctrl_c_in_a_data_build_says_the_same_command_resumes_it(
+    command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import importlib
+
+    module = importlib.import_module(f"lateralgym.commands.{command}")
+
+    def interrupted(args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(module, "_cmd_stats", interrupted)
+    assert main([command, "stats", str(tmp_path)]) == 130
+    err = capsys.readouterr().err
+    assert "the same command resumes the build from its checkpoints" in err and "run --resume" not in err

@@ -16,7 +16,7 @@ def judge_note(benchmark: str, judge: str) -> str | None:
     """The limits the judge named ``judge`` states for ``benchmark``; None for model judges and
     judges that state none."""
     try:
-        factory = get_benchmark(benchmark).offline_judges.get(judge)
+        factory = get_benchmark(benchmark).offline_judges.get(judge.partition("?")[0])
     except ConfigError:
         return None
     limits = getattr(factory, "limits", None)

@@ -58,6 +58,24 @@ def _human_judge(benchmark: str | None) -> Judge:
     return HumanJudge()
 
 
+def _embed_judge(benchmark: str | None, query: str) -> Judge:
+    """``reference-embed?model=...`` (SPLAT): the embeddings judge on the model the query names."""
+    from urllib.parse import parse_qsl
+
+    from lateralgym.envs.benchmarks.splat._embed_judge import EMBED_JUDGE, EmbeddingJudge
+
+    if benchmark != "splat":
+        raise ConfigError(f"judge {EMBED_JUDGE} judges situation puzzles (splat), not {benchmark}; pick another judge")
+    options = dict(parse_qsl(query, keep_blank_values=True))
+    unknown = sorted(set(options) - {"model"})
+    if unknown:
+        raise ConfigError(
+            f"judge {EMBED_JUDGE}: unknown option {unknown[0]!r}; its only option is model "
+            "(st:, st:PATH or lexical), e.g. reference-embed?model=st:"
+        )
+    return EmbeddingJudge(model=options.get("model") or "st:")
+
+
 def make_judge(
     spec: str,
     *,
@@ -69,8 +87,8 @@ def make_judge(
     temperature: float | None = None,
     **fields: Any,
 ) -> Judge:
-    """The judge ``spec`` names: ``exact``, ``kb``, ``reference``, ``human`` (a person, SPLAT), or an LLM
-    as a model spec.
+    """The judge ``spec`` names: ``exact``, ``kb``, ``reference``, ``reference-embed[?model=st:PATH]``
+    (SPLAT, sentence embeddings), ``human`` (a person, SPLAT), or an LLM as a model spec.
 
     Args:
         spec: offline judge name (the benchmark's ``exact``, ``kb``, ``reference``, ...) or model spec,
@@ -95,6 +113,9 @@ def make_judge(
     """
     if spec == HUMAN:
         return _human_judge(benchmark)
+    name, sep, query = spec.partition("?")
+    if sep and name == "reference-embed":
+        return _embed_judge(benchmark, query)
     if benchmark is not None:
         factory = get_benchmark(benchmark).offline_judges.get(spec)
         if factory is not None:

@@ -89,7 +89,9 @@ def _parser() -> argparse.ArgumentParser:
         help="judge: the benchmark's offline judge (exact, kb, reference), human (a person judges SPLAT in the "
         "terminal, seeing the hidden answer), or a model spec provider/model[?temperature=0&samples=3] (default: "
         "the config's). SPLAT's offline 'reference' judge matches words with the hidden answer and understands no "
-        "negation or paraphrase: fine for offline runs and tests, not for measurement",
+        "negation or paraphrase: fine for offline runs and tests, not for measurement; 'reference-embed' "
+        "(pip install 'lateralgym[embed]') compares sentence embeddings: it takes paraphrases but still misses "
+        "negation",
     )
     run.add_argument(
         "--base-url",

@@ -64,6 +64,7 @@ from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import LateralEnv
 from lateralgym.envs._schema import SituationPuzzle
 from lateralgym.envs.benchmarks.splat import _player
+from lateralgym.envs.benchmarks.splat._embed_judge import EmbeddingJudge
 from lateralgym.envs.benchmarks.splat._judges import ReferenceJudge, key_facts
 from lateralgym.envs.benchmarks.splat._metrics import SplatScorer
 from lateralgym.envs.benchmarks.splat._scene import (
@@ -79,6 +80,7 @@ __all__ = [
     "REPLY_CODES",
     "UNCLEAR_MESSAGE",
     "MessageJudge",
+    "EmbeddingJudge",
     "ReferenceJudge",
     "SituationScene",
     "Splat",
@@ -154,7 +156,7 @@ class Splat(Benchmark[SituationPuzzle, SplatOutcome]):
         DatasetFormat("lateval", "LatEval english.json / chinese.json", _is_lateval, _load_lateval),
     )
     jsonl_keys = frozenset({"story"})
-    offline_judges: ClassVar[dict[str, Any]] = {"reference": ReferenceJudge}
+    offline_judges: ClassVar[dict[str, Any]] = {"reference": ReferenceJudge, "reference-embed": EmbeddingJudge}
     default_judge = "reference"
     llm_judge = "lateralgym.judges._llm_splat:LLMSplatJudge"
     headline = ("acc", "oa")

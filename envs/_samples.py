@@ -168,7 +168,9 @@ def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
     path = Path(path)
     records: list[M] = []
     seen: dict[str, int] = {}
+    shared = _Shared(getattr(model, "shared_lists", ()))
     for number, data in json_lines(path, read_lines(path)):
+        raw = shared.reuse(data)
         try:
             record = model.model_validate(data)
         except ValidationError as exc:
@@ -184,8 +186,47 @@ def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
                     field="id",
                 )
             seen[record_id] = number
+        shared.remember(raw, record)
         records.append(record)
     return records
+
+
+class _Shared:
+    """Validated items of a model's ``shared_lists`` fields, reused when a later record repeats one.
+
+    An item is reused only when its raw JSON equals, value for value, the one first validated under
+    its ``id`` (a dict comparison, far cheaper than validating it again); anything else is
+    validated as usual, so errors and results are those of a plain validation.
+    """
+
+    def __init__(self, fields: tuple[str, ...]) -> None:
+        self.fields = fields
+        self.seen: dict[str, tuple[dict[str, Any], BaseModel]] = {}
+
+    def reuse(self, data: Any) -> dict[str, list[Any]]:
+        """Put already-validated objects in place of repeated items in ``data``; return the raw lists."""
+        raw: dict[str, list[Any]] = {}
+        if not self.fields or not isinstance(data, dict):
+            return raw
+        for name in self.fields:
+            items = data.get(name)
+            if isinstance(items, list):
+                raw[name] = items
+                data[name] = [self._known(item) for item in items]
+        return raw
+
+    def _known(self, item: Any) -> Any:
+        key = item.get("id") if isinstance(item, dict) else None
+        hit = self.seen.get(key) if isinstance(key, str) else None
+        return hit[1] if hit is not None and hit[0] == item else item
+
+    def remember(self, raw: dict[str, list[Any]], record: BaseModel) -> None:
+        """Keep the validated items of ``record`` under their raw JSON's ``id``."""
+        for name, items in raw.items():
+            for item, value in zip(items, getattr(record, name), strict=False):
+                key = item.get("id") if isinstance(item, dict) else None
+                if isinstance(key, str) and isinstance(value, BaseModel):
+                    self.seen.setdefault(key, (item, value))
 
 
 @functools.lru_cache(maxsize=16)

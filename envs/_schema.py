@@ -9,7 +9,7 @@ numbers and flags are strict (``true`` is no difficulty, ``"3"`` no label).
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, field_validator, model_validator
 
@@ -352,6 +352,10 @@ class SamplingFactors(_Frozen):
 
 class CreativityTask(_Frozen):
     """A CreativityBench task: find an entity part that can be repurposed to solve a problem."""
+
+    shared_lists: ClassVar[tuple[str, ...]] = ("entities",)
+    """Fields whose items (by ``id``) repeat across a file's tasks: a loader validates each distinct
+    entity once and shares the frozen object (a 14K-task file holds each KB entity many times)."""
 
     id: Text
     """Unique task id."""

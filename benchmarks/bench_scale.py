@@ -16,7 +16,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from importlib import resources
 from pathlib import Path
 
 MEASURE = """
@@ -47,8 +46,9 @@ def measure(kind: str, path: Path) -> dict[str, float]:
 
 
 def make_tasks(target: Path, count: int) -> None:
-    source = resources.files("lateralgym.envs") / "data" / "creativity_tasks.jsonl"
-    tasks = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    from lateralgym.envs import load_sample_items
+
+    tasks = [task.model_dump(mode="json") for task in load_sample_items("creativity")]
     with target.open("w", encoding="utf-8") as f:
         for i in range(count):
             task = dict(tasks[i % len(tasks)])

@@ -37,7 +37,7 @@ from lateralgym.envs._loaders_official import (
     load_splat,
     read_json,
 )
-from lateralgym.envs._samples import json_lines, parse_json, read_jsonl, read_lines
+from lateralgym.envs._samples import json_lines, parse_json, read_jsonl, stream_lines
 from lateralgym.envs._schema import Entity
 from lateralgym.envs.benchmarks.creativity._loaders import (
     GOLD_MARKER,
@@ -93,11 +93,11 @@ def formats() -> dict[str, DatasetFormat]:
 
 def _first_record(path: Path) -> Any:
     """The first JSON value of a text file: its first JSONL line, or a JSON list's first element."""
-    lines = [line for line in read_lines(path) if line.strip()]
-    if not lines:
+    first = next((line for line in stream_lines(path) if line.strip()), None)
+    if first is None:
         raise DatasetError(path, "is empty")
     try:
-        data = parse_json(lines[0], path, record="line 1")  # a JSONL record, or a JSON file on one line
+        data = parse_json(first, path, record="line 1")  # a JSONL record, or a JSON file on one line
     except json.JSONDecodeError:
         data = read_json(path)
     return data[0] if isinstance(data, list) and data else data
@@ -143,7 +143,7 @@ def detect_format(path: str | Path) -> str:
 
 
 def _jsonl_model(path: Path) -> type[BaseModel]:
-    for number, record in json_lines(path, read_lines(path)):
+    for number, record in json_lines(path, stream_lines(path)):
         model = _jsonl_model_of(record)
         if model is not None:
             return model

@@ -104,6 +104,30 @@ def read_lines(path: Path) -> list[str]:
     return read_text(path).splitlines()
 
 
+def stream_lines(path: Path) -> Iterator[str]:
+    """The lines of a plain UTF-8 text file, read one at a time (a large JSONL file is never held
+    whole); a ``.gz`` file is expanded first, as ``read_lines`` does. Errors as ``read_text``'s."""
+    if path.suffix == ".gz":
+        yield from read_lines(path)
+        return
+    offset = 0
+    try:
+        with path.open("rb") as handle:
+            for raw in handle:
+                try:
+                    yield raw.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as exc:
+                    byte = raw[exc.start : exc.start + 1].hex()
+                    raise DatasetError(
+                        path,
+                        f"is not UTF-8 text (byte 0x{byte} at offset {offset + exc.start}), so neither JSON nor "
+                        "JSONL; binary releases are read only as .npy or .xlsx; is it the right file?",
+                    ) from exc
+                offset += len(raw)
+    except OSError as exc:
+        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
+
+
 def _deeper_than(value: object, limit: int) -> bool:
     """Whether lists and objects nest more than ``limit`` levels in ``value`` (iteratively: no recursion)."""
     stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(value, 1)] if isinstance(value, (dict, list)) else []
@@ -169,7 +193,7 @@ def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
     records: list[M] = []
     seen: dict[str, int] = {}
     shared = _Shared(getattr(model, "shared_lists", ()))
-    for number, data in json_lines(path, read_lines(path)):
+    for number, data in json_lines(path, stream_lines(path)):
         raw = shared.reuse(data)
         try:
             record = model.model_validate(data)

@@ -28,7 +28,7 @@ from lateralgym.envs._loaders_official import (
     unique_id,
     whole_number,
 )
-from lateralgym.envs._samples import brief, parse_json, plain, read_lines
+from lateralgym.envs._samples import brief, parse_json, plain, stream_lines
 from lateralgym.envs._schema import (
     SCENES,
     Affordance,
@@ -368,7 +368,7 @@ def load_creativitybench(path: str | Path) -> list[CreativityTask]:
     similarity similar / mixed / dissimilar.
     """
     path = existing_file(path)
-    first_line = next((line for line in read_lines(path) if line.strip()), "")
+    first_line = next((line for line in stream_lines(path) if line.strip()), "")
     try:
         first = parse_json(first_line, path, record="line 1")
     except (json.JSONDecodeError, DatasetError):

@@ -21,13 +21,18 @@ from lateralgym.episodes._prompts_log import read_prompt
 __all__ = ["reference_answers", "run_prompts"]
 
 
-def reference_answers(run_dir: Path, item_ids: Iterable[str]) -> tuple[dict[str, str], str | None]:
+def reference_answers(run_dir: Path, item_ids: Iterable[str] | None = None) -> tuple[dict[str, str], str | None]:
     """Each wanted item's reference solution, and why there are none when the dataset cannot be read.
+
+    Args:
+        run_dir: the run directory (its ``config.yaml`` names the dataset).
+        item_ids: the items wanted; every item of the dataset when None (the viewer reads the log
+            once, so it cannot know the run's items before it needs their answers).
 
     Returns:
         (item id -> solution text, None) or ({}, a one-line reason).
     """
-    wanted = set(item_ids)
+    wanted = None if item_ids is None else set(item_ids)
     config_path = Path(run_dir) / "config.yaml"
     if not config_path.is_file():
         return {}, "the run directory has no config.yaml, so its dataset is unknown"
@@ -40,7 +45,7 @@ def reference_answers(run_dir: Path, item_ids: Iterable[str]) -> tuple[dict[str,
     found = {}
     for item in items:
         item_id = str(benchmark.item_id(item))
-        if item_id in wanted:
+        if wanted is None or item_id in wanted:
             found[item_id] = benchmark.solution_text(item)
     return found, None
 

@@ -8,7 +8,7 @@ so a 20,000-episode run opens as fast as a small one and works from ``file://`` 
 run of one page (up to ``PAGE_SIZE`` episodes) is a single self-contained file. The logs hold
 dataset and LLM text, so the JSON is escaped to never close its ``<script>`` tag early, and the
 page renders every logged string as text, never as markup. Observations appear once per page,
-keyed by hash; large ones are read back from the run's ``observations/`` folder. Each episode
+numbered; large ones are read back from the run's ``observations/`` folder. Each episode
 shows its item's reference answer (collapsed: the page is for the researcher) and each model call
 the messages it was sent (``_viewer_extras``).
 """
@@ -128,7 +128,6 @@ def _collect(run_dir: Path, pages_dir: Path | None, max_episodes: int | None, pa
     config_yaml = _config_text(run_dir / "config.yaml")
     references, reference_note = reference_answers(run_dir)
     pages = EpisodePages(run_dir, pages_dir, references, page_size=page_size, max_episodes=max_episodes)
-    del references  # the pages hold what they use
     seen: set[str] = set()
     duplicates = DuplicateEpisodes()
     first_start: list[EpisodeStart] = []

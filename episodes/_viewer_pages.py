@@ -9,8 +9,9 @@ only the episodes still running plus one page of finished ones, and writes each 
 compact index of every episode (id, item, outcome, reward, steps, metadata, page) that the list,
 the filters and the search use without loading any page. A run of one page has no page files.
 
-Each page holds its episodes, the observation texts they use (each once), the reference answers
-of their items and the messages of their model calls, so a page is shown with nothing else loaded.
+Each page holds its episodes, the observation texts they use (each once, numbered: an episode's
+steps refer to their texts by number), the reference answers of their items and the messages of
+their model calls, so a page is shown with nothing else loaded.
 """
 
 from __future__ import annotations
@@ -146,7 +147,8 @@ class EpisodePages:
             ``index`` (one compact row per episode, in log order: id, item, status, badge,
             reward, steps, page, meta), ``factors`` (each metadata key's values for the filter
             boxes), ``pages`` and the first page's ``episodes``, ``texts``, ``references`` and
-            ``prompts``.
+            ``prompts``. ``texts`` is a list; an episode's ``observation`` and each step's
+            ``observation`` and ``reply`` are indexes into its page's list.
         """
         for episode in list(self._open.values()):
             self._finish(episode)
@@ -173,6 +175,8 @@ class EpisodePages:
                 exclude={"schema_version", "run_id", "episode_id", "item_id", "type", "observation", "reply"},
                 exclude_none=True,
             )
+            if not step.get("judge_calls"):
+                step.pop("judge_calls", None)
             step["observation"] = self._text_key(record.observation, episode)
             step["reply"] = self._text_key(record.reply, episode)
             entry["steps"].append(step)
@@ -202,10 +206,23 @@ class EpisodePages:
         self.pages += 1
         episodes = sorted(self._done.values(), key=lambda e: e.number)
         self._done = {}
-        texts: dict[str, str] = {}
+        texts: list[str] = []
+        numbers: dict[str, int] = {}
+
+        def number_of(sha: str, episode: _Episode) -> int:
+            """A text's number on this page: a short key, where a 64-digit hash per step doubles a page."""
+            if sha not in numbers:
+                numbers[sha] = len(texts)
+                texts.append(episode.texts[sha])
+            return numbers[sha]
+
         for episode in episodes:
-            texts.update(episode.texts)
             entry = episode.entry
+            if "observation" in entry:
+                entry["observation"] = number_of(entry["observation"], episode)
+            for step in entry["steps"]:
+                step["observation"] = number_of(step["observation"], episode)
+                step["reply"] = number_of(step["reply"], episode)
             entry["status"], entry["badge"] = _status(entry)
             self._count_factors(entry["meta"])
             self._index[episode.number] = [

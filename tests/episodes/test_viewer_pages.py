@@ -172,8 +172,13 @@ const type = (value) => {
 };
 (async () => {
   seen.first = [listed().length, listed()[0], document.getElementById("list-range").textContent];
-  type("sp-11");
-  seen.prefix = listed();  // at once, from the index: page 2, which holds them, is not loaded
+  document.querySelector('#episodes li[data-id="sp-099#0"]').click();
+  document.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown" }));  // past the list's page
+  await until(() => story() !== undefined && heading() === "sp-100#0");
+  const selected = [...document.querySelectorAll("#episodes li.selected")].map((li) => li.dataset.id);
+  seen.down = [document.getElementById("list-range").textContent, selected, heading(), story()];
+  type("sp-16");
+  seen.prefix = listed();  // at once, from the index: page 3, which holds them, is not loaded yet
   type("");
   document.getElementById("list-next").click();
   document.getElementById("list-next").click();
@@ -211,12 +216,13 @@ def test_chromium_turns_pages_opens_a_later_page_and_searches_all_pages(
     seen = json.loads(html.unescape(match.group(1)))
     assert seen["first"] == [100, "sp-000#0", "1–100 of 230"]
     assert seen["third"] == [30, "sp-200#0", True]
+    assert seen["down"] == ["101–200 of 230", ["sp-100#0"], "sp-100#0", _story(100)]
     # Episode 203's data is in page file 4; its story is shown as text and runs nothing.
     assert seen["evil"] == ["sp-203#0", _story(203) + BREAKOUT, "LateralGym · run"]
     assert seen["images"] == 0
     assert seen["last"] == ["sp-229#0", _story(229)]
     # The story search reads every page; the index finds titles and ids without any page.
-    assert seen["prefix"] == [f"sp-{k}#0" for k in range(110, 120)]
+    assert seen["prefix"] == [f"sp-{k}#0" for k in range(160, 170)]
     assert seen["walrus"] == [["sp-077#0"], "1 of 230 episodes"]  # its story is on page 1
     assert seen["title"] == ["sp-007#0", *(f"sp-{k:03d}#0" for k in range(70, 80))]
 

@@ -241,6 +241,29 @@ def test_chromium_opens_a_link_to_an_episode_on_a_later_page(
     assert "x" not in dom.bold_text
 
 
+@pytest.mark.parametrize(("damage", "what"), [("missing", "could not be read"), ("cut", "holds no page 2")])
+def test_chromium_says_what_to_do_when_a_page_file_is_missing_or_damaged(
+    chromium: str,  # noqa: F811 - the fixture
+    tmp_path: Path,
+    damage: str,
+    what: str,
+) -> None:
+    run_dir = _write_run(tmp_path / "run", 5)
+    page = write_viewer(run_dir, page_size=2)
+    file = pages_dir_for(page) / "page-00002.js"
+    if damage == "missing":
+        file.unlink()
+    else:
+        file.write_text(file.read_text(encoding="ascii")[:40], encoding="ascii")
+    dump = _browse(chromium, tmp_path, page, "--dump-dom", "--virtual-time-budget=10000", fragment="#sp-004%230")
+    errors = re.findall(r'<div class="error">(.*?)</div>', dump, re.DOTALL)
+    assert errors == [
+        f"page file viewer-pages/page-00002.js {what}: keep the viewer-pages folder next to this page, "
+        "or write the viewer again with `lateralgym view`"
+    ]
+    assert [a["data-id"] for a in _dom(dump).having("li", "episode") if "selected" in a["class"]] == ["sp-004#0"]
+
+
 def test_view_of_a_big_run_and_of_a_folder_of_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runs = tmp_path / "runs"
     big = _write_run(runs / "big", 260)

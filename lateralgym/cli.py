@@ -226,10 +226,13 @@ def _parser() -> argparse.ArgumentParser:
 
     view = sub.add_parser(
         "view",
-        help="write a self-contained HTML viewer of a run's episodes, or an index of a folder of runs",
+        help="write an offline HTML viewer of a run's episodes, or an index of a folder of runs",
         description="Write RUN_DIR/viewer.html: every episode, step by step, with the model calls and the "
-        "messages they were sent, and the reference answer (collapsed). Given a folder of runs (runs/), write "
-        "each run's viewer and runs/index.html listing them all.",
+        "messages they were sent, and the reference answer (collapsed). Runs of more than 250 episodes are "
+        "paged: the HTML holds an index of every episode and the first page, and the other pages sit in "
+        "viewer-pages/ beside it (keep the folder next to the HTML when you move it); it opens from file://, "
+        "no server needed. Given a folder of runs (runs/), write each run's viewer and runs/index.html "
+        "listing them all.",
     )
     view.add_argument("run_dir", help="a run directory, or a folder of runs")
     view.add_argument("--out", metavar="FILE", help="where to write the HTML (default RUN_DIR/viewer.html)")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from _items import PAINT_TASK
 
-from lateralgym.envs import CreativityEnv, CreativityTask, EpisodeConfig, load_sample_items
+from lateralgym.envs import CreativityEnv, CreativityTask, EpisodeConfig, load_sample_items, sanitise
 
 PAINT_STATIC_SEED_0 = """\
 TASK: The lid of a paint tin is stuck shut and my fingernails cannot lift it. What can I use?
@@ -112,3 +112,22 @@ def test_a_changed_task_under_the_same_id_shows_its_own_text() -> None:
     assert text.startswith("TASK: My paint tin will not open.\n") and "material: painted tin" in text
     assert "material: painted tin" not in original
     assert CreativityEnv(config, items=[PAINT_TASK]).reset(seed=0)[0]["text"] == original
+
+
+def test_a_task_with_control_characters_is_still_sanitised() -> None:
+    """The opening is unscanned only when every piece of it is known clean: a task carrying a carriage
+    return, an escape or a lone surrogate shows exactly what ``sanitise`` makes of its plain rendering."""
+    towel, spoon, board = PAINT_TASK.entities
+    bowl = spoon.parts[0]
+    odd = bowl.model_copy(update={"physical": bowl.physical.model_copy(update={"material": "steel\x1b[31m\ud800"})})
+    task = PAINT_TASK.model_copy(
+        update={
+            "environment": "I am in the kitchen.\r\nIt is late.",
+            "entities": (towel, spoon.model_copy(update={"parts": (odd, *spoon.parts[1:])}), board),
+        }
+    )
+    config = EpisodeConfig.named("creativity-static").model_copy(update={"shuffle_entities": False})
+    text = CreativityEnv(config, items=[task]).reset(seed=0)[0]["text"]
+    usage = "Allowed actions: commit: <entity> | <part> | <how you would use it>"
+    assert text == sanitise(plain_brief(task, [e.name for e in task.entities], usage))
+    assert "I am in the kitchen.\nIt is late." in text and "material: steel[31m\ufffd;" in text

@@ -131,3 +131,29 @@ def test_a_task_with_control_characters_is_still_sanitised() -> None:
     usage = "Allowed actions: commit: <entity> | <part> | <how you would use it>"
     assert text == sanitise(plain_brief(task, [e.name for e in task.entities], usage))
     assert "I am in the kitchen.\nIt is late." in text and "material: steel[31m\ufffd;" in text
+
+
+def test_step_records_read_at_any_time_match_the_steps() -> None:
+    """Records are built when read: read between steps or only at the end, they are the same, in order."""
+    config = EpisodeConfig.named("creativity-interactive")
+    actions = [
+        "inspect: steel soup spoon",
+        "ask: is it heavy?",
+        "inspect: paint tin",
+        "commit: steel soup spoon | handle",
+    ]
+    seen: list[tuple[int, str, float]] = []
+    env = CreativityEnv(config, items=[PAINT_TASK])
+    env.reset(seed=0)
+    for n, action in enumerate(actions, start=1):
+        obs, reward, *_ = env.step(action)
+        seen.append((n, obs["text"], reward))
+        assert [(r.turn, r.message, r.reward) for r in env.records] == seen
+    later = CreativityEnv(config, items=[PAINT_TASK])
+    later.reset(seed=0)
+    for action in actions:
+        later.step(action)
+    assert later.records == env.records and later.records[1].valid is False  # ask: not in the paper's protocol
+    assert later.records[-1].action == {"kind": "commit", "entity": "steel soup spoon", "part": "handle"}
+    later.reset(seed=1)
+    assert later.records == []

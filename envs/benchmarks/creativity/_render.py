@@ -41,7 +41,10 @@ class IdentityCache(Generic[K, V]):
         entries.pop(id(key), None)
         entries[id(key)] = (key, value)
         if len(entries) > self.size:
-            del entries[next(iter(entries))]
+            try:
+                del entries[next(iter(entries))]
+            except (RuntimeError, KeyError, StopIteration):
+                pass  # another thread changed the cache meanwhile; the next ``put`` trims it
         return value
 
 

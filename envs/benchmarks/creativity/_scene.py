@@ -274,7 +274,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         committed = self.committed
         return CreativityOutcome(
             **self.common(turns, invalid_actions, committed=committed is not None),
-            **question_counts(self.history),
+            **(question_counts(self.history) if self.history else _NO_QUESTIONS),
             first_commit_turn=self.first_commit_turn,
             answer=None
             if committed is None
@@ -328,6 +328,9 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             "inspected_mask": spaces.MultiBinary(config.max_entities),
         }
 
+
+_NO_QUESTIONS = question_counts(())
+"""The question counts of an episode that asked none (static: every episode)."""
 
 _factors_cache: IdentityCache[CreativityTask, Factors] = IdentityCache(4096)
 

@@ -77,6 +77,9 @@ _COMMAND = re.compile(r"^\s*(inspect|ask|commit)\s*[:\s]\s*(.*)$", re.IGNORECASE
 _CHOICE = re.compile(r"^\s*\(?([0-9]|[A-Ha-h])\)?\s*\.?\s*$")
 
 
+_ACTION_TYPES = (Inspect, Ask, Commit, Invalid)
+
+
 def action_from_dict(data: dict[str, Any]) -> Inspect | Ask | Commit | Invalid:
     """Validate a dict with a ``kind`` key into an action; bad dicts become ``Invalid``."""
     try:
@@ -97,11 +100,11 @@ def parse_choice(text: str) -> int | None:
 
 def parse_action(value: object) -> Inspect | Ask | Commit | Invalid:
     """Turn an ``Action``, a dict or text into an action. Never raises."""
-    if isinstance(value, Inspect | Ask | Commit | Invalid):
-        return value
-    if isinstance(value, dict):
-        return action_from_dict(value)
-    if not isinstance(value, str):
+    if not isinstance(value, str):  # text first: it is what players send on every step
+        if isinstance(value, _ACTION_TYPES):
+            return value
+        if isinstance(value, dict):
+            return action_from_dict(value)
         return Invalid(raw=repr(value)[:2000], reason=f"expected text or an action, got {type(value).__name__}")
     text = value.strip()
     if text.startswith("{"):

@@ -15,6 +15,7 @@ shared background event loop.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import secrets
@@ -44,6 +45,8 @@ as invalid without being parsed; a dict or an ``Action`` counts the characters o
 def action_length(action: Any) -> int:
     """How many characters ``action`` is, as ``MAX_ACTION`` counts them: text as is, a dict or an
     ``Action`` by its values (each as text; anything else is left to the parser, which refuses it)."""
+    if isinstance(action, str):
+        return len(action)
     if isinstance(action, BaseModel):
         action = action.model_dump(exclude_none=True)
     if isinstance(action, dict):
@@ -65,13 +68,24 @@ def too_long(action: Any, length: int) -> Invalid:
 
 def usage_text(config: EpisodeConfig) -> str:
     """One line telling the player how to write each allowed action."""
-    forms = get_benchmark(config.benchmark).action_forms
-    return "Allowed actions: " + "; ".join(forms[a] for a in config.allowed_actions if a in forms)
+    benchmark = get_benchmark(config.benchmark)
+    key = (config.benchmark, config.allowed_actions)
+    known = _usage_lines.get(key)
+    if known is None or known[0] is not benchmark:  # a benchmark registered again under its name
+        forms = benchmark.action_forms
+        line = "Allowed actions: " + "; ".join(forms[a] for a in config.allowed_actions if a in forms)
+        known = _usage_lines[key] = (benchmark, line)
+    return known[1]
+
+
+_usage_lines: dict[tuple[str, tuple[str, ...]], tuple[Benchmark[Any, Any], str]] = {}
+"""Each (benchmark, allowed actions)'s usage line, built once (every brief and invalid reply has one)."""
 
 
 _KEY_SALT = secrets.token_bytes(16)
 
 
+@functools.lru_cache(maxsize=65_536)
 def item_key(item_id: str) -> str:
     """The opaque name of an item that agents see in ``info["item"]``.
 
@@ -150,6 +164,11 @@ class Scene(ABC, Generic[ItemT, OutcomeT]):
     @abstractmethod
     def brief(self) -> str:
         """The first observation text: the problem and how to act."""
+
+    def opening(self) -> str:
+        """``brief()`` as the player gets it, sanitised. A scene that joins its brief from pieces it
+        already knows are clean may return it unscanned (CreativityBench's static scene is long)."""
+        return sanitise(self.brief())
 
     @abstractmethod
     async def handle(self, action: Inspect | Ask | Commit) -> Handled:
@@ -281,8 +300,11 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         self.turn = 0
         self.invalid_actions = 0
         self.done = True
-        self.records: list[StepRecord] = []
+        self._records: list[StepRecord] = []
+        self._pending: list[tuple[int, Inspect | Ask | Commit | Invalid, Handled, str, float, bool, bool]] = []
         self._brief = ""
+        self._key = ""
+        """The current item's ``item_key``."""
 
     # -- Gymnasium API -------------------------------------------------------------------------
     def reset(
@@ -304,12 +326,14 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
                 raise ConfigError(f"item index {index} is out of range 0..{len(self.items) - 1}")
         else:
             index = int(self.np_random.integers(len(self.items)))
-        self.scene = self.benchmark.scene_type(self.items[index], self.config, self.judge, self.np_random)
+        item = self.items[index]
+        self.scene = self.benchmark.scene_type(item, self.config, self.judge, self.np_random)
+        self._key = item_key(self.benchmark.item_id(item))
         self.turn = 0
         self.invalid_actions = 0
         self.done = False
-        self.records = []
-        self._brief = self.scene.brief()
+        self._records, self._pending = [], []
+        self._brief = self.scene.opening()
         return self._observation(self._brief), self._info(None, valid=True)
 
     def step(self, action: Any) -> StepResult:
@@ -355,22 +379,10 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         if self.done:
             reward += self.scene.final_reward()
         self.invalid_actions += not handled.valid
-        judge = handled.judge
-        self.records.append(
-            StepRecord(
-                turn=self.turn,
-                action=parsed.model_dump(exclude_none=True),
-                valid=handled.valid,
-                message=sanitise(message),
-                reward=reward,
-                terminated=terminated,
-                truncated=truncated,
-                judge_label=judge.label if judge else None,
-                judge_raw=judge.raw if judge else None,
-                judge_calls=judge.calls if judge else (),
-            )
-        )
-        return self._observation(message), reward, terminated, truncated, self._info(handled, handled.valid)
+        text = sanitise(message)
+        # Built into a ``StepRecord`` when ``records`` is read (the runner does, an RL loop need not).
+        self._pending.append((self.turn, parsed, handled, text, reward, terminated, truncated))
+        return self._observation(text), reward, terminated, truncated, self._info(handled, handled.valid)
 
     def render(self) -> str | None:
         """The transcript so far as text (``render_mode="ansi"``)."""
@@ -382,18 +394,27 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         return "\n".join(lines)
 
     # -- helpers -------------------------------------------------------------------------------
+    @property
+    def records(self) -> list[StepRecord]:
+        """The episode's step records so far, one per turn."""
+        if self._pending:
+            self._records.extend(_record(*step) for step in self._pending)
+            self._pending.clear()
+        return self._records
+
     def usage(self) -> str:
         """How to write this mode's allowed actions."""
         return usage_text(self.config)
 
-    def _observation(self, message: str) -> dict[str, Any]:
+    def _observation(self, text: str) -> dict[str, Any]:
+        """The observation around ``text``, already sanitised."""
         assert self.scene is not None
-        return {"text": sanitise(message), "turn": np.int64(self.turn), **self.scene.fields()}
+        return {"text": text, "turn": np.int64(self.turn), **self.scene.fields()}
 
     def _info(self, handled: Handled | None, valid: bool) -> dict[str, Any]:
         assert self.scene is not None
         info: dict[str, Any] = {
-            "item": item_key(self.item_id),
+            "item": self._key,
             "benchmark": self.config.benchmark,
             "mode": self.config.mode,
             "turn": self.turn,
@@ -423,6 +444,30 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         if self.scene is None:
             raise EpisodeOverError("no episode yet: call reset() first")
         return self.scene.item
+
+
+def _record(
+    turn: int,
+    action: Inspect | Ask | Commit | Invalid,
+    handled: Handled,
+    text: str,
+    reward: float,
+    terminated: bool,
+    truncated: bool,
+) -> StepRecord:
+    judge = handled.judge
+    return StepRecord(
+        turn=turn,
+        action=action.model_dump(exclude_none=True),
+        valid=handled.valid,
+        message=text,
+        reward=reward,
+        terminated=terminated,
+        truncated=truncated,
+        judge_label=judge.label if judge else None,
+        judge_raw=judge.raw if judge else None,
+        judge_calls=judge.calls if judge else (),
+    )
 
 
 T = TypeVar("T")

@@ -20,6 +20,7 @@ from lateralgym.envs._actions import Commit
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._matching import content_stems, match_name, words
 from lateralgym.envs._schema import CreativityTask, Entity, snake
+from lateralgym.envs.benchmarks.creativity._render import IdentityCache
 
 
 def grade_creativity(task: CreativityTask, commit: Commit) -> JudgeReply:
@@ -55,28 +56,58 @@ def grade_creativity_paper(task: CreativityTask, commit: Commit) -> JudgeReply:
     entity either (the official code would again pick the earlier-listed one, the gold when tied):
     wrong, but not a hallucination, since the prediction does name words of scene entities.
     """
-    chosen = _resolve_entity(commit.entity or "", [e.name for e in task.entities])
+    last = _last_paper_grade[0]
+    if last is not None and last[0] is task and last[1] == commit.entity and last[2] == commit.part:
+        return last[3]  # the scene grades a commit under ``paper`` after its judge did: asked twice in a row
+    keys = _scene_keys(task)
+    chosen = _resolve_entity(commit.entity or "", keys)
     if chosen is None or chosen == "":
-        return JudgeReply(label="incorrect", entity_correct=False, part_correct=False, hallucinated=chosen is None)
-    entity_correct = snake(chosen) == snake(task.gold.entity)
-    part_correct = entity_correct and snake(commit.part or "") == snake(task.gold.part)
-    return JudgeReply(
-        label="correct" if part_correct else "incorrect", entity_correct=entity_correct, part_correct=part_correct
-    )
+        reply = JudgeReply(label="incorrect", entity_correct=False, part_correct=False, hallucinated=chosen is None)
+    else:
+        entity_correct = snake(chosen) == keys.gold_entity
+        part_correct = entity_correct and snake(commit.part or "") == keys.gold_part
+        reply = JudgeReply(
+            label="correct" if part_correct else "incorrect", entity_correct=entity_correct, part_correct=part_correct
+        )
+    _last_paper_grade[0] = (task, commit.entity, commit.part, reply)
+    return reply
 
 
-def _resolve_entity(prediction: str, names: list[str]) -> str | None:
+_last_paper_grade: list[tuple[CreativityTask, str | None, str | None, JudgeReply] | None] = [None]
+"""The last grade ``grade_creativity_paper`` gave (task by identity, entity, part, reply: all frozen)."""
+
+
+class _SceneKeys:
+    """A task's entity names as the official resolution compares them, normalised once per task."""
+
+    __slots__ = ("gold_entity", "gold_part", "keys", "names", "words")
+
+    def __init__(self, task: CreativityTask) -> None:
+        self.names = tuple(e.name for e in task.entities)
+        self.keys = tuple(snake(name) for name in self.names)
+        self.words = tuple(frozenset(words(name)) for name in self.names)
+        self.gold_entity = snake(task.gold.entity)
+        self.gold_part = snake(task.gold.part)
+
+
+_scene_keys_cache: IdentityCache[CreativityTask, _SceneKeys] = IdentityCache(4096)
+
+
+def _scene_keys(task: CreativityTask) -> _SceneKeys:
+    return _scene_keys_cache.get(task) or _scene_keys_cache.put(task, _SceneKeys(task))
+
+
+def _resolve_entity(prediction: str, scene: _SceneKeys) -> str | None:
     """The official resolution: the exactly named entity, else the best word overlap.
 
     Returns the entity's name, ``""`` for a tie at the best overlap, or None when no name shares
     a word with the prediction.
     """
     key = snake(prediction)
-    exact = [name for name in names if snake(name) == key]
-    if key and exact:
-        return exact[0]
+    if key and key in scene.keys:
+        return scene.names[scene.keys.index(key)]
     predicted = set(words(prediction))
-    overlaps = [(len(predicted & set(words(name))), name) for name in names]
+    overlaps = [(len(predicted & name_words), name) for name_words, name in zip(scene.words, scene.names, strict=True)]
     best = max((overlap for overlap, _ in overlaps), default=0)
     if best == 0:
         return None

@@ -10,7 +10,6 @@ countdown.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any, Literal
 
 import numpy as np
@@ -25,40 +24,10 @@ from lateralgym.envs._judging import Judge, question_counts
 from lateralgym.envs._matching import match_name
 from lateralgym.envs._schema import ClusterBand, CreativityTask, DistractorSimilarity, Entity, snake
 from lateralgym.envs._scoring import ExplorationOutcome
+from lateralgym.envs._text import MAX_TEXT, sanitise
 from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement
-from lateralgym.envs.benchmarks.creativity._judges import ScoringJudge, grade_creativity_paper
-
-_RENDER_CACHE_SIZE = 8192
-_render_cache: OrderedDict[int, tuple[Entity, dict[str, str], str]] = OrderedDict()
-
-
-def rendered_parts(entity: Entity) -> dict[str, str]:
-    """``{part name: rendered attributes}`` of an entity (a new dict: change it freely)."""
-    return dict(_rendered(entity)[1])
-
-
-def described(entity: Entity) -> str:
-    """``entity.describe()`` (what inspecting it shows), remembered with its rendered parts."""
-    return _rendered(entity)[2]
-
-
-def _rendered(entity: Entity) -> tuple[Entity, dict[str, str], str]:
-    """An entity's rendered parts and description, remembered for the last few thousand entities:
-    rendering is most of a static episode's cost, and every episode of a task renders the same.
-
-    Keyed by the entity object's identity (items are frozen and live as long as their env), with
-    the entity kept beside its text, so the key cannot be reused by another object while cached.
-    """
-    key = id(entity)
-    hit = _render_cache.get(key)
-    if hit is not None and hit[0] is entity:
-        _render_cache.move_to_end(key)
-        return hit
-    entry = (entity, {part.name: part.render() for part in entity.parts}, entity.describe())
-    _render_cache[key] = entry
-    if len(_render_cache) > _RENDER_CACHE_SIZE:
-        _render_cache.popitem(last=False)
-    return entry
+from lateralgym.envs.benchmarks.creativity._judges import grade_creativity_paper
+from lateralgym.envs.benchmarks.creativity._render import IdentityCache, described, task_text
 
 
 class Factors(BaseModel):
@@ -142,12 +111,17 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
                 f"task {item.id!r} has {len(item.entities)} entities but config.max_entities is "
                 f"{config.max_entities}; raise max_entities in the config"
             )
-        order = self.rng.permutation(len(item.entities)) if config.shuffle_entities else range(len(item.entities))
+        view = task_text(item)
+        self._view = view
         # Releases may list the gold first: the scene order is drawn per episode from the env's seed.
-        self.entities = [item.entities[int(n)] for n in order]
-        self.names = [e.name for e in self.entities]
-        self._by_name = {e.name: e for e in item.entities}
-        self._rendered: dict[str, dict[str, str]] = {}
+        # ``shuffle`` of a list makes the same swaps as ``permutation`` (it shuffles an ``arange``), faster.
+        self._order = list(range(len(item.entities)))
+        if config.shuffle_entities:
+            self.rng.shuffle(self._order)
+        entities, names = item.entities, view.names
+        self.entities = [entities[n] for n in self._order]
+        self.names = [names[n] for n in self._order]
+        self._by_name = view.by_name
         self.inspected: list[str] = []
         self.asks = 0
         self.committed: Commit | None = None
@@ -155,20 +129,22 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         self._handled_turn = 0
         self._incomplete_commit_turn = 0
         self.result: dict[str, Any] = {}
-        self._gold_entity = snake(item.gold.entity)
+        self._gold_entity = view.gold_entity
         self.paper_protocol = config.mode == "interactive"
         """The paper's interactive protocol: environment text, inspectable items, a countdown."""
-        self._items = {i.name: i for i in item.items if i.interactable} if self.paper_protocol else {}
+        self._items = view.interactable if self.paper_protocol else {}
+        """Inspectable scene items by name (shared by every episode of the task: read only)."""
         self.items_inspected: list[str] = []
-        things = [*self.names, *self._items]
-        # The official harness shuffles entities and items into one list: no hint which is which.
-        self.things = [things[int(n)] for n in self.rng.permutation(len(things))] if self.paper_protocol else things
+        self.things = [*self.names, *self._items]
+        if self.paper_protocol:
+            # The official harness shuffles entities and items into one list: no hint which is which.
+            self.rng.shuffle(self.things)
 
     def brief(self) -> str:
-        task = self.item
-        lines = [f"TASK: {task.task}"]
+        task, view = self.item, self._view
         if self.paper_protocol:
-            lines += [
+            lines = [
+                f"TASK: {task.task}",
                 f"ENVIRONMENT: {task.environment}",
                 "THINGS IN THE SCENE: " + "; ".join(self.things),
                 f"You have {self.config.max_turns} turns. Each turn, inspect ONE thing to read its description "
@@ -177,18 +153,23 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             ]
             return "\n".join(lines)
         if self.config.reveal == "full":
-            lines += [f"ENVIRONMENT: {task.environment}", "ENTITIES (parts with physical and state attributes):"]
-            lines += [described(entity) for entity in self.entities]
+            descriptions = view.descriptions
+            lines = [view.head, *[descriptions[n] for n in self._order]]
         else:
-            lines.append("ENTITIES AROUND YOU: " + "; ".join(self.names))
-        if task.items:
-            lines.append("OTHER ITEMS: " + "; ".join(_item_line(i.name, i.description) for i in task.items))
+            lines = [f"TASK: {task.task}", "ENTITIES AROUND YOU: " + "; ".join(self.names)]
+        if view.items_line:
+            lines.append(view.items_line)
         if self.config.reveal != "full":
             lines.append(
                 f"You have {self.config.max_turns} turns. Inspect an entity to see its parts and their attributes."
             )
         lines.append(usage_text(self.config))
         return "\n".join(lines)
+
+    def opening(self) -> str:
+        """The brief, unscanned when it is joined from pieces already known clean (see ``TaskText``)."""
+        text = self.brief()
+        return text if self._view.clean and len(text) <= MAX_TEXT and _clean_usage(self.config) else sanitise(text)
 
     async def handle(self, action: Inspect | Ask | Commit) -> Handled:
         # The engine answers invalid and disallowed actions itself: a turn this never saw was one.
@@ -225,20 +206,26 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             return Handled(
                 message="A commit needs an entity and a part: commit: <entity> | <part> | <how>.", valid=False
             )
-        if isinstance(self.judge, ScoringJudge):
-            reply = await self.judge.grade_under(self.item, action, tuple(self.history), self.config.scoring)
+        # ``isinstance(judge, ScoringJudge)``, without a runtime protocol check's cost on every commit.
+        grade_under = getattr(self.judge, "grade_under", None)
+        if grade_under is not None:
+            reply = await grade_under(self.item, action, tuple(self.history), self.config.scoring)
         else:
             reply = await self.grade(action)
         if self.config.scoring == "paper":
             # The official evaluation's correctness, whatever the judge (an LLM judge adds its rubric).
             official = grade_creativity_paper(self.item, action)
-            reply = reply.model_copy(
-                update={
-                    "label": official.label,
-                    "entity_correct": official.entity_correct,
-                    "part_correct": official.part_correct,
-                    "hallucinated": official.hallucinated,
-                }
+            reply = (
+                official
+                if reply is official
+                else reply.model_copy(
+                    update={
+                        "label": official.label,
+                        "entity_correct": official.entity_correct,
+                        "part_correct": official.part_correct,
+                        "hallucinated": official.hallucinated,
+                    }
+                )
             )
         if self.first_commit_turn is None:
             self.first_commit_turn = self.turn
@@ -266,13 +253,6 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
     def _entity(self, name: str) -> Entity:
         return self._by_name[name]
 
-    def _parts_text(self, name: str) -> dict[str, str]:
-        """Each part's rendered attributes (the hot path of ``public``): once per entity per episode,
-        and across episodes through ``rendered_parts`` (a static episode is all reset)."""
-        if name not in self._rendered:
-            self._rendered[name] = rendered_parts(self._by_name[name])
-        return self._rendered[name]
-
     def turn_notice(self, turn: int) -> str:
         """The paper's countdown ending every reply of the interactive mode (App. F); none otherwise."""
         left = self.config.max_turns - turn
@@ -290,12 +270,11 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
 
     def outcome(self, turns: int, invalid_actions: int) -> CreativityOutcome:
         task = self.item
-        factors = task.factors
         gold_seen = any(snake(n) == self._gold_entity for n in self.inspected)
         committed = self.committed
         return CreativityOutcome(
             **self.common(turns, invalid_actions, committed=committed is not None),
-            **question_counts(self.history),
+            **(question_counts(self.history) if self.history else _NO_QUESTIONS),
             first_commit_turn=self.first_commit_turn,
             answer=None
             if committed is None
@@ -311,13 +290,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             entity_count=len(task.entities),
             asks=self.asks,
             items_inspected=list(self.items_inspected),
-            factors=Factors(
-                cluster_band=factors.cluster_band,
-                gold_level=factors.gold_level,
-                level_kind=factors.level_kind,
-                distractor_count=factors.distractor_count,
-                distractor_similarity=factors.distractor_similarity,
-            ),
+            factors=_factors(task),
             scene=task.scene,
             scoring=self.config.scoring,
             unparsed=committed is None
@@ -327,13 +300,14 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
 
     def public(self) -> dict[str, Any]:
         """The task, entity names, and the parts and attributes of every revealed entity."""
-        revealed = self.names if self.config.reveal == "full" else self.inspected
+        texts = self._view.text_by_name
+        revealed = self.names if self.config.reveal == "full" else [n for n in self.names if n in self.inspected]
         return {
             "task": self.item.task,
-            "items": [i.name for i in self.item.items],
+            "items": list(self._view.item_names),
             "inspectable_items": list(self._items),
             "entities": list(self.names),
-            "revealed": {name: dict(self._parts_text(name)) for name in self.names if name in revealed},
+            "revealed": {name: texts[name].parts.copy() for name in revealed},
         }
 
     def fields(self) -> dict[str, Any]:
@@ -341,9 +315,10 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         mask = np.zeros(size, dtype=np.int8)
         mask[: len(self.names)] = 1
         inspected = np.zeros(size, dtype=np.int8)
-        for n, name in enumerate(self.names):
-            if name in self.inspected:
-                inspected[n] = 1
+        if self.inspected:
+            for n, name in enumerate(self.names):
+                if name in self.inspected:
+                    inspected[n] = 1
         return {"entity_mask": mask, "inspected_mask": inspected}
 
     @classmethod
@@ -352,6 +327,28 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             "entity_mask": spaces.MultiBinary(config.max_entities),
             "inspected_mask": spaces.MultiBinary(config.max_entities),
         }
+
+
+_NO_QUESTIONS = question_counts(())
+"""The question counts of an episode that asked none (static: every episode)."""
+
+_factors_cache: IdentityCache[CreativityTask, Factors] = IdentityCache(4096)
+
+
+def _factors(task: CreativityTask) -> Factors:
+    """The task's sampling factors as the outcome records them (frozen: one object per task)."""
+    hit = _factors_cache.get(task)
+    if hit is not None:
+        return hit
+    f = task.factors
+    factors = Factors(
+        cluster_band=f.cluster_band,
+        gold_level=f.gold_level,
+        level_kind=f.level_kind,
+        distractor_count=f.distractor_count,
+        distractor_similarity=f.distractor_similarity,
+    )
+    return _factors_cache.put(task, factors)
 
 
 def _judgement(assessment: dict[str, Any]) -> CreativityJudgement | None:
@@ -365,5 +362,13 @@ def _judgement(assessment: dict[str, Any]) -> CreativityJudgement | None:
         return None
 
 
-def _item_line(name: str, description: str) -> str:
-    return f"{name} ({description})" if description else name
+_clean_lines: dict[str, bool] = {}
+
+
+def _clean_usage(config: EpisodeConfig) -> bool:
+    """The usage line is already what ``sanitise`` makes of it (action forms are the package's own text)."""
+    usage = usage_text(config)
+    clean = _clean_lines.get(usage)
+    if clean is None:
+        clean = _clean_lines[usage] = sanitise(usage) == usage
+    return clean

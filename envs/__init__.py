@@ -39,6 +39,7 @@ from lateralgym.envs._engine import (
     usage_text,
 )
 from lateralgym.envs._errors import ConfigError, DatasetError, LateralGymError
+from lateralgym.envs._jsonl import jsonl_lines, write_jsonl
 from lateralgym.envs._judging import QA, Judge, JudgeReply
 from lateralgym.envs._loaders import detect_format, formats, load_creativitybench, load_items, load_jsonl
 from lateralgym.envs._loaders_official import load_brainteaser, load_lateval, load_splat
@@ -151,6 +152,7 @@ __all__ = [
     "formats",
     "get_benchmark",
     "item_key",
+    "jsonl_lines",
     "load_brainteaser",
     "load_creativitybench",
     "load_items",
@@ -172,6 +174,7 @@ __all__ = [
     "split_tasks",
     "text_space",
     "usage_text",
+    "write_jsonl",
 ]
 
 # Installed packages' benchmarks register last, once every built-in one is in place.

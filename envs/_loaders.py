@@ -11,7 +11,9 @@ format               files
 ``lateval``          LatEval ``english.json`` / ``chinese.json``
 ``creativitybench``  CreativityBench task JSON (a list of tasks)
 ``riddlesense``      RiddleSense ``rs_train.jsonl`` / ``rs_dev.jsonl``
-``jsonl``            ours: one item a line (any benchmark's item type), or ``Entity`` lines (a KB)
+``jsonl``            ours: one item a line (any benchmark's item type), or ``Entity`` lines (a KB);
+                     CreativityBench tasks list entity ids, each entity defined once by an
+                     ``{"entity": {...}}`` line before them (``lateralgym.envs.write_jsonl``)
 ===================  ==================================================================
 
 Every failure is a ``DatasetError`` naming the file, the record and the field.
@@ -29,6 +31,7 @@ from pydantic import BaseModel
 
 from lateralgym.envs._benchmark import DatasetFormat, all_benchmarks
 from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._jsonl import shared_lists
 from lateralgym.envs._loaders_official import (
     DATA_SUFFIXES,
     existing_file,
@@ -74,9 +77,18 @@ def jsonl_models() -> list[tuple[frozenset[str], type[BaseModel]]]:
 
 
 def _jsonl_model_of(record: object) -> type[BaseModel] | None:
+    """The model of a JSONL record: by its keys, or, for a one-key definition line of the compact form
+    (``{"entity": {...}}``), the model whose records list such items."""
     if not isinstance(record, dict):
         return None
-    return next((model for keys, model in jsonl_models() if keys <= record.keys()), None)
+    models = jsonl_models()
+    if len(record) == 1:
+        key = next(iter(record))
+        defining = (model for _, model in models for shared in shared_lists(model) if shared.record == key)
+        found = next(defining, None)
+        if found is not None:
+            return found
+    return next((model for keys, model in models if keys <= record.keys()), None)
 
 
 def formats() -> dict[str, DatasetFormat]:

@@ -21,8 +21,11 @@ Every failure is a ``DatasetError`` naming the file, the record and the field.
 
 from __future__ import annotations
 
+import codecs
+import gzip
 import json
 import zipfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -40,7 +43,7 @@ from lateralgym.envs._loaders_official import (
     load_splat,
     read_json,
 )
-from lateralgym.envs._samples import json_lines, parse_json, read_jsonl, stream_lines
+from lateralgym.envs._samples import MAX_NESTING, deeper_than, json_lines, parse_json, read_jsonl, stream_lines
 from lateralgym.envs._schema import Entity
 from lateralgym.envs.benchmarks.creativity._loaders import (
     GOLD_MARKER,
@@ -111,8 +114,43 @@ def _first_record(path: Path) -> Any:
     try:
         data = parse_json(first, path, record="line 1")  # a JSONL record, or a JSON file on one line
     except json.JSONDecodeError:
-        data = read_json(path)
+        found, element = _leading_element(path)
+        if found:
+            return element
+        data = read_json(path)  # not a list, or not valid JSON: the whole file, for its value or its error
     return data[0] if isinstance(data, list) and data else data
+
+
+_LEADING_LIMIT = 1 << 24
+"""How much of a JSON file format detection reads looking for its list's first element (16 MiB)."""
+
+
+def _leading_element(path: Path) -> tuple[bool, Any]:
+    """``(True, first element)`` of a file holding a JSON list, read from the file's start only (so
+    detection does not read a large file the loader reads again); ``(False, None)`` when the start does
+    not tell (another value, an empty list, bad JSON: the caller reads the whole file for its error)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    text, size = "", 1 << 16
+    try:
+        with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as handle:
+            while len(text) <= _LEADING_LIMIT:
+                chunk = handle.read(size)
+                text += decoder.decode(chunk, final=not chunk)
+                opening = len(text) - len(text.lstrip("\ufeff \t\r\n"))
+                if text[opening : opening + 1] != "[":
+                    return False, None
+                start = opening + 1 + len(text[opening + 1 :]) - len(text[opening + 1 :].lstrip())
+                try:
+                    element = json.JSONDecoder().raw_decode(text, start)[0]
+                except json.JSONDecodeError:
+                    if not chunk:
+                        return False, None
+                    size *= 2
+                    continue
+                return (False, None) if deeper_than(element, MAX_NESTING) else (True, element)
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, RecursionError, ValueError):
+        pass  # the whole-file read says what is wrong
+    return False, None
 
 
 def _archive_error(path: Path) -> DatasetError:

@@ -139,7 +139,7 @@ def stream_lines(path: Path) -> Iterator[str]:
         raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
 
 
-def _deeper_than(value: object, limit: int) -> bool:
+def deeper_than(value: object, limit: int) -> bool:
     """Whether lists and objects nest more than ``limit`` levels in ``value`` (iteratively: no recursion)."""
     stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
@@ -202,7 +202,7 @@ def parse_json(source: str, path: Path, record: object = None) -> Any:
         ((f"index {i}", item) for i, item in enumerate(value)) if whole_list else [(record, value)]
     )
     for where, item in parts:
-        if _deeper_than(item, MAX_NESTING):
+        if deeper_than(item, MAX_NESTING):
             raise DatasetError(path, f"nests lists and objects more than {MAX_NESTING} levels deep", record=where)
     return value
 

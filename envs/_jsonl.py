@@ -62,10 +62,12 @@ class _Copies:
 
     def find(self, entry: Any) -> BaseModel | None:
         """The object an equal item was validated to, or None."""
-        if isinstance(entry, dict):
-            for raw, value in self.shapes.get(self._shape(entry), ()):
-                if raw == entry:
-                    return value
+        if type(entry) is dict:
+            known = self.shapes.get(tuple([len(v) if isinstance(v, (list, dict)) else v for v in entry.values()]))
+            if known:
+                for raw, value in known:
+                    if raw == entry:
+                        return value
         return None
 
     def add(self, entry: Any, value: BaseModel) -> None:
@@ -143,7 +145,10 @@ class SharedItems:
             if not (isinstance(entries, list) and entries):
                 continue
             shared = self.lists.get(field)
-            if shared is not None and all(type(entry) is str for entry in entries):  # the compact form
+            if shared is None:
+                find = copies.find
+                resolved = [find(entry) or entry for entry in entries]
+            elif all(type(entry) is str for entry in entries):  # the compact form
                 resolved = self._defined(shared, entries, data, number)
             else:
                 resolved = [self._one(shared, copies, entry, data, number) for entry in entries]

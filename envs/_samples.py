@@ -1,7 +1,8 @@
 """Our own JSONL format and the sample datasets shipped with the package.
 
 Each line of a LateralGym JSONL file is one record of a schema model: ``Entity`` (an affordance KB),
-``CreativityTask``, ``MCQPuzzle`` or ``SituationPuzzle``. The package ships one file of each, written
+``CreativityTask``, ``MCQPuzzle`` or ``SituationPuzzle``; a task file's compact form adds one
+``{"entity": {...}}`` line per entity, which tasks list by id (``_jsonl``). The package ships one file of each, written
 for this project, so every mode runs offline.
 """
 

@@ -148,13 +148,20 @@ class SharedItems:
             if shared is None:
                 find = copies.find
                 resolved = [find(entry) or entry for entry in entries]
-            elif all(type(entry) is str for entry in entries):  # the compact form
-                resolved = self._defined(shared, entries, data, number)
             else:
-                resolved = [self._one(shared, copies, entry, data, number) for entry in entries]
+                defined = self._ids(shared, entries)
+                resolved = defined or [self._one(shared, copies, entry, data, number) for entry in entries]
             data[field] = resolved
             lists[field] = (entries, resolved)
         return lists
+
+    def _ids(self, shared: SharedList, entries: list[Any]) -> list[BaseModel]:
+        """The defined items of a list of ids (the compact form); empty when an entry is no defined id."""
+        defined = self.defined[shared.field]
+        try:
+            return [defined[entry][2] for entry in entries]
+        except (KeyError, TypeError):  # an id no line defines, or a whole item: entry by entry
+            return []
 
     def _one(self, shared: SharedList | None, copies: _Copies, entry: Any, data: dict[str, Any], number: int) -> Any:
         if shared is not None and isinstance(entry, str):

@@ -197,5 +197,5 @@ def build_sample(src: Path, out: Path, checkpoints: Path) -> str:
     console = Console(record=True, width=120, file=open(os.devnull, "w"))  # noqa: SIM115
     run_build(args, console)
     kb = read_kb(_kb_files(src))
-    (out / KB_FILE).write_text("".join(e.model_dump_json() + "\n" for e in kb.entities), encoding="utf-8")
+    write_jsonl(kb.entities, out / KB_FILE)
     return console.export_text()

@@ -135,3 +135,27 @@ def test_a_gzipped_file_streams_lines_holding_a_line_separator(tmp_path: Path, t
     path = write_jsonl([task], tmp_path / "t.jsonl.gz")
     assert "\u2028" in gzip.decompress(path.read_bytes()).decode("utf-8")  # written raw, as pydantic writes JSON
     assert load_items(path)[0].task == task.task
+
+
+def test_a_repeat_that_differs_only_in_json_type_is_validated_and_refused(
+    tmp_path: Path, tasks: list[CreativityTask]
+) -> None:
+    """``true == 1`` in Python, but a strict field refuses ``true``: a repeat is reused only when equal
+    type for type, so the second copy is validated, and refused, as it would be on its own."""
+    task = next(t for t in tasks if any(p.decision_difficulty for j in t.judge_output for p in j.parts))
+    records = _lines(write_jsonl([task, task.model_copy(update={"id": task.id + "-b"})], tmp_path / "t.jsonl"))
+    judged = records[-1]["judge_output"]
+    entry, part = next(
+        (e, p)
+        for e in judged  # type: ignore[attr-defined]
+        for p in e["parts"]
+        if p["decision_difficulty"] == 1 or p["similar_affordance"] is True
+    )
+    if part["decision_difficulty"] == 1:
+        part["decision_difficulty"] = True
+    else:
+        part["similar_affordance"] = 1
+    with pytest.raises(DatasetError) as exc:
+        read_jsonl(_write_lines(tmp_path / "t.jsonl", records), CreativityTask)
+    assert f"line {len(records)}" in str(exc.value) and "judge_output" in str(exc.value)
+    assert entry["entity"]

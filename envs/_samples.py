@@ -2,8 +2,8 @@
 
 Each line of a LateralGym JSONL file is one record of a schema model: ``Entity`` (an affordance KB),
 ``CreativityTask``, ``MCQPuzzle`` or ``SituationPuzzle``; a task file's compact form adds one
-``{"entity": {...}}`` line per entity, which tasks list by id (``_jsonl``). The package ships one file of each, written
-for this project, so every mode runs offline.
+``{"entity": {...}}`` line per entity, which tasks list by id (``_jsonl``). The package ships one
+file of each, written for this project, so every mode runs offline.
 """
 
 from __future__ import annotations

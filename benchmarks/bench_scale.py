@@ -23,12 +23,14 @@ from pathlib import Path
 MEASURE = """
 import json, resource, sys, time
 path = sys.argv[2]
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
+imported = 0.0
 if sys.argv[1] == "plain":
     with open(path, encoding="utf-8") as f:
         n = sum(1 for line in f if json.loads(line))
 elif sys.argv[1] == "load":
     from lateralgym.envs import load_items
+    imported, start, cpu = time.perf_counter() - start, time.perf_counter(), time.process_time()  # import apart
     n = len(load_items(path))
 elif sys.argv[1] == "metrics":
     from lateralgym.episodes import metrics_from_log
@@ -38,14 +40,13 @@ elif sys.argv[1] == "viewer":
     page = write_viewer(path)
     pages = page.with_name(page.stem + "-pages")
     n = page.stat().st_size + sum(p.stat().st_size for p in pages.glob("*.js"))
-seconds = time.perf_counter() - start
-rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-try:  # Linux keeps ru_maxrss across exec (the parent's peak would show); VmHWM is this process's own
-    with open("/proc/self/status") as status:
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu  # CPU: steadier on a shared machine
+try:  # this process's own peak: ru_maxrss outlives exec, so it can report the parent's (which made the data)
+    with open("/proc/self/status", encoding="ascii") as status:
         rss_mb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
 except (OSError, StopIteration):
-    pass
-print(json.dumps({"seconds": seconds, "rss_mb": rss_mb, "n": n}))
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "rss_mb": rss_mb, "n": n, "import_seconds": imported}))
 """
 
 
@@ -55,14 +56,12 @@ def measure(kind: str, path: Path) -> dict[str, float]:
 
 
 def make_tasks(target: Path, count: int) -> None:
-    from lateralgym.envs import load_sample_items
+    """``count`` copies (new ids) of the shipped tasks, written by our JSONL writer (the compact form)."""
+    from lateralgym.envs import CreativityTask, load_sample_items, write_jsonl
 
-    tasks = [task.model_dump(mode="json") for task in load_sample_items("creativity")]
-    with target.open("w", encoding="utf-8") as f:
-        for i in range(count):
-            task = dict(tasks[i % len(tasks)])
-            task["id"] = f"{task['id']}-copy{i}"
-            f.write(json.dumps(task) + "\n")
+    tasks: list[CreativityTask] = load_sample_items("creativity")
+    copies = [tasks[i % len(tasks)] for i in range(count)]
+    write_jsonl([task.model_copy(update={"id": f"{task.id}-copy{i}"}) for i, task in enumerate(copies)], target)
 
 
 def make_run(tmp: Path, lines: int, episodes: int | None = None) -> Path:
@@ -133,9 +132,11 @@ def main() -> None:
         size = tasks.stat().st_size / 2**20
         plain, load = measure("plain", tasks), measure("load", tasks)
         print(
-            f"{args.tasks} CreativityBench tasks ({size:.0f} MB): load_items {load['seconds']:.2f} s, "
-            f"{load['rss_mb']:.0f} MB peak; plain json.loads {plain['seconds']:.2f} s, {plain['rss_mb']:.0f} MB; "
-            f"ratio {load['seconds'] / plain['seconds']:.1f}x time, {load['rss_mb'] / plain['rss_mb']:.1f}x memory "
+            f"{args.tasks} CreativityBench tasks ({size:.0f} MB, compact JSONL): load_items {load['seconds']:.2f} s "
+            f"({load['cpu_seconds']:.2f} s CPU; + {load['import_seconds']:.2f} s importing lateralgym.envs), "
+            f"{load['rss_mb']:.0f} MB peak; plain json.loads {plain['seconds']:.2f} s ({plain['cpu_seconds']:.2f} s "
+            f"CPU), {plain['rss_mb']:.0f} MB; ratio {load['seconds'] / plain['seconds']:.1f}x time "
+            f"({load['cpu_seconds'] / plain['cpu_seconds']:.1f}x CPU), {load['rss_mb'] / plain['rss_mb']:.1f}x memory "
             f"(goal <= 2 s, <= 300 MB)"
         )
         run_dir = make_run(tmp, args.lines)

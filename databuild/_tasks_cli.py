@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gzip
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +24,7 @@ from lateralgym.databuild._tasks_pipeline import STAGE_COMPARE, STAGE_INTRA, STA
 from lateralgym.databuild._tasks_prompts import compare_messages, task_text_messages
 from lateralgym.databuild._tasks_stats import empty_cells, stats_tables
 from lateralgym.databuild._tiers import candidate_pools, gold_strata
-from lateralgym.envs import AffordanceKB, CreativityTask, DatasetError, load_items
+from lateralgym.envs import AffordanceKB, CreativityTask, DatasetError, load_items, write_jsonl
 from lateralgym.envs._errors import validation_message
 
 __all__ = ["build_sample", "run_build", "run_stats", "store_seeds", "write_tasks"]
@@ -59,15 +58,14 @@ def store_seeds(store: CheckpointStore, paths: Sequence[Path], kb: AffordanceKB)
 
 
 def write_tasks(tasks: Sequence[CreativityTask], path: Path, official: bool = False) -> None:
-    """Write tasks atomically: our JSONL (gzip when the name ends in ``.gz``, with no timestamp, so equal
-    tasks give equal bytes) or the official task JSON."""
+    """Write tasks atomically: our compact JSONL (each entity once, tasks listing ids; gzip when the name
+    ends in ``.gz``, with no timestamp, so equal tasks give equal bytes) or the official task JSON."""
+    if not official:
+        write_jsonl(tasks, path)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    if official:
-        write_official(tasks, partial)
-    else:
-        data = "".join(t.model_dump_json() + "\n" for t in tasks).encode("utf-8")
-        partial.write_bytes(gzip.compress(data, compresslevel=9, mtime=0) if path.suffix == ".gz" else data)
+    write_official(tasks, partial)
     os.replace(partial, path)
 
 
@@ -199,5 +197,5 @@ def build_sample(src: Path, out: Path, checkpoints: Path) -> str:
     console = Console(record=True, width=120, file=open(os.devnull, "w"))  # noqa: SIM115
     run_build(args, console)
     kb = read_kb(_kb_files(src))
-    (out / KB_FILE).write_text("".join(e.model_dump_json() + "\n" for e in kb.entities), encoding="utf-8")
+    write_jsonl(kb.entities, out / KB_FILE)
     return console.export_text()

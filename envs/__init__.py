@@ -39,6 +39,8 @@ from lateralgym.envs._engine import (
     usage_text,
 )
 from lateralgym.envs._errors import ConfigError, DatasetError, LateralGymError
+from lateralgym.envs._items import ItemTable, item_table
+from lateralgym.envs._jsonl import jsonl_lines, write_jsonl
 from lateralgym.envs._judging import QA, Judge, JudgeReply
 from lateralgym.envs._loaders import detect_format, formats, load_creativitybench, load_items, load_jsonl
 from lateralgym.envs._loaders_official import load_brainteaser, load_lateval, load_splat
@@ -112,6 +114,7 @@ __all__ = [
     "Handled",
     "Inspect",
     "Invalid",
+    "ItemTable",
     "Item",
     "Judge",
     "JudgeReply",
@@ -151,6 +154,8 @@ __all__ = [
     "formats",
     "get_benchmark",
     "item_key",
+    "item_table",
+    "jsonl_lines",
     "load_brainteaser",
     "load_creativitybench",
     "load_items",
@@ -172,6 +177,7 @@ __all__ = [
     "split_tasks",
     "text_space",
     "usage_text",
+    "write_jsonl",
 ]
 
 # Installed packages' benchmarks register last, once every built-in one is in place.

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from lateralgym.envs._benchmark import get_benchmark
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._items import ItemTable, item_table
 
 
-def load_config_items(config: EpisodeConfig, path: str | None = None) -> Sequence[Any]:
+def load_config_items(config: EpisodeConfig, path: str | None = None) -> ItemTable:
     """Items for ``config``: from ``path`` / ``config.dataset`` when given, else the sample data.
+
+    Returns:
+        The items, checked and indexed once (``ItemTable``): every env built on them shares the table.
 
     Raises:
         DatasetError: the file cannot be read, or holds items of another benchmark.
     """
     benchmark = get_benchmark(config.benchmark)
     source = path or config.dataset
+    label = f"config {config.name!r}"
     if source is None:
-        return benchmark.sample_items()
+        return item_table(benchmark, benchmark.sample_items(), label=label)
     from lateralgym.envs._loaders import load_items
 
     items = load_items(source)
@@ -33,4 +35,4 @@ def load_config_items(config: EpisodeConfig, path: str | None = None) -> Sequenc
             f"holds {found} records but config {config.name!r} runs {wanted.__name__} items; "
             f"pick a config for this benchmark",
         )
-    return list(items)
+    return item_table(benchmark, items, label=label)

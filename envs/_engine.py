@@ -33,6 +33,7 @@ from lateralgym.envs._benchmark import Benchmark, Outcome, get_benchmark
 from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._errors import ConfigError, LateralGymError
+from lateralgym.envs._items import ItemTable, item_table
 from lateralgym.envs._judging import ANSWER_LABELS, QA, Judge, JudgeReply
 from lateralgym.envs._sync import run_sync
 from lateralgym.envs._text import sanitise, text_space
@@ -95,15 +96,6 @@ def item_key(item_id: str) -> str:
     within a process (seed determinism holds) and differ between processes.
     """
     return "item-" + hashlib.blake2b(item_id.encode("utf-8"), key=_KEY_SALT, digest_size=8).hexdigest()
-
-
-def duplicate_ids(ids: Sequence[str]) -> list[str]:
-    """Ids that occur more than once, sorted."""
-    seen: set[str] = set()
-    repeated: set[str] = set()
-    for key in ids:
-        (repeated if key in seen else seen).add(key)
-    return sorted(repeated)
 
 
 class EpisodeOverError(LateralGymError, RuntimeError):
@@ -244,7 +236,8 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
 
     Args:
         config: the episode configuration (benchmark, mode, allowed actions, max turns, rewards).
-        items: the items to draw episodes from; None loads ``config.dataset`` or the sample data.
+        items: the items to draw episodes from; None loads ``config.dataset`` or the sample data. Another
+            env's ``items`` (an ``ItemTable``) is shared as it is; anything else is checked and indexed.
         judge: the judge; None builds the one ``config.judge`` names.
         render_mode: ``None`` or ``"ansi"`` (a transcript string).
     """
@@ -271,18 +264,9 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
             from lateralgym.envs._datasets import load_config_items
 
             items = load_config_items(config)
-        wanted = self.benchmark.item_type
-        bad = [type(i).__name__ for i in items if not isinstance(i, wanted)]
-        if bad or not items:
-            raise ConfigError(
-                f"config {config.name!r} needs {wanted.__name__} items; got {len(items)} items"
-                + (f" including {bad[0]}" if bad else "")
-            )
-        self.items: tuple[Any, ...] = tuple(items)
-        ids = [self.benchmark.item_id(i) for i in self.items]
-        self._index = {key: n for n, key in enumerate(ids)}
-        if len(self._index) != len(self.items):
-            raise ConfigError(f"item ids must be unique; repeated: {duplicate_ids(ids)[:5]}")
+        # Checked and indexed once per table: an env given another env's ``items`` costs no work per item.
+        self.items: ItemTable = item_table(self.benchmark, items, label=f"config {config.name!r}")
+        self._index = self.items.positions
         if judge is None:
             from lateralgym.judges import make_judge
 

@@ -11,7 +11,9 @@ format               files
 ``lateval``          LatEval ``english.json`` / ``chinese.json``
 ``creativitybench``  CreativityBench task JSON (a list of tasks)
 ``riddlesense``      RiddleSense ``rs_train.jsonl`` / ``rs_dev.jsonl``
-``jsonl``            ours: one item a line (any benchmark's item type), or ``Entity`` lines (a KB)
+``jsonl``            ours: one item a line (any benchmark's item type), or ``Entity`` lines (a KB);
+                     CreativityBench tasks list entity ids, each entity defined once by an
+                     ``{"entity": {...}}`` line before them (``lateralgym.envs.write_jsonl``)
 ===================  ==================================================================
 
 Every failure is a ``DatasetError`` naming the file, the record and the field.
@@ -19,8 +21,11 @@ Every failure is a ``DatasetError`` naming the file, the record and the field.
 
 from __future__ import annotations
 
+import codecs
+import gzip
 import json
 import zipfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +34,7 @@ from pydantic import BaseModel
 
 from lateralgym.envs._benchmark import DatasetFormat, all_benchmarks
 from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._jsonl import shared_lists
 from lateralgym.envs._loaders_official import (
     DATA_SUFFIXES,
     existing_file,
@@ -37,7 +43,7 @@ from lateralgym.envs._loaders_official import (
     load_splat,
     read_json,
 )
-from lateralgym.envs._samples import json_lines, parse_json, read_jsonl, stream_lines
+from lateralgym.envs._samples import MAX_NESTING, deeper_than, json_lines, parse_json, read_jsonl, stream_lines
 from lateralgym.envs._schema import Entity
 from lateralgym.envs.benchmarks.creativity._loaders import (
     GOLD_MARKER,
@@ -74,9 +80,18 @@ def jsonl_models() -> list[tuple[frozenset[str], type[BaseModel]]]:
 
 
 def _jsonl_model_of(record: object) -> type[BaseModel] | None:
+    """The model of a JSONL record: by its keys, or, for a one-key definition line of the compact form
+    (``{"entity": {...}}``), the model whose records list such items."""
     if not isinstance(record, dict):
         return None
-    return next((model for keys, model in jsonl_models() if keys <= record.keys()), None)
+    models = jsonl_models()
+    if len(record) == 1:
+        key = next(iter(record))
+        defining = (model for _, model in models for shared in shared_lists(model) if shared.record == key)
+        found = next(defining, None)
+        if found is not None:
+            return found
+    return next((model for keys, model in models if keys <= record.keys()), None)
 
 
 def formats() -> dict[str, DatasetFormat]:
@@ -99,8 +114,43 @@ def _first_record(path: Path) -> Any:
     try:
         data = parse_json(first, path, record="line 1")  # a JSONL record, or a JSON file on one line
     except json.JSONDecodeError:
-        data = read_json(path)
+        found, element = _leading_element(path)
+        if found:
+            return element
+        data = read_json(path)  # not a list, or not valid JSON: the whole file, for its value or its error
     return data[0] if isinstance(data, list) and data else data
+
+
+_LEADING_LIMIT = 1 << 24
+"""How much of a JSON file format detection reads looking for its list's first element (16 MiB)."""
+
+
+def _leading_element(path: Path) -> tuple[bool, Any]:
+    """``(True, first element)`` of a file holding a JSON list, read from the file's start only (so
+    detection does not read a large file the loader reads again); ``(False, None)`` when the start does
+    not tell (another value, an empty list, bad JSON: the caller reads the whole file for its error)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    text, size = "", 1 << 16
+    try:
+        with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as handle:
+            while len(text) <= _LEADING_LIMIT:
+                chunk = handle.read(size)
+                text += decoder.decode(chunk, final=not chunk)
+                opening = len(text) - len(text.lstrip("\ufeff \t\r\n"))
+                if text[opening : opening + 1] != "[":
+                    return False, None
+                start = opening + 1 + len(text[opening + 1 :]) - len(text[opening + 1 :].lstrip())
+                try:
+                    element = json.JSONDecoder().raw_decode(text, start)[0]
+                except json.JSONDecodeError:
+                    if not chunk:
+                        return False, None
+                    size *= 2
+                    continue
+                return (False, None) if deeper_than(element, MAX_NESTING) else (True, element)
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, RecursionError, ValueError):
+        pass  # the whole-file read says what is wrong
+    return False, None
 
 
 def _archive_error(path: Path) -> DatasetError:

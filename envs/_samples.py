@@ -1,14 +1,18 @@
 """Our own JSONL format and the sample datasets shipped with the package.
 
 Each line of a LateralGym JSONL file is one record of a schema model: ``Entity`` (an affordance KB),
-``CreativityTask``, ``MCQPuzzle`` or ``SituationPuzzle``. The package ships one file of each, written
-for this project, so every mode runs offline.
+``CreativityTask``, ``MCQPuzzle`` or ``SituationPuzzle``; a task file's compact form adds one
+``{"entity": {...}}`` line per entity, which tasks list by id (``_jsonl``). The package ships one
+file of each, written for this project, so every mode runs offline.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import gzip
+import itertools
 import json
 import re
 import reprlib
@@ -16,12 +20,15 @@ import zlib
 from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from lateralgym.envs._errors import DatasetError, validation_message
 from lateralgym.envs._schema import AffordanceKB, Entity
+
+if TYPE_CHECKING:
+    from lateralgym.envs._jsonl import SharedItems
 
 SAMPLE_FILES: dict[str, str] = {"kb": "affordance_kb.jsonl"}
 """Shipped data that is no benchmark's items (the benchmarks name theirs as ``sample_file``)."""
@@ -105,14 +112,13 @@ def read_lines(path: Path) -> list[str]:
 
 
 def stream_lines(path: Path) -> Iterator[str]:
-    """The lines of a plain UTF-8 text file, read one at a time (a large JSONL file is never held
-    whole); a ``.gz`` file is expanded first, as ``read_lines`` does. Errors as ``read_text``'s."""
-    if path.suffix == ".gz":
-        yield from read_lines(path)
-        return
+    """The lines of a UTF-8 text file (``.gz``: expanded as it is read, up to ``MAX_GZIP_TEXT`` bytes),
+    one at a time, so a large JSONL file is never held whole; lines end at ``\\n`` only (JSON text may
+    hold a raw U+2028). Errors as ``read_text``'s."""
     offset = 0
+    gzipped = path.suffix == ".gz"
     try:
-        with path.open("rb") as handle:
+        with gzip.open(path, "rb") if gzipped else path.open("rb") as handle:
             for raw in handle:
                 try:
                     yield raw.decode("utf-8").rstrip("\r\n")
@@ -124,11 +130,17 @@ def stream_lines(path: Path) -> Iterator[str]:
                         "JSONL; binary releases are read only as .npy or .xlsx; is it the right file?",
                     ) from exc
                 offset += len(raw)
+                if gzipped and offset > MAX_GZIP_TEXT:
+                    raise DatasetError(
+                        path, f"expands past {MAX_GZIP_TEXT} bytes; split the dataset into smaller files"
+                    )
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise DatasetError(path, f"is not a readable gzip file ({exc or 'truncated'}); is it the right file?") from None
     except OSError as exc:
         raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
 
 
-def _deeper_than(value: object, limit: int) -> bool:
+def deeper_than(value: object, limit: int) -> bool:
     """Whether lists and objects nest more than ``limit`` levels in ``value`` (iteratively: no recursion)."""
     stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
@@ -138,6 +150,27 @@ def _deeper_than(value: object, limit: int) -> bool:
         children = node.values() if isinstance(node, dict) else node
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return False
+
+
+_BRACKET_STEP = {ord("{"): 1, ord("["): 1, ord("}"): -1, ord("]"): -1}
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"{}[]')
+
+
+def _text_depth(source: str) -> int:
+    """How deep lists and objects nest in valid JSON text, or more (an upper bound), from its brackets
+    outside strings: C-speed bytes operations, where walking the parsed value visits every node in Python."""
+    if source.count("{") + source.count("[") <= MAX_NESTING:
+        return MAX_NESTING
+    data = source.encode("utf-8", "surrogatepass")
+    if b"\\" in data:  # escaped backslashes, then escaped quotes: every '"' left opens or closes a string
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    # Quotes and brackets only; an empty string (or an empty gap between two) goes, merging its neighbours.
+    structure = data.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    if b'"' in structure:  # brackets inside strings: keep what lies outside
+        structure = b"".join(structure.split(b'"')[::2])
+    if len(structure) <= 2 * MAX_NESTING:  # balanced: half are openings
+        return len(structure) // 2
+    return max(itertools.accumulate(map(_BRACKET_STEP.__getitem__, structure)), default=0)
 
 
 def parse_json(source: str, path: Path, record: object = None) -> Any:
@@ -163,12 +196,14 @@ def parse_json(source: str, path: Path, record: object = None) -> Any:
         ) from None
     except ValueError as exc:  # e.g. an integer literal past Python's digit limit
         raise DatasetError(path, f"not valid JSON ({' '.join(str(exc).split())})", record=record) from exc
+    if _text_depth(source) <= MAX_NESTING:  # no record can nest deeper than the text: skip the walk
+        return value
     whole_list = record is None and isinstance(value, list)
     parts: Iterable[tuple[object, object]] = (
         ((f"index {i}", item) for i, item in enumerate(value)) if whole_list else [(record, value)]
     )
     for where, item in parts:
-        if _deeper_than(item, MAX_NESTING):
+        if deeper_than(item, MAX_NESTING):
             raise DatasetError(path, f"nests lists and objects more than {MAX_NESTING} levels deep", record=where)
     return value
 
@@ -188,13 +223,38 @@ def json_lines(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
 
 
 def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
-    """Read a JSONL file of ``model`` records; errors name the file, line and field. Ids must be unique."""
+    """Read a JSONL file of ``model`` records; errors name the file, line and field. Ids must be unique.
+
+    A model with ``shared_lists`` (CreativityTask) reads both forms: the compact one, whose items are
+    defined once by ``{"entity": {...}}`` lines and listed by id, and the embedded one (see ``_jsonl``).
+    """
+    from lateralgym.envs._jsonl import SharedItems, repeated_lists, shared_lists  # it uses this module's plain()
+
     path = Path(path)
+    with _collector_paused():
+        return _read_jsonl(path, model, SharedItems(path, shared_lists(model), repeated_lists(model)))
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a file is read (it runs again afterwards): the records make
+    no cycles, and each collection would walk every record read so far (a third of a 14K-task load)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read_jsonl(path: Path, model: type[M], shared: SharedItems) -> list[M]:
     records: list[M] = []
     seen: dict[str, int] = {}
-    shared = _Shared(getattr(model, "shared_lists", ()))
     for number, data in json_lines(path, stream_lines(path)):
-        raw = shared.reuse(data)
+        if shared.define(data, number):
+            continue
+        raw = shared.resolve(data, number)
         try:
             record = model.model_validate(data)
         except ValidationError as exc:
@@ -213,44 +273,6 @@ def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
         shared.remember(raw, record)
         records.append(record)
     return records
-
-
-class _Shared:
-    """Validated items of a model's ``shared_lists`` fields, reused when a later record repeats one.
-
-    An item is reused only when its raw JSON equals, value for value, the one first validated under
-    its ``id`` (a dict comparison, far cheaper than validating it again); anything else is
-    validated as usual, so errors and results are those of a plain validation.
-    """
-
-    def __init__(self, fields: tuple[str, ...]) -> None:
-        self.fields = fields
-        self.seen: dict[str, tuple[dict[str, Any], BaseModel]] = {}
-
-    def reuse(self, data: Any) -> dict[str, list[Any]]:
-        """Put already-validated objects in place of repeated items in ``data``; return the raw lists."""
-        raw: dict[str, list[Any]] = {}
-        if not self.fields or not isinstance(data, dict):
-            return raw
-        for name in self.fields:
-            items = data.get(name)
-            if isinstance(items, list):
-                raw[name] = items
-                data[name] = [self._known(item) for item in items]
-        return raw
-
-    def _known(self, item: Any) -> Any:
-        key = item.get("id") if isinstance(item, dict) else None
-        hit = self.seen.get(key) if isinstance(key, str) else None
-        return hit[1] if hit is not None and hit[0] == item else item
-
-    def remember(self, raw: dict[str, list[Any]], record: BaseModel) -> None:
-        """Keep the validated items of ``record`` under their raw JSON's ``id``."""
-        for name, items in raw.items():
-            for item, value in zip(items, getattr(record, name), strict=False):
-                key = item.get("id") if isinstance(item, dict) else None
-                if isinstance(key, str) and isinstance(value, BaseModel):
-                    self.seen.setdefault(key, (item, value))
 
 
 @functools.lru_cache(maxsize=16)

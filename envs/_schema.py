@@ -8,10 +8,20 @@ numbers and flags are strict (``true`` is no difficulty, ``"3"`` no label).
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 Scene = Literal["kitchen", "living_room", "bedroom", "bathroom", "garage", "home_office", "dining_room", "garden"]
 """The eight household scenes of CreativityBench."""
@@ -50,6 +60,8 @@ NONE_OF_ABOVE = "None of above."
 """BrainTeaser's literal fourth option (sic)."""
 
 
+_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 """Text that must say something: stripped, then at least one character."""
 
@@ -62,7 +74,18 @@ Flag = Annotated[bool, Strict()]
 
 def snake(name: str) -> str:
     """Normalise a name for matching: lower case, runs of non-alphanumerics become one underscore."""
-    return re.sub(r"[^0-9a-z]+", "_", name.strip().lower()).strip("_")
+    # Every task of a file checks its entities' names, and they repeat: short names are remembered.
+    return _snake_short(name) if len(name) <= _SNAKE_CACHED else _snake(name)
+
+
+_SNAKE_CACHED = 120
+
+
+def _snake(name: str) -> str:
+    return _NOT_ALNUM.sub("_", name.strip().lower()).strip("_")
+
+
+_snake_short = functools.lru_cache(maxsize=1 << 14)(_snake)
 
 
 def spaced(name: str) -> str:
@@ -226,12 +249,15 @@ class Entity(_Frozen):
     parts: tuple[Part, ...] = Field(min_length=1, max_length=8)
     """One to eight parts."""
 
-    @model_validator(mode="after")
-    def _unique_parts(self) -> Entity:
-        names = [p.name for p in self.parts]
+    @field_validator("parts")
+    @classmethod
+    def _unique_parts(cls, parts: tuple[Part, ...], info: ValidationInfo) -> tuple[Part, ...]:
+        # A field validator, not a model one: pydantic reruns "after" model validators on every
+        # already-validated instance a task lists, and a 14K-task file lists entities ~100K times.
+        names = [p.name for p in parts]
         if len(set(names)) != len(names):
-            raise ValueError(f"entity {self.id!r} has duplicate part names: {names}")
-        return self
+            raise ValueError(f"entity {info.data.get('id')!r} has duplicate part names: {names}")
+        return parts
 
     def part(self, name: str) -> Part | None:
         """The part whose name matches ``name`` (case and spacing ignored), or None."""
@@ -241,6 +267,17 @@ class Entity(_Frozen):
     def describe(self) -> str:
         """Everything the player may learn by inspecting this entity: parts and attributes, no uses."""
         return "\n".join([f"{self.name}:"] + [f"  - {p.render()}" for p in self.parts])
+
+
+class SharedList(NamedTuple):
+    """A list field whose items repeat across a file's records and are written once (see ``read_jsonl``)."""
+
+    field: str
+    """The record's field holding the items (``"entities"``)."""
+    record: str
+    """The one key of the JSONL record that defines an item (``{"entity": {...}}``)."""
+    model: type[BaseModel]
+    """The items' model (``Entity``); each has a unique ``id``."""
 
 
 class AffordanceKB(_Frozen):
@@ -353,9 +390,13 @@ class SamplingFactors(_Frozen):
 class CreativityTask(_Frozen):
     """A CreativityBench task: find an entity part that can be repurposed to solve a problem."""
 
-    shared_lists: ClassVar[tuple[str, ...]] = ("entities",)
-    """Fields whose items (by ``id``) repeat across a file's tasks: a loader validates each distinct
-    entity once and shares the frozen object (a 14K-task file holds each KB entity many times)."""
+    repeated_lists: ClassVar[tuple[str, ...]] = ("judge_output",)
+    """Fields whose items often repeat unchanged across a file's tasks (a gold's verdicts on a distractor,
+    in each of the gold's tiers): a loader validates each distinct item (by its JSON) once and shares it."""
+    shared_lists: ClassVar[tuple[SharedList, ...]] = (SharedList("entities", "entity", Entity),)
+    """Fields whose items (by ``id``) repeat across a file's tasks (a 14K-task file shows each KB entity
+    many times). Our JSONL writes each entity once, as an ``{"entity": {...}}`` line, and a task lists
+    the ids; a loader validates each distinct entity once and shares the frozen object."""
 
     id: Text
     """Unique task id."""
@@ -366,7 +407,8 @@ class CreativityTask(_Frozen):
     environment: Text
     """First-person description of the surroundings."""
     entities: tuple[Entity, ...] = Field(min_length=2)
-    """Gold entity plus distractors, with full part attributes."""
+    """Gold entity plus distractors, with full part attributes. In our JSONL, each entity's id, defined
+    by an ``{"entity": {...}}`` line before the task (or, the older embedded form, the whole entity)."""
     items: tuple[SceneItem, ...] = ()
     """Other scene items (the recipient among them)."""
     gold: GoldAnswer

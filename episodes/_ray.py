@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv
+from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, get_benchmark, item_table
 from lateralgym.episodes._log import INLINE_LIMIT, EpisodeEnd, EpisodeStart, Observation, StepLine, observation
 
 MAX_ATTEMPTS = 3
@@ -77,7 +77,7 @@ class EpisodeWorker:
         if setup["llm_concurrency"] is not None:
             set_default_concurrency(setup["llm_concurrency"], adaptive=setup.get("adaptive_concurrency", False))
         self.config = EpisodeConfig.model_validate(setup["config"])
-        self.items = list(items)
+        self.items = item_table(get_benchmark(self.config.benchmark), items)  # checked and indexed once per worker
         judge = setup["judge"]
         self.judge: Judge = (
             make_judge(

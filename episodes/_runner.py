@@ -745,7 +745,8 @@ async def _roll_out(
         return await _roll_out_ray(
             config, plan, todo, done, run_dir, run_id, items, concurrency, progress, ray_setup, watch
         )
-    envs += [LateralEnv(config, items=items, judge=judge) for _ in range(min(concurrency, len(todo)) - 1)]
+    # The first env's checked, indexed items: each further env costs nothing per item.
+    envs += [LateralEnv(config, items=envs[0].items, judge=judge) for _ in range(min(concurrency, len(todo)) - 1)]
     free: asyncio.Queue[LateralEnv] = asyncio.Queue()
     for env in envs:
         free.put_nowait(env)

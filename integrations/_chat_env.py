@@ -103,13 +103,14 @@ class ChatEnv:
         demos: str | None = None,
     ) -> None:
         self.config = config if isinstance(config, EpisodeConfig) else EpisodeConfig.named(config)
-        self.items = tuple(items) if items is not None else tuple(load_config_items(self.config))
+        given = items if items is not None else load_config_items(self.config)
         self.judge = judge if judge is not None else make_judge(self.config.judge, benchmark=self.config.benchmark)
         self.reasoning: Reasoning | None = reasoning
         self.few_shot = few_shot
         self.system_prompt = system_prompt
         self.demos = demos
-        LateralEnv(self.config, items=self.items, judge=self.judge)  # a wrong item type or judge fails here
+        # A wrong item type or judge fails here; the env's checked, indexed items make each rollout's env cheap.
+        self.items = LateralEnv(self.config, items=given, judge=self.judge).items
 
     @classmethod
     def for_item(cls, item: Any, config: EpisodeConfig | str | None = None, **options: Any) -> ChatEnv:

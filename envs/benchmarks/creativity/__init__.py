@@ -41,7 +41,10 @@ truncated after ``max_turns`` turns (interactive: 15, explore: 20).
 
 ## Arguments
 ``config`` (an ``EpisodeConfig``), ``items`` (tasks; default the sample data or
-``config.dataset``), ``judge`` (default from ``config.judge``), ``render_mode`` (``"ansi"``).
+``config.dataset``: the release's task JSON, or our JSONL, whose compact form, written by
+``lateralgym.envs.write_jsonl``, holds each entity once as an ``{"entity": {...}}`` line and tasks
+listing entity ids; another env's ``items`` is shared without work per task), ``judge`` (default
+from ``config.judge``), ``render_mode`` (``"ansi"``).
 
 ## Version History
 * Interactive v2: the paper's interactive protocol (15 turns, environment text, entities and

@@ -1,0 +1,85 @@
+"""The items an env draws episodes from: type-checked and indexed by id once, then shared.
+
+Building a ``LateralEnv`` used to check, copy and index every item, so each new env (one per
+episode in flight, one per chat rollout) cost time in proportion to the dataset: ~28 ms at 14,000
+CreativityBench tasks. An ``ItemTable`` does that work once; an env given one (``env.items`` of
+another env, or what ``load_config_items`` returns) takes it as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from lateralgym.envs._errors import ConfigError
+
+if TYPE_CHECKING:
+    from lateralgym.envs._benchmark import Benchmark
+
+__all__ = ["ItemTable", "duplicate_ids", "item_table"]
+
+
+def duplicate_ids(ids: Iterable[str]) -> list[str]:
+    """Ids that occur more than once, sorted."""
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for key in ids:
+        (repeated if key in seen else seen).add(key)
+    return sorted(repeated)
+
+
+class ItemTable(tuple[Any, ...]):
+    """One benchmark's items, in order, all of its item type, with unique ids; ``positions`` maps an id to
+    its position. Immutable (a tuple of frozen items), so any number of envs can share it."""
+
+    benchmark: str
+    """The benchmark whose items these are (its ``item_id`` made the index)."""
+    positions: dict[str, int]
+    """Item id -> position."""
+
+    def __new__(cls, benchmark: Benchmark[Any, Any], items: Iterable[Any], *, label: str = "") -> ItemTable:
+        """Check and index ``items``.
+
+        Args:
+            benchmark: The benchmark the items are for.
+            items: The items.
+            label: Names the user of the items in errors (``config 'creativity-static'``).
+
+        Raises:
+            ConfigError: no items, an item of another type, or a repeated id.
+        """
+        table = super().__new__(cls, items)
+        label = label or f"benchmark {benchmark.name!r}"
+        wanted = benchmark.item_type
+        bad = next((type(i).__name__ for i in table if not isinstance(i, wanted)), None)
+        if bad is not None or not table:
+            raise ConfigError(
+                f"{label} needs {wanted.__name__} items; got {len(table)} items"
+                + (f" including {bad}" if bad is not None else "")
+            )
+        ids = [benchmark.item_id(i) for i in table]
+        index = {key: n for n, key in enumerate(ids)}
+        if len(index) != len(table):
+            raise ConfigError(f"item ids must be unique; repeated: {duplicate_ids(ids)[:5]}")
+        table.benchmark = benchmark.name
+        table.positions = index
+        return table
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (to Ray workers, subprocesses) with its index: tuple's own pickling would call __new__ bare.
+        return (_restore, (self.benchmark, tuple(self), self.positions))
+
+
+def _restore(benchmark: str, items: tuple[Any, ...], positions: dict[str, int]) -> ItemTable:
+    table = tuple.__new__(ItemTable, items)
+    table.benchmark = benchmark
+    table.positions = positions
+    return table
+
+
+def item_table(benchmark: Benchmark[Any, Any], items: Iterable[Any], *, label: str = "") -> ItemTable:
+    """``items`` as an ``ItemTable`` of ``benchmark``: a table of that benchmark as it is (no work),
+    anything else checked and indexed (see ``ItemTable``)."""
+    if isinstance(items, ItemTable) and items.benchmark == benchmark.name:
+        return items
+    return ItemTable(benchmark, items, label=label)

@@ -4,10 +4,11 @@ send without its transform, and prices found without importing litellm."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
 
 import openai
 import pytest
@@ -89,28 +90,32 @@ def test_a_parameter_create_does_not_take_fails_before_sending(
 
 
 @pytest.mark.skipif(not litellm_available(), reason="litellm is not installed (pip install 'lateralgym[litellm]')")
-def test_a_model_litellm_does_not_know_is_priced_without_importing_it(llm_server: ScriptedLLMServer) -> None:
-    """litellm's import takes seconds: a call to a local model must neither wait for it nor pay for it
-    (its shipped cost map, read as JSON, says it does not know the model)."""
+def test_litellm_is_asked_for_a_price_only_when_its_shipped_map_names_the_model() -> None:
     assert litellm_may_price("openai/gpt-4o-mini")
-    assert litellm_may_price("openai/ft:gpt-4o-mini:acme::abc123")
+    assert litellm_may_price("openai/ft:gpt-4o-mini:acme::abc123")  # priced as its base model
     assert not litellm_may_price("openai/scripted-model")
+
+
+def test_an_llm_run_imports_neither_litellm_nor_the_sdks_resources(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """litellm's import takes seconds, the SDK's resource classes (every API it has) one more: a run
+    against a local model needs neither (the price comes from litellm's shipped map, read as JSON;
+    the endpoint check and the calls go through the SDK's request path)."""
     code = (
         "import sys\n"
-        "from lateralgym.agents import LLMClient\n"
-        f"client = LLMClient('openai/scripted-model', base_url={llm_server.base_url!r}, use_cache=False)\n"
-        "calls = [client.complete_sync(f'q {i}') for i in range(3)]\n"
-        "client.close()\n"
-        "print([c.text for c in calls], [c.cost_usd for c in calls], 'litellm' in sys.modules)\n"
+        "from lateralgym.episodes import StepLine, read_log, run\n"
+        f"result = run('brainteaser', player='openai/scripted-model', base_url={llm_server.base_url!r}, limit=1,\n"
+        f"             out={str(tmp_path)!r}, use_cache=False, progress=False)\n"
+        "steps = [r for r in read_log(result.run_dir / 'steps.jsonl') if isinstance(r, StepLine)]\n"
+        "costs = {r.llm.cost_usd for r in steps if r.llm}\n"
+        "print(result.ran, result.errored, result.usage['player'].calls, *costs,\n"
+        "      'litellm' in sys.modules, 'openai.resources' in sys.modules)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=_env(OPENAI_API_KEY="sk-x")
-    )
+    env = {**os.environ, "OPENAI_API_KEY": "sk-x"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['ok', 'ok', 'ok'] [None, None, None] False"
-
-
-def _env(**extra: str) -> dict[str, Any]:
-    import os
-
-    return {**os.environ, **extra}
+    ran, errored, calls, cost, litellm, resources = done.stdout.split()
+    assert int(ran) >= 1 and errored == "0" and int(calls) == int(ran)
+    assert (cost, litellm, resources) == ("None", "False", "False")
+    assert llm_server.chat_calls == int(calls)

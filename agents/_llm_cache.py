@@ -113,13 +113,10 @@ class ResponseCache:
         Raises:
             OSError: The entry could not be written.
         """
+        if not cacheable(call):
+            return None
         secrets = list(secrets)
         stored = call.model_dump(mode="json")
-        shown = json.dumps(stored, ensure_ascii=False)
-        if not cacheable(call) or redact(shown, secrets) != shown:
-            return None
-        path = self.path_for(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         entry = {
             "format": CACHE_FORMAT,
             "key": key,
@@ -127,8 +124,18 @@ class ResponseCache:
             "request": dict(request),
             "call": stored,
         }
-        text = redact(writable(json.dumps(entry, ensure_ascii=False, indent=1, default=str)), secrets)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        raw = writable(json.dumps(entry, ensure_ascii=False, default=str))
+        text = redact(raw, secrets)
+        if text != raw:  # something to redact somewhere: a reply carrying it is not stored at all
+            shown = json.dumps(stored, ensure_ascii=False)
+            if redact(shown, secrets) != shown:
+                return None
+        path = self.path_for(key)
+        try:
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        except FileNotFoundError:  # the folder's first entry (asking first would cost every put a call)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)

@@ -39,7 +39,13 @@ from lateralgym.agents._llm_concurrency import (
 from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError
 from lateralgym.agents._llm_secrets import display_url, redact, redact_values
 from lateralgym.agents._llm_spec import GENERATION_KEYS, ModelSpec
-from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
+from lateralgym.agents._llm_usage import (
+    UsageMeter,
+    UsageSummary,
+    litellm_available,
+    litellm_may_price,
+    lookup_cost_usd,
+)
 from lateralgym.agents._prices import offline_price
 from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._sync import background
@@ -416,13 +422,24 @@ def _describe(failure: Failure) -> str:
     return f"HTTP {failure.status}" if failure.status is not None else failure.kind
 
 
+_UNPRICED_BY_LITELLM: set[str] = set()
+"""Models litellm's cost map does not know, found out once per process (then only the offline table is asked)."""
+
+
 async def _price(model: str, reply: ModelCall) -> float | None:
-    """litellm's price when it knows the model, else the offline table's (``_prices``), else None."""
+    """litellm's price when it knows the model, else the offline table's (``_prices``), else None.
+
+    litellm is never imported to learn that it does not know a model: its shipped cost map is read
+    once (``litellm_may_price``), and a model it does not price is remembered, so a local server's
+    calls never wait on, nor pay for, a lookup.
+    """
     cost = None
-    if litellm_available():
-        if "litellm" not in sys.modules:
+    if model not in _UNPRICED_BY_LITELLM and litellm_available():
+        if "litellm" in sys.modules:
+            cost = lookup_cost_usd(model, reply.prompt_tokens, reply.completion_tokens)
+        elif await asyncio.to_thread(litellm_may_price, model):
             # The cost map comes with litellm, whose first import takes seconds.
             cost = await asyncio.to_thread(lookup_cost_usd, model, reply.prompt_tokens, reply.completion_tokens)
-        else:
-            cost = lookup_cost_usd(model, reply.prompt_tokens, reply.completion_tokens)
+        if cost is None:
+            _UNPRICED_BY_LITELLM.add(model)
     return cost if cost is not None else offline_price(model, reply.prompt_tokens, reply.completion_tokens)

@@ -14,6 +14,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
+
+import httpx
 
 from lateralgym.agents._llm_backends import OpenAIBackend, classify
 from lateralgym.agents._llm_client import LLMClient
@@ -60,7 +63,10 @@ async def _probe(client: LLMClient) -> str | None:
         return None
     try:
         async with asyncio.timeout(min(client.spec.timeout, _PROBE_TIMEOUT_S) + 1.0):
-            await backend._client().models.list()  # noqa: SLF001 - the backend's own per-loop SDK client
+            # ``models.list()``'s request, through the SDK's request path (auth, errors) without importing
+            # its resource classes (every API the SDK has, ~1.3 s): a run never needs them otherwise.
+            get: Any = backend._client().get  # noqa: SLF001 - the backend's own per-loop SDK client
+            await get("/models", cast_to=httpx.Response)
     except Exception as exc:  # noqa: BLE001 - sorted below; anything not clearly fatal lets the run go ahead
         failure = classify(exc)
     else:

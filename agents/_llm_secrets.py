@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import os
 import re
 from collections.abc import Iterable
@@ -100,9 +101,11 @@ def _is_basic_token(token: str) -> bool:
         return False
 
 
-def _forms(secret: str) -> set[str]:
+@functools.lru_cache(maxsize=64)
+def _forms(secret: str) -> frozenset[str]:
     """Every form a secret may take in text: as is, URL-decoded, URL-encoded and base64 (the
-    ``Basic`` header of a ``user:password`` is its base64)."""
+    ``Basic`` header of a ``user:password`` is its base64). Remembered for the few secrets a process
+    holds (every model call redacts its reply with them)."""
     plain = {secret, unquote(secret), unquote_plus(secret)}
     forms: set[str] = set()
     for value in plain:
@@ -110,7 +113,7 @@ def _forms(secret: str) -> set[str]:
         urlsafe = base64.urlsafe_b64encode(value.encode("utf-8", "replace")).decode("ascii")
         forms |= {value, quote(value, safe=""), quote(value), quote_plus(value), encoded, encoded.rstrip("=")}
         forms |= {urlsafe, urlsafe.rstrip("=")}
-    return {form for form in forms if len(form) >= _MIN_SECRET_LEN}
+    return frozenset(form for form in forms if len(form) >= _MIN_SECRET_LEN)
 
 
 def redact_values(text: str, secrets: Iterable[str | None]) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import json
 import os
 import threading
 from types import ModuleType
@@ -45,6 +47,46 @@ def import_litellm() -> ModuleType:
             ) from exc
         litellm.suppress_debug_info = True
     return litellm
+
+
+_COST_MAP_FILE = "model_prices_and_context_window_backup.json"
+"""The cost map litellm ships, which it reads when ``LITELLM_LOCAL_MODEL_COST_MAP`` is on (``import_litellm``)."""
+
+
+@functools.cache
+def _cost_map_keys() -> frozenset[str] | None:
+    """The model names of litellm's shipped cost map, read without importing litellm (a plain JSON
+    read, ~0.1 s, against seconds for the import); None when they cannot be known that way (litellm
+    absent, its file moved, or the user asked litellm to fetch its map)."""
+    if os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP", "").strip().lower() == "false":
+        return None
+    try:
+        spec = importlib.util.find_spec("litellm")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    try:
+        with open(os.path.join(list(spec.submodule_search_locations)[0], _COST_MAP_FILE), "rb") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return frozenset(str(key) for key in data) if isinstance(data, dict) else None
+
+
+def litellm_may_price(model: str) -> bool:
+    """Whether litellm's cost map might price ``model`` (``provider/model``), asked without importing it.
+
+    False only when no name in litellm's shipped map contains the model's own name (``bench`` of
+    ``openai/bench``): litellm prices a model from a map entry of that name, with or without a
+    provider prefix, so it would find none. True when the map cannot be read, and for fine-tuned
+    models (``ft:...``), which litellm prices as their base model.
+    """
+    own = model.split("?", 1)[0].split("/", 1)[-1]
+    if not own or own.startswith("ft:"):
+        return True
+    keys = _cost_map_keys()
+    return keys is None or any(own in key for key in keys)
 
 
 def lookup_cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:

@@ -11,7 +11,10 @@ A run directory holds ``steps.jsonl``. Every line is one record, told apart by `
   total reward, any error, and the model usage per role.
 
 Lines are written with one ``write`` on a file opened for appending and flushed at once, so a
-killed run leaves at worst one torn last line, which the reader skips. Every line is valid UTF-8:
+killed run leaves at worst one torn last line, which the reader skips. A ``write`` reaches the
+kernel before it returns, so ``kill -9`` loses nothing written; ``fsync``, which only guards
+against the machine itself going down, runs at most once every ``SYNC_INTERVAL_S`` at an
+episode's end and always at close (see ``StepLogWriter.sync``). Every line is valid UTF-8:
 text that cannot be encoded (a lone surrogate, from a dataset, a judge or an error message) is
 written with U+FFFD in its place, never allowed to stop the run. Observations longer than
 ``INLINE_LIMIT`` characters are stored once under ``observations/<sha256>.txt`` and the line
@@ -23,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -38,6 +42,7 @@ __all__ = [
     "INLINE_LIMIT",
     "LOG_SCHEMA_VERSION",
     "STEP_LOG",
+    "SYNC_INTERVAL_S",
     "EpisodeEnd",
     "EpisodeStart",
     "LLMBlock",
@@ -63,6 +68,10 @@ INLINE_LIMIT = 4096
 """Observations longer than this many characters are stored by hash."""
 
 STEP_LOG = "steps.jsonl"
+
+SYNC_INTERVAL_S = 1.0
+"""``StepLogWriter.sync`` calls ``fsync`` at most this often (it cost ~5 ms of an event loop's time an
+episode when every episode's end called it)."""
 
 
 class _Record(BaseModel):
@@ -259,12 +268,23 @@ def observation_text(obs: Observation, run_dir: Path) -> str:
 
 
 class StepLogWriter:
-    """Appends records to a step log, one ``write`` per line, flushed immediately."""
+    """Appends records to a step log, one ``write`` per line, flushed immediately.
 
-    def __init__(self, path: str | Path) -> None:
+    Args:
+        path: The log file, created (with its folder) when missing, appended to otherwise.
+        sync_interval_s: ``sync`` calls ``fsync`` when this long has passed since the last one
+            (0: every time); None: ``SYNC_INTERVAL_S``.
+    """
+
+    def __init__(self, path: str | Path, *, sync_interval_s: float | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self.sync_interval_s = SYNC_INTERVAL_S if sync_interval_s is None else sync_interval_s
+        self._synced_at = time.monotonic()
+        self._unsynced = False
+        self.fsyncs = 0
+        """``fsync`` calls made so far."""
 
     def write(self, record: EpisodeStart | StepLine | EpisodeEnd) -> None:
         """Append one record as one line; text that cannot be UTF-8 is written with U+FFFD in its place."""
@@ -272,13 +292,32 @@ class StepLogWriter:
         written = os.write(self._fd, data)
         if written != len(data):  # pragma: no cover - regular files write whole buffers
             raise OSError(f"short write to {self.path}: {written} of {len(data)} bytes")
+        self._unsynced = True
 
-    def sync(self) -> None:
-        """Make what was written durable (called at the end of each episode)."""
-        os.fsync(self._fd)
+    def sync(self, *, force: bool = False) -> None:
+        """Make what was written durable, at most once every ``sync_interval_s`` unless ``force``d
+        (the runner calls it at the end of each episode).
+
+        Resume stays exactly-once either way: every line is in the kernel once ``write`` returns, so
+        a killed process loses nothing, and the log is append-only, so a machine that goes down can
+        only lose a tail of it (at most the last interval's lines, the last perhaps torn); resume
+        drops the lines of every episode without an end record and runs those episodes again.
+        """
+        if not self._unsynced:
+            return
+        now = time.monotonic()
+        if force or now - self._synced_at >= self.sync_interval_s:
+            os.fsync(self._fd)
+            self.fsyncs += 1
+            self._synced_at = now
+            self._unsynced = False
 
     def close(self) -> None:
-        os.close(self._fd)
+        """``fsync`` what is not yet durable, then close the file."""
+        try:
+            self.sync(force=True)
+        finally:
+            os.close(self._fd)
 
     def __enter__(self) -> StepLogWriter:
         return self

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from types import TracebackType
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from lateralgym.envs import get_benchmark
 from lateralgym.episodes._log import EpisodeEnd
+
+_RATE_EVERY_S = 0.5
+"""How often the shown rate is recomputed (rich's ``Task.speed`` sums every sample of its window)."""
 
 
 def episode_score(end: EpisodeEnd) -> float:
@@ -33,6 +37,7 @@ class RunProgress:
             transient=False,
         )
         self.task = self.progress.add_task(label, total=total, completed=done, score="-", rate="")
+        self._rate, self._rate_at = "", -_RATE_EVERY_S
         self.solved = 0.0
         self.finished = 0
         self.errors = 0
@@ -45,9 +50,12 @@ class RunProgress:
         score = f"{100 * self.solved / self.finished:.1f}%"
         if self.errors:
             score += f" ({self.errors} errored)"
-        task = self.progress.tasks[0]
-        rate = f"{task.speed:.2f} ep/s" if task.speed else ""
-        self.progress.update(self.task, advance=1, score=score, rate=rate)
+        now = time.monotonic()
+        if now - self._rate_at >= _RATE_EVERY_S:  # rich's speed sums its recent samples: not every episode
+            task = self.progress.tasks[0]
+            self._rate = f"{task.speed:.2f} ep/s" if task.speed else ""
+            self._rate_at = now
+        self.progress.update(self.task, advance=1, score=score, rate=self._rate)
 
     def __enter__(self) -> RunProgress:
         self.progress.start()

@@ -32,6 +32,7 @@ class PromptStore:
         self.directory = Path(run_dir) / PROMPTS_DIR
         self._seen: set[str] = set()
         self._warned = False
+        self._made = False
 
     def add(self, key: str, messages: list[dict[str, Any]]) -> None:
         """Store ``messages`` under ``key`` unless stored before; a failed write is logged, never raised
@@ -40,14 +41,22 @@ class PromptStore:
             return
         self._seen.add(key)
         path = self.directory / f"{key}.json"
-        if path.exists():
-            return
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            if not self._made:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                self._made = True
+            # ASCII escapes: a lone surrogate from a dataset is kept as written, never fails the write.
+            # No indent: that would take json's pure-Python encoder, several times slower.
+            data = (json.dumps({"messages": messages}) + "\n").encode("ascii")
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            # ASCII escapes: a lone surrogate from a dataset is kept as written, never fails the write
-            tmp.write_text(json.dumps({"messages": messages}, indent=1) + "\n", encoding="utf-8")
-            os.replace(tmp, path)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)  # the same prompt stored before (a resumed run) is simply replaced
         except OSError as exc:
             if not self._warned:
                 logger.warning("cannot store prompts in %s: %s", self.directory, exc)

@@ -479,6 +479,11 @@ def usage_from_log(log_path: Path) -> dict[str, Usage]:
         for record in read_log(log_path):
             if isinstance(record, EpisodeEnd):
                 latest[record.episode_id] = record
+    return _usage_of(latest)
+
+
+def _usage_of(latest: dict[str, EpisodeEnd]) -> dict[str, Usage]:
+    """Model usage per role summed over episode ends (the last of each episode)."""
     totals: dict[str, Usage] = {}
     for end in latest.values():
         for role, usage in end.usage.items():
@@ -784,8 +789,16 @@ def _finish(
     from lateralgym.episodes._metrics import compute_metrics
 
     log_path = run_dir / STEP_LOG
-    metrics = compute_metrics(read_log(log_path))
-    usage = usage_from_log(log_path)
+    latest: dict[str, EpisodeEnd] = {}
+
+    def ends_noted(records: Iterator[Any]) -> Iterator[Any]:  # one pass over the log for both
+        for record in records:
+            if isinstance(record, EpisodeEnd):
+                latest[record.episode_id] = record
+            yield record
+
+    metrics = compute_metrics(ends_noted(read_log(log_path)))
+    usage = _usage_of(latest)
     summary = {**metrics.model_dump(mode="json"), "llm_usage": {role: u.model_dump() for role, u in usage.items()}}
     write_json(run_dir / "summary.json", summary)
     return RunResult(

@@ -31,7 +31,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_serializer,
+)
 from pydantic_core import PydanticSerializationError
 
 from lateralgym.agents._llm_secrets import safe_spec
@@ -179,6 +188,15 @@ class Usage(BaseModel):
     """Player moves re-asked for the expected format after an unparsable reply (one per re-ask)."""
     fallbacks: int = 0
     """Player replies still unparsable after the re-asks, read by the benchmark's fallback."""
+
+    @model_serializer(mode="wrap")
+    def _unknown_cost_kept(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """An unknown cost is written as ``null``: the log leaves ``None`` fields out, and a missing
+        ``cost_usd`` would read back as the default 0.0 ("free") instead of "unknown"."""
+        data: dict[str, Any] = handler(self)
+        if self.cost_usd is None:
+            data["cost_usd"] = None
+        return data
 
     def add(self, call: ModelCall) -> None:
         """Count one call (a player's move record with re-asks counts each request it made)."""

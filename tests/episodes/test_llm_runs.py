@@ -122,6 +122,30 @@ def test_rerun_hits_the_cache_and_costs_zero_calls(
     assert actor_server.chat_calls == calls
 
 
+def test_an_unpriced_models_cost_reads_back_as_unknown_not_free(
+    actor_server: ScriptedLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log leaves ``None`` fields out; an unknown cost must still be written (as null), or it
+    would read back as the default 0.0 and the summary would call a paid run free."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    result = run(
+        "splat",
+        player="openai/test-player",
+        judge="openai/test-judge",
+        base_url=actor_server.base_url,
+        limit=2,
+        out=tmp_path,
+        use_cache=False,
+        progress=False,
+    )
+    ends = [r for r in _records(result.run_dir) if isinstance(r, EpisodeEnd)]
+    assert len(ends) == 2
+    assert all(end.usage["player"].calls > 0 and end.usage["player"].cost_usd is None for end in ends)
+    assert result.usage["player"].cost_usd is None and result.usage["judge"].cost_usd is None
+    summary = json.loads((result.run_dir / "summary.json").read_text(encoding="utf-8"))
+    assert '"cost_usd": null' in json.dumps(summary) and '"cost_usd": 0.0' not in json.dumps(summary)
+
+
 def test_ten_percent_faults_every_episode_ends_and_no_step_is_lost(tmp_path: Path) -> None:
     faults = (Fault.status(500), Fault.status(503), Fault.rate_limit(0.01), Fault.garbage(), Fault.empty())
     server = ScriptedLLMServer(responder=splat_actor, fault_rate=0.10, fault_kinds=faults, seed=7).start()

@@ -27,8 +27,9 @@ import re
 import secrets
 import shutil
 import sys
+import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -405,7 +406,11 @@ def locked(run_dir: Path) -> Iterator[None]:
         raise RunDirError(f"cannot lock {run_dir}: {_reason(exc)}") from exc
     try:
         _lock(fd, run_dir)
-        yield
+        try:
+            yield
+        finally:
+            with suppress(OSError):  # empty while nobody holds it: a reader waits for the pid
+                os.ftruncate(fd, 0)
     finally:
         os.close(fd)  # releases the lock
 
@@ -416,17 +421,29 @@ def _lock(fd: int, run_dir: Path) -> None:
             import fcntl
 
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        os.ftruncate(fd, 0)
+        pid = f"{os.getpid()}\n".encode("ascii")
         os.lseek(fd, 0, os.SEEK_SET)
-        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        os.write(fd, pid)  # written, then cut to length: never empty once written
+        os.ftruncate(fd, len(pid))
     except BlockingIOError:
-        os.lseek(fd, 0, os.SEEK_SET)
-        holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
         raise RunLockedError(
-            f"another process (pid {holder}) is running {run_dir}; wait for it to finish, or stop it and then resume"
+            f"another process (pid {_holder(fd)}) is running {run_dir}; wait for it to finish, or stop it and "
+            "then resume"
         ) from None
     except OSError as exc:
         raise RunDirError(f"cannot lock {run_dir}: {_reason(exc)}") from exc
+
+
+def _holder(fd: int) -> str:
+    """The lock holder's pid from the lock file; the holder writes it just after taking the lock, so
+    an empty file is read again for a moment before the pid is called unknown."""
+    for _ in range(50):
+        os.lseek(fd, 0, os.SEEK_SET)
+        holder = os.read(fd, 32).decode("ascii", "replace").strip()
+        if holder:
+            return holder
+        time.sleep(0.01)
+    return "unknown"
 
 
 def manifest_data(run_dir: Path) -> dict[str, Any]:

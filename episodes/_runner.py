@@ -393,7 +393,8 @@ def locked(run_dir: Path) -> Iterator[None]:
     """Hold the run directory's lock (``run.lock``, an exclusive ``flock``) for the ``with`` block.
 
     The OS drops the lock when the process ends however it ends, so a killed run never leaves a
-    stale one. The file holds the owner's pid, for the message a second process gets.
+    stale one. The file holds the owner's pid while it is held (for the message a second process
+    gets) and is emptied on release.
 
     Raises:
         RunLockedError: another process holds the lock (the message names its pid).

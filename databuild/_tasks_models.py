@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -69,8 +69,11 @@ class TaskBuildConfig(BaseModel):
     """Draw distractors from the gold's scene (paper) or from the whole KB (a small KB)."""
     pool_size: int = Field(default=30, ge=1)
     """Candidate entities in the near pool and in the far pool each (paper: 30)."""
-    counts: tuple[int, ...] = DISTRACTOR_COUNTS
-    """Distractor counts of the tiers."""
+    counts: tuple[Annotated[int, Field(ge=1)], ...] = Field(default=DISTRACTOR_COUNTS, min_length=1)
+    """Distractor counts of the tiers (paper: 3, 6, 9, 12; a trial build over a tiny KB may ask for 1 or 2)."""
+    max_strata: int | None = Field(default=None, ge=1)
+    """Draw golds from the first this many (scene, band, level) strata only, in sorted order (a trial
+    build); None: every stratum (paper)."""
     tiers_per_gold: int | None = Field(default=None, ge=1)
     """Keep at most this many of a gold's tiers (the least used so far); None keeps all (paper)."""
     max_difficulty: int = Field(default=4, ge=1, le=5)
@@ -83,6 +86,8 @@ class TaskBuildConfig(BaseModel):
     """Temperature of stage C (writing the task)."""
     judge_temperature: float = Field(default=0.0, ge=0, le=2)
     """Temperature of stages D and F (the judges; paper: 0)."""
+    constrained_json: Literal["json_object", "json_schema"] | None = None
+    """Send each LLM stage's JSON schema in ``response_format`` in this form (``ask_json``); None: prompts only."""
 
 
 class _Lenient(BaseModel):
@@ -123,8 +128,9 @@ class PartVerdict(_Lenient):
     gold_change: bool
     """Should it replace the gold (better on accessibility, safety, willingness or commonness)?"""
     gold_change_reason: str = ""
-    decision_difficulty: int | None = Field(default=None, ge=1, le=5)
-    """1 (obvious) to 5 (cannot tell which is better); null when not similar."""
+    decision_difficulty: Annotated[int, Field(ge=1, le=5, json_schema_extra={"enum": [1, 2, 3, 4, 5]})] | None = None
+    """1 (obvious) to 5 (cannot tell which is better); null when not similar (the JSON schema lists the values,
+    for grammar-constrained decoding)."""
 
     @field_validator("decision_difficulty", mode="before")
     @classmethod
@@ -155,7 +161,16 @@ class PartVerdicts(_Lenient):
 def verdicts_schema(parts: tuple[str, ...]) -> type[PartVerdicts]:
     """``PartVerdicts`` that must judge exactly ``parts``, once each (a reply that skips one is re-asked)."""
 
+    def _exactly(schema: dict[str, Any]) -> None:
+        # The rule, as far as a JSON schema states it (for grammar-constrained decoding): as many
+        # verdicts as parts, each naming one of them.
+        verdict = PartVerdict.model_json_schema()
+        verdict["properties"]["part"] = {"enum": list(parts), "title": "Part", "type": "string"}
+        schema["properties"]["parts"].update(items=verdict, minItems=len(parts), maxItems=len(parts))
+
     class Checked(PartVerdicts):
+        model_config = ConfigDict(json_schema_extra=_exactly)
+
         @model_validator(mode="after")
         def _exactly_these_parts(self) -> Checked:
             got = [v.part for v in self.parts]

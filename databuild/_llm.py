@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -52,6 +52,7 @@ JSON_FORMS: tuple[JsonForm, ...] = ("json_object", "json_schema")
 
 _MAX_FEEDBACK_ERRORS = 5
 _FEEDBACK_INPUT_CHARS = 80
+_REASON_CHARS = 120
 
 
 @dataclass
@@ -69,6 +70,8 @@ class StageCounters:
         prompt_tokens: Prompt tokens reported by the server.
         completion_tokens: Completion tokens reported by the server.
         cost_usd: Cost the client priced (litellm's cost map); None once a call could not be priced.
+        invalid_reasons: Why replies were invalid: the first problem of each (``where: what``), counted, so a
+            build that skips questions says which rule its model keeps breaking.
     """
 
     stage: str
@@ -81,6 +84,12 @@ class StageCounters:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
+    invalid_reasons: dict[str, int] = field(default_factory=dict)
+
+    def note_invalid(self, exc: ValidationError | ValueError) -> None:
+        """Count why one reply was invalid (its first problem, at most 120 characters)."""
+        reason = validation_feedback(exc).split("; ")[0][:_REASON_CHARS]
+        self.invalid_reasons[reason] = self.invalid_reasons.get(reason, 0) + 1
 
     def as_dict(self) -> dict[str, Any]:
         """The counters as a plain dict (for JSON summaries)."""
@@ -221,6 +230,7 @@ async def ask_json(
         try:
             record = schema.model_validate(extract_json_object(call.text))
         except (ValidationError, ValueError) as exc:
+            counters.note_invalid(exc)
             if attempt == retries:
                 break
             counters.retried += 1

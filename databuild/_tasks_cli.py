@@ -17,7 +17,7 @@ from lateralgym.databuild._cost import estimate_cost_usd, format_cost
 from lateralgym.databuild._embed import Embedder, make_embedder
 from lateralgym.databuild._errors import DataBuildError
 from lateralgym.databuild._official import write_official
-from lateralgym.databuild._progress import StageProgress, counters_table
+from lateralgym.databuild._progress import StageProgress, counters_table, invalid_reasons
 from lateralgym.databuild._store import CheckpointStore
 from lateralgym.databuild._tasks_inputs import jsonl_files, read_kb, read_seeds
 from lateralgym.databuild._tasks_models import GoldRef, TaskBuildConfig
@@ -172,6 +172,8 @@ def run_build(args: argparse.Namespace, console: Console | None = None) -> int:
             )
     console.print(build.summary())  # also when nothing came of it: the counts say which stage gave out
     console.print(counters_table(build.counters.values()))
+    for line in invalid_reasons(build.counters.values()):
+        console.print(line, markup=False, highlight=False)
     if not build.tasks:
         raise DataBuildError(
             "the build made no task (see the counts above); grow the KB, or lower --per-tier or --distractor-counts"

@@ -4,7 +4,9 @@
 package's ``Entity`` lines, which ``lateralgym data stats`` and ``lateralgym tasks build --kb`` read),
 ``OUT/build.json`` (settings and counters) and ``OUT/checkpoints/`` (every validated answer): a killed
 build resumes with the same command, and a finished one reruns for free. ``--dry-run`` prints the
-calls, tokens and cost per stage and sends nothing. ``kb stats`` prints the paper's Table 2 counts.
+calls, tokens and cost per stage and sends nothing. ``--constrained-json`` also sends each stage's JSON
+schema in ``response_format`` (for small local models; off by default). ``kb stats`` prints the paper's
+Table 2 counts.
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from lateralgym.databuild._errors import DataBuildError
     from lateralgym.databuild._kb_build import KBBuildConfig, run_kb_build, scene_list
     from lateralgym.databuild._kb_dryrun import plan_kb_build
-    from lateralgym.databuild._progress import StageProgress, counters_table
+    from lateralgym.databuild._progress import StageProgress, counters_table, invalid_reasons
     from lateralgym.envs._errors import validation_message
 
     try:
@@ -120,6 +122,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
     with progress:
         result = asyncio.run(run_kb_build(config, args.out, progress=progress))
     console.print(counters_table(result.counters.values(), title=f"kb build: {args.out}"))
+    for line in invalid_reasons(result.counters.values()):
+        console.print(line, markup=False, highlight=False)
     console.print(
         f"{result.entities} entities ({result.variants} entity variants) written to {result.kb_path}; "
         f"{len(result.dropped)} dropped as incomplete (see build.json)"

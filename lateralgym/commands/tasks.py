@@ -3,8 +3,10 @@
 ``tasks build`` runs stages A-H over a knowledge base (see ``lateralgym.databuild``) and writes our
 JSONL (``.jsonl``, or gzip-compressed ``.jsonl.gz``) or the official task JSON (``--format official``).
 LLM answers are checkpointed (``--checkpoints``), so a killed build resumes and a rerun costs nothing;
-``--dry-run`` prints the calls, tokens and cost per stage first. ``tasks stats`` prints the counts per
-scene and the (band x level) and (similarity x count) grids of any task file our loaders read.
+``--dry-run`` prints the calls, tokens and cost per stage first; ``--constrained-json`` sends each stage's
+JSON schema in ``response_format``; ``--distractor-counts`` and ``--max-strata`` size a trial build.
+``tasks stats`` prints the counts per scene and the (band x level) and (similarity x count) grids of any
+task file our loaders read.
 """
 
 from __future__ import annotations

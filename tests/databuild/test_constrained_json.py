@@ -8,6 +8,7 @@ request carries a ``response_format`` (the paper's prompts alone).
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ KB_SCHEMAS = {
 """The model each KB stage's reply must validate against, by the ``TASK:`` line of its prompt."""
 
 
-def ask(server: ScriptedLLMServer, store: CheckpointStore, form: Any) -> PartName | None:
+def ask(server: ScriptedLLMServer, store: CheckpointStore, form: Any, counters: StageCounters) -> PartName | None:
     async def asked() -> PartName | None:
         llm = client(server)
         try:
@@ -43,7 +44,7 @@ def ask(server: ScriptedLLMServer, store: CheckpointStore, form: Any) -> PartNam
                 messages=MESSAGES,
                 schema=PartName,
                 store=store,
-                counters=StageCounters("parts"),
+                counters=counters,
                 temperature=0.7,
                 constrained=form,
             )
@@ -68,12 +69,15 @@ def test_ask_json_sends_the_models_schema_in_the_form_asked_and_still_re_asks(
     form: Any, expected: dict[str, Any] | None, llm_server: ScriptedLLMServer, tmp_path: Path
 ) -> None:
     llm_server.enqueue('{"name": "b", "count": 1}', '{"name": "bowl", "count": 2}')
+    counters = StageCounters("parts")
     with CheckpointStore(tmp_path) as store:
-        assert ask(llm_server, store, form) == PartName(name="bowl", count=2)
+        assert ask(llm_server, store, form, counters) == PartName(name="bowl", count=2)
     first, reask = (request.body for request in llm_server.requests)
     assert first.get("response_format") == expected and reask.get("response_format") == expected
     assert "name: String should have at least 2 characters" in reask["messages"][-1]["content"]
     assert first["temperature"] == 0.7
+    # Why the reply was invalid is counted, for the build's report.
+    assert counters.invalid_reasons == {"name: String should have at least 2 characters": 1}
 
 
 def test_a_raw_line_break_inside_a_string_is_read() -> None:
@@ -178,3 +182,19 @@ def test_distractor_counts_must_be_positive(llm_server: ScriptedLLMServer, tmp_p
         main([*build_args(tmp_path, llm_server), "--distractor-counts", "one"])
     assert main([*build_args(tmp_path, llm_server), "--distractor-counts", "0,3"]) == 2
     assert llm_server.chat_calls == 0
+
+
+def test_a_build_reports_why_replies_were_invalid(
+    llm_server: ScriptedLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from _kb_replies import entity_names
+
+    responder = KBResponder()
+    responder.spoil(f"Entity: {entity_names('kitchen')[0]}\nPart: body", "schema")  # never valid
+    llm_server.responder = responder
+    assert kb_build(llm_server, tmp_path / "kb", "--max-physical-variants", "1", "--max-state-combinations", "1") == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith("physical: invalid replies: "))
+    reasons = json.loads((tmp_path / "kb" / "build.json").read_text())["stages"]["physical"]["invalid_reasons"]
+    assert sum(reasons.values()) == 3  # the question and its two re-asks, each with its first problem
+    assert all(reason.startswith("variants") for reason in reasons) and f"3x {next(iter(reasons))}" in line

@@ -13,7 +13,7 @@ import functools
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from lateralgym.envs import PartJudgement, ReferenceSolution, SceneItem
 from lateralgym.envs._schema import Scene
@@ -96,17 +96,30 @@ class _Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, frozen=True)
 
 
+def _at_most(limit: int) -> AfterValidator:
+    """A length cap checked after parsing but left out of the JSON schema: llama.cpp's converter turns
+    ``maxLength: N`` into N nested optional rules, and llama-cpp-python 0.3.36's server crashed on a schema
+    with caps of 800 and 1200 (``--constrained-json``); caps of 200 are fine and stay in the schema."""
+
+    def check(value: str) -> str:
+        if len(value) > limit:
+            raise ValueError(f"String should have at most {limit} characters")
+        return value
+
+    return AfterValidator(check)
+
+
 class ItemText(_Lenient):
     """A loose item of the task's scene, as stage C writes it."""
 
     name: str = Field(min_length=1, max_length=80)
-    description: str = Field(default="", max_length=800)
+    description: Annotated[str, _at_most(800)] = ""
 
 
 class TaskText(_Lenient):
     """Stage C: the first-person task, its recipient and other items, and the four-step solution."""
 
-    task: str = Field(min_length=20, max_length=1200)
+    task: Annotated[str, Field(min_length=20), _at_most(1200)]
     """The problem in the first person, hiding the entity, the part and the mechanism."""
     recipient: ItemText
     """The thing the task acts on."""

@@ -132,7 +132,26 @@ def test_a_verdict_schema_names_exactly_the_parts_asked_about() -> None:
     assert parts["items"]["properties"]["part"]["enum"] == ["blade", "handle"]
     assert parts["items"]["properties"]["decision_difficulty"]["anyOf"][0]["enum"] == [1, 2, 3, 4, 5]
     assert "$defs" not in schema  # inlined: a converter without $ref support reads it too
-    assert TaskText.model_json_schema()["properties"]["task"]["maxLength"] == 1200
+
+
+def _max_lengths(schema: object) -> list[int]:
+    if isinstance(schema, dict):
+        own = [v for k, v in schema.items() if k == "maxLength"]
+        return own + [n for v in schema.values() for n in _max_lengths(v)]
+    return [n for v in schema for n in _max_lengths(v)] if isinstance(schema, list) else []
+
+
+def test_no_schema_sent_caps_a_string_above_200_characters_and_longer_caps_are_still_checked() -> None:
+    # llama-cpp-python's server crashed on caps of 800 and 1200 (N nested grammar rules each).
+    for model in [*KB_SCHEMAS.values(), TaskText, verdicts_schema(("blade",))]:
+        assert max(_max_lengths(model.model_json_schema()), default=0) <= 200, model.__name__
+    solution = dict.fromkeys(
+        ("prepare_recipient", "prepare_use_condition", "prepare_environment_condition", "apply_affordance"), "Do it."
+    )
+    text = {"task": "I need to " + "x" * 1200, "recipient": {"name": "jar"}, "solution": solution}
+    with pytest.raises(ValueError, match="at most 1200 characters"):
+        TaskText.model_validate(text)
+    assert TaskText.model_validate({**text, "task": "I need to open a stuck jar lid."}).recipient.name == "jar"
 
 
 def test_tasks_build_sends_each_stages_schema_and_takes_trial_sizes(

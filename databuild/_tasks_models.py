@@ -175,11 +175,21 @@ def verdicts_schema(parts: tuple[str, ...]) -> type[PartVerdicts]:
     """``PartVerdicts`` that must judge exactly ``parts``, once each (a reply that skips one is re-asked)."""
 
     def _exactly(schema: dict[str, Any]) -> None:
-        # The rule, as far as a JSON schema states it (for grammar-constrained decoding): as many
-        # verdicts as parts, each naming one of them.
-        verdict = PartVerdict.model_json_schema()
-        verdict["properties"]["part"] = {"enum": list(parts), "title": "Part", "type": "string"}
-        schema["properties"]["parts"].update(items=verdict, minItems=len(parts), maxItems=len(parts))
+        # The rule as a JSON schema (for grammar-constrained decoding): one verdict per part, in the
+        # order asked, each naming its part (an enum alone let a small model judge one part twice).
+        verdicts = []
+        for name in parts:
+            verdict = PartVerdict.model_json_schema()
+            verdict["properties"]["part"] = {"const": name, "title": "Part", "type": "string"}
+            verdicts.append(verdict)
+        schema["properties"]["parts"] = {
+            "items": False,
+            "maxItems": len(parts),
+            "minItems": len(parts),
+            "prefixItems": verdicts,
+            "title": "Parts",
+            "type": "array",
+        }
 
     class Checked(PartVerdicts):
         model_config = ConfigDict(json_schema_extra=_exactly)

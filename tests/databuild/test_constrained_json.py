@@ -128,9 +128,9 @@ def test_without_the_option_no_request_carries_a_response_format(llm_server: Scr
 def test_a_verdict_schema_names_exactly_the_parts_asked_about() -> None:
     schema = verdicts_schema(("blade", "handle")).model_json_schema()
     parts = schema["properties"]["parts"]
-    assert (parts["minItems"], parts["maxItems"]) == (2, 2)
-    assert parts["items"]["properties"]["part"]["enum"] == ["blade", "handle"]
-    assert parts["items"]["properties"]["decision_difficulty"]["anyOf"][0]["enum"] == [1, 2, 3, 4, 5]
+    assert (parts["minItems"], parts["maxItems"], parts["items"]) == (2, 2, False)
+    assert [item["properties"]["part"]["const"] for item in parts["prefixItems"]] == ["blade", "handle"]
+    assert parts["prefixItems"][0]["properties"]["decision_difficulty"]["anyOf"][0]["enum"] == [1, 2, 3, 4, 5]
     assert "$defs" not in schema  # inlined: a converter without $ref support reads it too
 
 

@@ -74,6 +74,12 @@ def accounted(counters: dict[str, Any]) -> bool:
     return bool(counters["calls"] == done)
 
 
+def show(capsys: pytest.CaptureFixture[str], text: str) -> None:
+    """Print past the capture (``pytest -s`` shows it; a later ``readouterr`` would swallow a plain print)."""
+    with capsys.disabled():
+        print(text)
+
+
 def stored(checkpoints: Path, stage: str) -> list[dict[str, Any]]:
     path = checkpoints / f"{stage}.jsonl"
     if not path.is_file():
@@ -120,9 +126,10 @@ def test_a_real_model_builds_a_kb_and_tasks_that_load_and_play(
     kb_minutes = (time.monotonic() - started) / 60
     assert main(["kb", "stats", str(kb)]) == 0
     kb_output = capsys.readouterr().out
-    print(
+    show(
+        capsys,
         f"\nkb build: {kb_minutes:.1f} min, {manifest['entities_kept']} of {manifest['scene_entities']['kitchen']} "
-        f"entities kept, dropped {manifest['dropped']}\n{kb_output}"
+        f"entities kept, dropped {manifest['dropped']}\n{kb_output}",
     )
 
     names = {e.name for e in entities}
@@ -146,7 +153,8 @@ def test_a_real_model_builds_a_kb_and_tasks_that_load_and_play(
     )
     tasks_minutes = (time.monotonic() - started) / 60
     output = capsys.readouterr()
-    print(f"tasks build over {source.name}: {tasks_minutes:.1f} min, exit {code}\n{output.out}{output.err[-1500:]}")
+    summary = f"tasks build over {source.name}: {tasks_minutes:.1f} min, exit {code}\n{output.out}{output.err[-1500:]}"
+    show(capsys, summary)
     checkpoints = tmp_path / "tasks.jsonl.checkpoints"
     for record in stored(checkpoints, "tasks_c_text"):
         TaskText.model_validate(record)  # never an invalid record
@@ -172,7 +180,7 @@ def test_a_real_model_builds_a_kb_and_tasks_that_load_and_play(
             + ["--embed-field", "category", "--cluster-scope", "kb", "--out", str(tasks_file), "--quiet"]
         )
         output = capsys.readouterr()
-        print(f"the same task texts judged by the rules: exit {code}\n{output.out}")
+        show(capsys, f"the same task texts judged by the rules: exit {code}\n{output.out}")
         if code != 0:
             assert code == 2 and "made no task" in output.err
             return

@@ -4,7 +4,9 @@ Shared infrastructure every pipeline builds on:
 
 - ``CheckpointStore``: append-only JSONL records per stage, so a killed build resumes and a rerun is free.
 - ``ask_json`` / ``StageCounters``: one checkpointed, validated JSON question through the one client
-  layer, re-asked with the validation error when the reply does not fit.
+  layer, re-asked with the validation error when the reply does not fit (the reasons counted);
+  opt-in constrained output sends the stage model's JSON schema in ``response_format``
+  (``response_format_for``, ``JsonForm``: ``--constrained-json`` on both build commands).
 - ``make_embedder`` / ``Embedder``: a lexical fallback, a local sentence-transformers model, or any
   OpenAI-compatible ``/v1/embeddings`` endpoint; ``embed_cached`` checkpoints vectors.
 
@@ -31,9 +33,16 @@ from lateralgym.databuild._errors import DataBuildError
 from lateralgym.databuild._kb_build import KB_FILE, KB_STAGES, KBBuildConfig, KBBuildResult, build_kb, run_kb_build
 from lateralgym.databuild._kb_dryrun import KBPlan, StagePlan, plan_kb_build
 from lateralgym.databuild._kb_stats import KBStats, SceneCounts, base_entity_id, kb_stats, read_kb
-from lateralgym.databuild._llm import StageCounters, ask_json, extract_json_object, validation_feedback
+from lateralgym.databuild._llm import (
+    JsonForm,
+    StageCounters,
+    ask_json,
+    extract_json_object,
+    response_format_for,
+    validation_feedback,
+)
 from lateralgym.databuild._official import official_task, write_official
-from lateralgym.databuild._progress import StageProgress, counters_table
+from lateralgym.databuild._progress import StageProgress, counters_table, invalid_reasons
 from lateralgym.databuild._store import CheckpointStore
 from lateralgym.databuild._tasks_models import GoldRef, PartVerdict, PartVerdicts, TaskBuildConfig, TaskSeed, TaskText
 from lateralgym.databuild._tasks_pipeline import TaskBuild, assign_splits, build_tasks
@@ -48,6 +57,7 @@ __all__ = [
     "DataBuildError",
     "Embedder",
     "GoldRef",
+    "JsonForm",
     "KBBuildConfig",
     "KBBuildResult",
     "KBPlan",
@@ -76,11 +86,13 @@ __all__ = [
     "embed_cached",
     "empty_cells",
     "extract_json_object",
+    "invalid_reasons",
     "kb_stats",
     "make_embedder",
     "official_task",
     "plan_kb_build",
     "read_kb",
+    "response_format_for",
     "run_kb_build",
     "shipped_minilm_path",
     "stats_tables",

@@ -41,7 +41,7 @@ from lateralgym.databuild._kb_schema import (
     PhysicalVariants,
     StateVariants,
 )
-from lateralgym.databuild._llm import StageCounters, ask_json
+from lateralgym.databuild._llm import JsonForm, StageCounters, ask_json
 from lateralgym.databuild._progress import StageProgress
 from lateralgym.databuild._store import CheckpointStore
 from lateralgym.envs._schema import Entity, Scene, snake
@@ -92,6 +92,8 @@ class KBBuildConfig(BaseModel):
     """Re-asks after an invalid reply, with the validation error."""
     seed: int = 0
     """Seed of the coverage-oriented subsampling (stages D and F)."""
+    constrained_json: JsonForm | None = None
+    """Send each stage's JSON schema in ``response_format`` in this form (``ask_json``); None: prompts only."""
 
 
 @dataclass
@@ -136,6 +138,7 @@ class _Run:
                 counters=self.counters[stage],
                 temperature=self.config.temperature,
                 retries=self.config.retries,
+                constrained=self.config.constrained_json,
             )
         finally:
             self.progress.done(stage)

@@ -53,8 +53,9 @@ MAX_PARTS = 8
 AFFORDANCES_PER_VARIANT = 6
 """Affordances asked per part per variant (paper App. C, stage G)."""
 
-Phrase = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=400)]
-"""A non-empty attribute value; ``"NA"`` when it does not apply."""
+Phrase = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+"""A non-empty attribute value, a phrase or one sentence; ``"NA"`` when it does not apply. The cap also bounds
+what a grammar-constrained small model can ramble into one field (``--constrained-json``)."""
 ShortName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=80)]
 
 
@@ -233,8 +234,10 @@ class AffordanceDraft(_Reply):
     """What the thing acted on must be like."""
     enabling_attributes: list[Phrase] = Field(min_length=1)
     """The attributes of this variant (name and value) that make the use possible: the evidence."""
-    level: int = Field(ge=0, le=5, strict=True)
-    """0 = the normal, designed use; 1..5 = an emergency use, 5 the most far-fetched."""
+    level: int = Field(ge=0, le=5, strict=True, json_schema_extra={"enum": list(range(6))})
+    """0 = the normal, designed use; 1..5 = an emergency use, 5 the most far-fetched (the JSON schema lists
+    the six values: a grammar built from it cannot write another, which ``minimum``/``maximum`` alone
+    do not ensure with llama.cpp's converter)."""
     example_recipients: list[Phrase] = Field(min_length=1)
     """Things this use could act on."""
     failure_cases: list[Phrase] = Field(min_length=1)

@@ -5,14 +5,26 @@ client layer (``lateralgym.agents.LLMClient``: retries, timeouts, concurrency ca
 pulls the JSON object out of the reply, validates it, re-asks with the validation error when it
 does not fit, and stores only valid records in the ``CheckpointStore``. A record already stored
 is returned without a call, so a resumed or repeated build pays only for what is missing.
+
+Constrained output (opt-in, ``constrained=``): the request also carries the stage model's JSON schema
+(``Model.model_json_schema()``) in ``response_format``, so a server that decodes under a grammar can
+only write JSON of that shape. Two wire forms exist; ``response_format_for`` builds either:
+
+* ``json_object`` -- ``{"type": "json_object", "schema": SCHEMA}``: llama-cpp-python's server (it
+  turns the schema into a GBNF grammar; it rejects the other form) and llama.cpp's ``llama-server``.
+* ``json_schema`` -- ``{"type": "json_schema", "json_schema": {"name": MODEL, "schema": SCHEMA}}``:
+  OpenAI's structured outputs (non-strict), vLLM, llama.cpp's ``llama-server``, LM Studio.
+
+The reply is validated and re-asked exactly as without it: a schema shapes the JSON, while the checks
+a schema cannot state (distinct variants, connected parts naming listed parts) stay pydantic's.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -22,12 +34,25 @@ from lateralgym.databuild._store import CheckpointStore
 if TYPE_CHECKING:
     from lateralgym.agents._llm_client import LLMClient
 
-__all__ = ["StageCounters", "ask_json", "extract_json_object", "validation_feedback"]
+__all__ = [
+    "JSON_FORMS",
+    "JsonForm",
+    "StageCounters",
+    "ask_json",
+    "extract_json_object",
+    "response_format_for",
+    "validation_feedback",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
+JsonForm = Literal["json_object", "json_schema"]
+"""How a stage's JSON schema is sent in ``response_format`` (see the module docstring)."""
+JSON_FORMS: tuple[JsonForm, ...] = ("json_object", "json_schema")
+
 _MAX_FEEDBACK_ERRORS = 5
 _FEEDBACK_INPUT_CHARS = 80
+_REASON_CHARS = 120
 
 
 @dataclass
@@ -45,6 +70,8 @@ class StageCounters:
         prompt_tokens: Prompt tokens reported by the server.
         completion_tokens: Completion tokens reported by the server.
         cost_usd: Cost the client priced (litellm's cost map); None once a call could not be priced.
+        invalid_reasons: Why replies were invalid: the first problem of each (``where: what``), counted, so a
+            build that skips questions says which rule its model keeps breaking.
     """
 
     stage: str
@@ -57,6 +84,12 @@ class StageCounters:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
+    invalid_reasons: dict[str, int] = field(default_factory=dict)
+
+    def note_invalid(self, exc: ValidationError | ValueError) -> None:
+        """Count why one reply was invalid (its first problem, at most 120 characters)."""
+        reason = validation_feedback(exc).split("; ")[0][:_REASON_CHARS]
+        self.invalid_reasons[reason] = self.invalid_reasons.get(reason, 0) + 1
 
     def as_dict(self) -> dict[str, Any]:
         """The counters as a plain dict (for JSON summaries)."""
@@ -64,16 +97,19 @@ class StageCounters:
 
 
 def extract_json_object(text: str) -> dict[str, Any]:
-    """The first JSON object in ``text``, tolerating prose and code fences around it.
+    """The first JSON object in ``text``, tolerating prose and code fences around it, and raw line breaks
+    and tabs inside its strings (small models write them, and llama-cpp-python's JSON grammar allows them).
 
     Example:
         >>> extract_json_object('Sure!\\n```json\\n{"a": 1}\\n```')
         {'a': 1}
+        >>> extract_json_object('{"a": "two\\nlines"}')
+        {'a': 'two\\nlines'}
 
     Raises:
         ValueError: No JSON object could be decoded from the text.
     """
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)
     start = text.find("{")
     while start != -1:
         try:
@@ -85,6 +121,24 @@ def extract_json_object(text: str) -> dict[str, Any]:
             return value
         start = text.find("{", start + 1)
     raise ValueError("the reply holds no JSON object")
+
+
+def response_format_for(schema: type[BaseModel], form: JsonForm) -> dict[str, Any]:
+    """The ``response_format`` request field that constrains a reply to ``schema``'s JSON schema.
+
+    Example:
+        >>> from pydantic import BaseModel
+        >>> class Answer(BaseModel):
+        ...     ok: bool
+        >>> response_format_for(Answer, "json_object")["schema"]["required"]
+        ['ok']
+        >>> response_format_for(Answer, "json_schema")["json_schema"]["name"]
+        'Answer'
+    """
+    body = schema.model_json_schema()
+    if form == "json_object":
+        return {"type": "json_object", "schema": body}
+    return {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": body}}
 
 
 def validation_feedback(exc: ValidationError | ValueError) -> str:
@@ -112,6 +166,7 @@ async def ask_json(
     counters: StageCounters,
     temperature: float,
     retries: int = 2,
+    constrained: JsonForm | None = None,
 ) -> M | None:
     """Cached in ``store`` under (stage, key) (a hit costs no call); extracts the one JSON object from the reply
     (tolerating prose/code fences around it); validates with pydantic; on invalid output re-asks with the
@@ -129,6 +184,8 @@ async def ask_json(
         counters: The stage's counters, updated in place.
         temperature: Sampling temperature of every request.
         retries: Re-asks after an invalid reply.
+        constrained: Also send ``schema``'s JSON schema in ``response_format``, in this form
+            (``response_format_for``); None (default) sends the prompt alone.
 
     Returns:
         The validated record, or None when the question was given up (counted).
@@ -150,9 +207,12 @@ async def ask_json(
         counters.cached += 1
         return record
     chat: list[dict[str, str]] = [dict(m) for m in messages]
+    params: dict[str, Any] = {"temperature": temperature}
+    if constrained is not None:
+        params["response_format"] = response_format_for(schema, constrained)
     for attempt in range(retries + 1):
         try:
-            call = await client.complete(chat, role="annotator", temperature=temperature)
+            call = await client.complete(chat, role="annotator", **params)
         except LLMCallError:
             counters.calls += 1
             counters.errored += 1
@@ -170,6 +230,7 @@ async def ask_json(
         try:
             record = schema.model_validate(extract_json_object(call.text))
         except (ValidationError, ValueError) as exc:
+            counters.note_invalid(exc)
             if attempt == retries:
                 break
             counters.retried += 1

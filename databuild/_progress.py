@@ -13,7 +13,7 @@ from rich.table import Table
 from lateralgym.databuild._cost import format_cost
 from lateralgym.databuild._llm import StageCounters
 
-__all__ = ["StageProgress", "counters_table"]
+__all__ = ["StageProgress", "counters_table", "invalid_reasons"]
 
 
 class StageProgress:
@@ -102,6 +102,17 @@ def counters_table(counters: Iterable[StageCounters], *, title: str = "Build sum
         format_cost(total_cost),
     )
     return table
+
+
+def invalid_reasons(counters: Iterable[StageCounters], most: int = 3) -> list[str]:
+    """One line per stage that had invalid replies: its ``most`` commonest first problems, counted
+    (``build.json`` keeps them all)."""
+    lines = []
+    for row in counters:
+        if row.invalid_reasons:
+            common = sorted(row.invalid_reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:most]
+            lines.append(f"{row.stage}: invalid replies: " + "; ".join(f"{n}x {reason}" for reason, n in common))
+    return lines
 
 
 def _count(value: int) -> str:

@@ -16,14 +16,14 @@ from lateralgym.databuild._cost import estimate_cost_usd, format_cost
 from lateralgym.databuild._embed import Embedder, make_embedder
 from lateralgym.databuild._errors import DataBuildError
 from lateralgym.databuild._official import write_official
-from lateralgym.databuild._progress import StageProgress, counters_table
+from lateralgym.databuild._progress import StageProgress, counters_table, invalid_reasons
 from lateralgym.databuild._store import CheckpointStore
 from lateralgym.databuild._tasks_inputs import jsonl_files, read_kb, read_seeds
 from lateralgym.databuild._tasks_models import GoldRef, TaskBuildConfig
 from lateralgym.databuild._tasks_pipeline import STAGE_COMPARE, STAGE_INTRA, STAGE_TEXT, build_tasks
 from lateralgym.databuild._tasks_prompts import compare_messages, task_text_messages
 from lateralgym.databuild._tasks_stats import empty_cells, stats_tables
-from lateralgym.databuild._tiers import candidate_pools, gold_strata
+from lateralgym.databuild._tiers import candidate_pools, gold_strata, limit_strata
 from lateralgym.envs import AffordanceKB, CreativityTask, DatasetError, load_items, write_jsonl
 from lateralgym.envs._errors import validation_message
 
@@ -78,10 +78,15 @@ def _config(args: argparse.Namespace) -> TaskBuildConfig:
             cluster_scope=args.cluster_scope,
             distractor_scope=args.distractor_scope,
             seed=args.seed,
+            constrained_json=args.constrained_json,
+            max_strata=args.max_strata,
+            **({"counts": args.distractor_counts} if args.distractor_counts is not None else {}),
         )
     except ValidationError as exc:
         field, message = validation_message(exc)
-        raise DataBuildError(f"--{(field or '').replace('_', '-')}: {message}") from None
+        name = field.split(".")[0]
+        flag = {"counts": "distractor_counts"}.get(name, name).replace("_", "-")
+        raise DataBuildError(f"--{flag}: {message}") from None
 
 
 async def _estimate(
@@ -94,7 +99,7 @@ async def _estimate(
         kb, embedder, diameter=config.diameter, field=config.embed_field, scope=config.cluster_scope, store=store
     )
     allowed = {r for r in index.refs if store.get(STAGE_TEXT, r.key) is not None} if args.only_seeded else None
-    strata = gold_strata(kb, index, config.seed, allowed)
+    strata = limit_strata(gold_strata(kb, index, config.seed, allowed), config.max_strata)
     entities = {e.id: e for e in kb.entities}
     calls = dict.fromkeys((STAGE_TEXT, STAGE_INTRA, STAGE_COMPARE), 0)
     prompt = dict.fromkeys(calls, 0)
@@ -163,12 +168,16 @@ def run_build(args: argparse.Namespace, console: Console | None = None) -> int:
                     progress=progress,
                 )
             )
+    console.print(build.summary())  # also when nothing came of it: the counts say which stage gave out
+    console.print(counters_table(build.counters.values()))
+    for line in invalid_reasons(build.counters.values()):
+        console.print(line, markup=False, highlight=False)
     if not build.tasks:
-        raise DataBuildError("the build made no task (see the counts above); grow the KB or lower --per-tier")
+        raise DataBuildError(
+            "the build made no task (see the counts above); grow the KB, or lower --per-tier or --distractor-counts"
+        )
     official = args.format == "official" or (args.format is None and args.out.suffix == ".json")
     write_tasks(build.tasks, args.out, official=official)
-    console.print(build.summary())
-    console.print(counters_table(build.counters.values()))
     console.print(f"wrote {len(build.tasks)} tasks to {args.out} (checkpoints in {checkpoints})")
     return 0
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from lateralgym.envs import PartJudgement, ReferenceSolution, SceneItem
 from lateralgym.envs._schema import Scene
@@ -69,8 +69,11 @@ class TaskBuildConfig(BaseModel):
     """Draw distractors from the gold's scene (paper) or from the whole KB (a small KB)."""
     pool_size: int = Field(default=30, ge=1)
     """Candidate entities in the near pool and in the far pool each (paper: 30)."""
-    counts: tuple[int, ...] = DISTRACTOR_COUNTS
-    """Distractor counts of the tiers."""
+    counts: tuple[Annotated[int, Field(ge=1)], ...] = Field(default=DISTRACTOR_COUNTS, min_length=1)
+    """Distractor counts of the tiers (paper: 3, 6, 9, 12; a trial build over a tiny KB may ask for 1 or 2)."""
+    max_strata: int | None = Field(default=None, ge=1)
+    """Draw golds from the first this many (scene, band, level) strata only, in sorted order (a trial
+    build); None: every stratum (paper)."""
     tiers_per_gold: int | None = Field(default=None, ge=1)
     """Keep at most this many of a gold's tiers (the least used so far); None keeps all (paper)."""
     max_difficulty: int = Field(default=4, ge=1, le=5)
@@ -83,6 +86,8 @@ class TaskBuildConfig(BaseModel):
     """Temperature of stage C (writing the task)."""
     judge_temperature: float = Field(default=0.0, ge=0, le=2)
     """Temperature of stages D and F (the judges; paper: 0)."""
+    constrained_json: Literal["json_object", "json_schema"] | None = None
+    """Send each LLM stage's JSON schema in ``response_format`` in this form (``ask_json``); None: prompts only."""
 
 
 class _Lenient(BaseModel):
@@ -91,17 +96,30 @@ class _Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, frozen=True)
 
 
+def _at_most(limit: int) -> AfterValidator:
+    """A length cap checked after parsing but left out of the JSON schema: llama.cpp's converter turns
+    ``maxLength: N`` into N nested optional rules, and llama-cpp-python 0.3.36's server crashed on a schema
+    with caps of 800 and 1200 (``--constrained-json``); caps of 200 are fine and stay in the schema."""
+
+    def check(value: str) -> str:
+        if len(value) > limit:
+            raise ValueError(f"String should have at most {limit} characters")
+        return value
+
+    return AfterValidator(check)
+
+
 class ItemText(_Lenient):
     """A loose item of the task's scene, as stage C writes it."""
 
     name: str = Field(min_length=1, max_length=80)
-    description: str = Field(default="", max_length=800)
+    description: Annotated[str, _at_most(800)] = ""
 
 
 class TaskText(_Lenient):
     """Stage C: the first-person task, its recipient and other items, and the four-step solution."""
 
-    task: str = Field(min_length=20, max_length=1200)
+    task: Annotated[str, Field(min_length=20), _at_most(1200)]
     """The problem in the first person, hiding the entity, the part and the mechanism."""
     recipient: ItemText
     """The thing the task acts on."""
@@ -123,8 +141,9 @@ class PartVerdict(_Lenient):
     gold_change: bool
     """Should it replace the gold (better on accessibility, safety, willingness or commonness)?"""
     gold_change_reason: str = ""
-    decision_difficulty: int | None = Field(default=None, ge=1, le=5)
-    """1 (obvious) to 5 (cannot tell which is better); null when not similar."""
+    decision_difficulty: Annotated[int, Field(ge=1, le=5, json_schema_extra={"enum": [1, 2, 3, 4, 5]})] | None = None
+    """1 (obvious) to 5 (cannot tell which is better); null when not similar (the JSON schema lists the values,
+    for grammar-constrained decoding)."""
 
     @field_validator("decision_difficulty", mode="before")
     @classmethod
@@ -155,7 +174,26 @@ class PartVerdicts(_Lenient):
 def verdicts_schema(parts: tuple[str, ...]) -> type[PartVerdicts]:
     """``PartVerdicts`` that must judge exactly ``parts``, once each (a reply that skips one is re-asked)."""
 
+    def _exactly(schema: dict[str, Any]) -> None:
+        # The rule as a JSON schema (for grammar-constrained decoding): one verdict per part, in the
+        # order asked, each naming its part (an enum alone let a small model judge one part twice).
+        verdicts = []
+        for name in parts:
+            verdict = PartVerdict.model_json_schema()
+            verdict["properties"]["part"] = {"const": name, "title": "Part", "type": "string"}
+            verdicts.append(verdict)
+        schema["properties"]["parts"] = {
+            "items": False,
+            "maxItems": len(parts),
+            "minItems": len(parts),
+            "prefixItems": verdicts,
+            "title": "Parts",
+            "type": "array",
+        }
+
     class Checked(PartVerdicts):
+        model_config = ConfigDict(json_schema_extra=_exactly)
+
         @model_validator(mode="after")
         def _exactly_these_parts(self) -> Checked:
             got = [v.part for v in self.parts]

@@ -37,7 +37,14 @@ from lateralgym.databuild._tasks_inputs import leaked_name
 from lateralgym.databuild._tasks_models import GoldRef, PartVerdict, TaskBuildConfig, TaskText, verdicts_schema
 from lateralgym.databuild._tasks_prompts import compare_messages, task_text_messages
 from lateralgym.databuild._tasks_rules import compare_part
-from lateralgym.databuild._tiers import assemble_tiers, candidate_pools, gold_strata, keep_tiers, split_verdicts
+from lateralgym.databuild._tiers import (
+    assemble_tiers,
+    candidate_pools,
+    gold_strata,
+    keep_tiers,
+    limit_strata,
+    split_verdicts,
+)
 from lateralgym.envs import AffordanceKB, CreativityTask, Entity, Part, snake
 
 if TYPE_CHECKING:
@@ -146,6 +153,7 @@ class _Stages:
             store=self.store,
             counters=self.counters[stage],
             temperature=temperature,
+            constrained=self.config.constrained_json,
         )
 
     async def text(self, gold: GoldRef, entity: Entity, part: Part) -> TaskText | None:
@@ -239,7 +247,7 @@ async def build_tasks(
     allowed = None
     if only_stored_golds:
         allowed = {ref for ref in index.refs if store.get(STAGE_TEXT, ref.key) is not None}
-    strata = gold_strata(kb, index, config.seed, allowed)
+    strata = limit_strata(gold_strata(kb, index, config.seed, allowed), config.max_strata)
     counts["strata"] = len(strata)
     counts["gold_candidates"] = sum(len(v) for v in strata.values())
 

@@ -38,6 +38,7 @@ __all__ = [
     "candidate_pools",
     "gold_strata",
     "keep_tiers",
+    "limit_strata",
     "rng_for",
     "split_verdicts",
 ]
@@ -86,6 +87,11 @@ def gold_strata(
                 uses.add(key)
                 ordered[stratum].append(ref)
     return ordered
+
+
+def limit_strata(strata: dict[Stratum, list[GoldRef]], most: int | None) -> dict[Stratum, list[GoldRef]]:
+    """The first ``most`` strata of ``gold_strata``'s (sorted) result; all of them when ``most`` is None."""
+    return strata if most is None else dict(list(strata.items())[:most])
 
 
 def candidate_pools(

@@ -4,7 +4,9 @@
 package's ``Entity`` lines, which ``lateralgym data stats`` and ``lateralgym tasks build --kb`` read),
 ``OUT/build.json`` (settings and counters) and ``OUT/checkpoints/`` (every validated answer): a killed
 build resumes with the same command, and a finished one reruns for free. ``--dry-run`` prints the
-calls, tokens and cost per stage and sends nothing. ``kb stats`` prints the paper's Table 2 counts.
+calls, tokens and cost per stage and sends nothing. ``--constrained-json`` also sends each stage's JSON
+schema in ``response_format`` (for small local models; off by default). ``kb stats`` prints the paper's
+Table 2 counts.
 """
 
 from __future__ import annotations
@@ -12,10 +14,32 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+CONSTRAINED_JSON_HELP = (
+    "also send each stage's JSON schema in response_format, so a grammar-decoding server can only write that "
+    "shape: json_object (the default when the flag is bare: llama-cpp-python, llama.cpp) or json_schema "
+    "(OpenAI structured outputs, vLLM); replies are still validated and re-asked"
+)
+
+
+def add_constrained_json(parser: argparse.ArgumentParser) -> None:
+    """The ``--constrained-json [FORM]`` option of ``kb build`` and ``tasks build`` (off by default)."""
+    parser.add_argument(
+        "--constrained-json",
+        nargs="?",
+        const="json_object",
+        choices=("json_object", "json_schema"),
+        metavar="FORM",
+        help=CONSTRAINED_JSON_HELP,
+    )
+
+
 _EXAMPLES = """examples:
   lateralgym kb build --scenes kitchen,garage --entities-per-scene 50 --model openai/gpt-4o-mini --out kb/ --dry-run
   lateralgym kb build --scenes kitchen --entities-per-scene 20 --model openai/qwen \\
       --base-url http://127.0.0.1:8000/v1 --embedder st: --out kb/
+  lateralgym kb build --scenes kitchen --entities-per-scene 4 --model 'openai/smollm2?max_tokens=900' \\
+      --base-url http://127.0.0.1:8000/v1 --constrained-json --max-physical-variants 1 \\
+      --max-state-combinations 1 --out kb/
   lateralgym kb stats kb/
 """
 
@@ -44,6 +68,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     build.add_argument("--temperature", type=float, default=0.7, help="sampling temperature (default 0.7)")
     build.add_argument("--concurrency", type=int, default=16, metavar="N", help="requests in flight (default 16)")
     build.add_argument("--seed", type=int, default=0, help="seed of the variant subsampling (default 0)")
+    build.add_argument(
+        "--max-physical-variants", type=int, default=8, metavar="N", help="physical entity variants (D; default 8)"
+    )
+    build.add_argument(
+        "--max-state-combinations", type=int, default=6, metavar="N", help="state combinations per variant (F; 6)"
+    )
+    add_constrained_json(build)
     build.add_argument("--dry-run", action="store_true", help="print calls, tokens and cost per stage; send nothing")
     build.add_argument("--quiet", action="store_true", help="no progress bars")
     build.set_defaults(handler=_cmd_build)
@@ -63,7 +94,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from lateralgym.databuild._errors import DataBuildError
     from lateralgym.databuild._kb_build import KBBuildConfig, run_kb_build, scene_list
     from lateralgym.databuild._kb_dryrun import plan_kb_build
-    from lateralgym.databuild._progress import StageProgress, counters_table
+    from lateralgym.databuild._progress import StageProgress, counters_table, invalid_reasons
     from lateralgym.envs._errors import validation_message
 
     try:
@@ -76,6 +107,9 @@ def _cmd_build(args: argparse.Namespace) -> int:
             temperature=args.temperature,
             concurrency=args.concurrency,
             seed=args.seed,
+            max_physical_variants=args.max_physical_variants,
+            max_state_combinations=args.max_state_combinations,
+            constrained_json=args.constrained_json,
         )
     except ValidationError as exc:
         field, message = validation_message(exc, "settings")
@@ -88,6 +122,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
     with progress:
         result = asyncio.run(run_kb_build(config, args.out, progress=progress))
     console.print(counters_table(result.counters.values(), title=f"kb build: {args.out}"))
+    for line in invalid_reasons(result.counters.values()):
+        console.print(line, markup=False, highlight=False)
     console.print(
         f"{result.entities} entities ({result.variants} entity variants) written to {result.kb_path}; "
         f"{len(result.dropped)} dropped as incomplete (see build.json)"

@@ -3,14 +3,18 @@
 ``tasks build`` runs stages A-H over a knowledge base (see ``lateralgym.databuild``) and writes our
 JSONL (``.jsonl``, or gzip-compressed ``.jsonl.gz``) or the official task JSON (``--format official``).
 LLM answers are checkpointed (``--checkpoints``), so a killed build resumes and a rerun costs nothing;
-``--dry-run`` prints the calls, tokens and cost per stage first. ``tasks stats`` prints the counts per
-scene and the (band x level) and (similarity x count) grids of any task file our loaders read.
+``--dry-run`` prints the calls, tokens and cost per stage first; ``--constrained-json`` sends each stage's
+JSON schema in ``response_format``; ``--distractor-counts`` and ``--max-strata`` size a trial build.
+``tasks stats`` prints the counts per scene and the (band x level) and (similarity x count) grids of any
+task file our loaders read.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+from lateralgym.commands.kb import add_constrained_json
 
 SAMPLE_ARGS: tuple[str, ...] = (
     "--only-seeded",
@@ -64,6 +68,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     build.add_argument("--per-tier", type=int, default=10, help="golds per (scene, band, level) tier (paper: 10)")
     build.add_argument("--tiers-per-gold", type=int, help="keep at most this many distractor tiers per gold")
     build.add_argument(
+        "--distractor-counts",
+        type=_counts,
+        metavar="N,N,...",
+        help="distractor counts of the tiers (default 3,6,9,12 as the paper; 1,2 for a KB of a few entities)",
+    )
+    build.add_argument(
+        "--max-strata", type=int, metavar="N", help="golds from the first N (scene, band, level) strata only (a trial)"
+    )
+    build.add_argument(
         "--embed-field", choices=("action", "category"), default="action", help="embed the use (paper) or its category"
     )
     build.add_argument(
@@ -75,12 +88,21 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     build.add_argument("--seed", type=int, default=0, help="seed of every draw")
     build.add_argument("--format", choices=("jsonl", "official"), help="default: official for .json, else jsonl")
     build.add_argument("--concurrency", type=int, default=16, help="model requests in flight")
+    add_constrained_json(build)
     build.add_argument("--dry-run", action="store_true", help="print calls, tokens and cost per stage; ask nothing")
     build.add_argument("--quiet", action="store_true", help="no progress bars")
     build.set_defaults(handler=_cmd_build)
     stats = actions.add_parser("stats", help="counts per scene, (band x level) and (similarity x count) grids")
     stats.add_argument("tasks", type=Path, help="a task file (our JSONL, .jsonl.gz, or official task JSON)")
     stats.set_defaults(handler=_cmd_stats)
+
+
+def _counts(text: str) -> tuple[int, ...]:
+    """``3,6`` -> ``(3, 6)`` (each checked by ``TaskBuildConfig``)."""
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got {text!r}") from None
 
 
 def _cmd_build(args: argparse.Namespace) -> int:

@@ -2,7 +2,7 @@
 
 Each figure is measured in a fresh subprocess (so peak RSS is that job's alone) next to a baseline
 measured the same way in the same run: plain streaming ``json.loads`` of the same file. Goals
-(issue 13): the 14K file loads in <= 2 s at <= 300 MB; ``report``'s metrics over 1M lines in
+(issue 13): the 14K file loads in <= 2 s at <= 300 MB; ``lateralgym report`` over 1M lines in
 constant memory (<= 200 MB) and <= 60 s; the viewer of a 20K-episode run opens in a headless browser
 in <= 5 s. Run: ``python benchmarks/bench_scale.py [--tasks 14000] [--lines 1000000] [--episodes 20000]``.
 """
@@ -32,6 +32,12 @@ elif sys.argv[1] == "load":
     from lateralgym.envs import load_items
     imported, start, cpu = time.perf_counter() - start, time.perf_counter(), time.process_time()  # import apart
     n = len(load_items(path))
+elif sys.argv[1] == "report":  # the whole command: metrics, summary, report.md and its plots
+    import contextlib, io, pathlib
+    from lateralgym.cli import main
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["report", str(pathlib.Path(path).parent)]) == 0
+    n = 0
 elif sys.argv[1] == "metrics":
     from lateralgym.episodes import metrics_from_log
     n = metrics_from_log(path).episodes
@@ -141,11 +147,13 @@ def main() -> None:
         )
         run_dir = make_run(tmp, args.lines)
         log = run_dir / "steps.jsonl"
-        plain, metrics = measure("plain", log), measure("metrics", log)
+        plain, metrics, report = measure("plain", log), measure("metrics", log), measure("report", log)
         print(
             f"{args.lines} step lines ({log.stat().st_size / 2**20:.0f} MB, {metrics['n']:.0f} episodes): metrics "
-            f"{metrics['seconds']:.1f} s, {metrics['rss_mb']:.0f} MB peak; plain json.loads {plain['seconds']:.1f} s, "
-            f"{plain['rss_mb']:.0f} MB; ratio {metrics['seconds'] / plain['seconds']:.1f}x (goal <= 60 s, <= 200 MB)"
+            f"{metrics['seconds']:.1f} s, {metrics['rss_mb']:.0f} MB peak; `lateralgym report` (metrics, report.md, "
+            f"plots) {report['seconds']:.1f} s, {report['rss_mb']:.0f} MB peak; "
+            f"plain json.loads {plain['seconds']:.1f} s, {plain['rss_mb']:.0f} MB; "
+            f"ratio {report['seconds'] / plain['seconds']:.1f}x (goal <= 60 s, <= 200 MB)"
         )
         small = make_run(tmp / "viewer", 0, episodes=args.episodes)
         viewer = measure("viewer", small)

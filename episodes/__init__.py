@@ -54,11 +54,14 @@ from lateralgym.episodes._runner import (
     RunDirError,
     RunLockedError,
     RunResult,
+    UsageTally,
     episode_seed,
+    metrics_and_usage,
     plan_episodes,
     read_manifest,
     run,
     run_async,
+    usage_from_log,
 )
 from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
 
@@ -138,6 +141,9 @@ __all__ = [
     "RoleEstimate",
     "dry_run",
     "compute_metrics",
+    "metrics_and_usage",
+    "usage_from_log",
+    "UsageTally",
     "metrics_from_log",
     "plan_episodes",
     "print_metrics",

@@ -25,7 +25,7 @@ benchmark's typed ``Outcome`` before it is scored: a record missing a field the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -213,8 +213,12 @@ def compute_metrics(records: Iterable[Record], *, max_turns: int = DEFAULT_MAX_R
     return accumulator.result().model_copy(update={"duplicates": len(duplicates.episodes)})
 
 
-def metrics_from_log(path: str | Path, *, max_turns: int = DEFAULT_MAX_ROUNDS) -> RunMetrics:
+def metrics_from_log(
+    path: str | Path, *, max_turns: int = DEFAULT_MAX_ROUNDS, on_record: Callable[[Record], None] | None = None
+) -> RunMetrics:
     """Score a step log (or a run directory holding ``steps.jsonl``); a torn last line is skipped.
+
+    ``on_record`` sees every record as it streams past (a second tally over the same one pass).
 
     Raises:
         MetricsError: the log does not exist or holds no episodes.
@@ -226,6 +230,15 @@ def metrics_from_log(path: str | Path, *, max_turns: int = DEFAULT_MAX_ROUNDS) -
     if not path.is_file():
         raise MetricsError(f"{path}: no such step log; pass a run directory or its {STEP_LOG}")
     try:
-        return compute_metrics(read_log(path), max_turns=max_turns)
+        records = read_log(path)
+        if on_record is not None:
+            records = _noted(records, on_record)
+        return compute_metrics(records, max_turns=max_turns)
     except MetricsError as exc:
         raise MetricsError(f"{path}: {exc}") from exc
+
+
+def _noted(records: Iterable[Record], note: Callable[[Record], None]) -> Iterator[Record]:
+    for record in records:
+        note(record)
+        yield record

@@ -17,11 +17,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from lateralgym.episodes._log import STEP_LOG
-from lateralgym.episodes._metrics import RunMetrics, metrics_from_log
+from lateralgym.episodes._log import STEP_LOG, Usage
+from lateralgym.episodes._metrics import RunMetrics
 from lateralgym.episodes._plots import Plot, write_plots
 from lateralgym.episodes._report_facts import partial_warning, run_facts
-from lateralgym.episodes._runner import manifest_data, usage_from_log
+from lateralgym.episodes._runner import manifest_data, metrics_and_usage
 
 REPORT = "report.md"
 
@@ -130,12 +130,13 @@ def _spec(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def write_report(run_dir: Path, metrics: RunMetrics | None = None) -> Path:
+def write_report(run_dir: Path, metrics: RunMetrics | None = None, usage: dict[str, Usage] | None = None) -> Path:
     """Write ``run_dir/report.md`` and its figures under ``run_dir/plots``.
 
     Args:
         run_dir: the run directory (holding ``steps.jsonl`` and, optionally, ``manifest.json``).
         metrics: the run's metrics; computed from ``run_dir/steps.jsonl`` when not given.
+        usage: the run's model usage per role (``metrics_and_usage``); read from the log when not given.
 
     Returns:
         The path of ``report.md``.
@@ -147,8 +148,10 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None) -> Path:
     """
     run_dir = Path(run_dir)
     manifest = manifest_data(run_dir)  # a damaged manifest stops the report before any file is written
-    if metrics is None:
-        metrics = metrics_from_log(run_dir / STEP_LOG)
+    if metrics is None or usage is None:  # one pass over the log for both
+        read_metrics, read_usage = metrics_and_usage(run_dir / STEP_LOG)
+        metrics = read_metrics if metrics is None else metrics
+        usage = read_usage if usage is None else usage
     plots = write_plots(metrics, run_dir)
     about = [
         ("run", _spec(manifest.get("run_id")) or run_dir.name),
@@ -160,7 +163,7 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None) -> Path:
         ("recorded more than once", metrics.duplicates or ""),
         ("items", metrics.items),
         ("repeats (R)", metrics.repeats),
-        *run_facts(run_dir, metrics, manifest),  # judge, dataset, plan, tokens and cost per role
+        *run_facts(metrics, manifest, usage),  # judge, dataset, plan, tokens and cost per role
     ]
     parts = [
         f"# LateralGym report: {run_dir.name}",
@@ -179,7 +182,6 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None) -> Path:
         parts += [_image(plot) for plot in plots.get(name, [])]
     if metrics.exploration:
         parts += ["## Exploration", markdown_table(["measure", "value"], metrics.exploration.items())]
-    usage = usage_from_log(run_dir / STEP_LOG)
     if usage:
         columns = ["calls", "cache_hits", "failed_calls", "prompt_tokens", "completion_tokens", "format_reasks"]
         table: list[tuple[Any, ...]] = [

@@ -11,9 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lateralgym.episodes._log import STEP_LOG, Usage
+from lateralgym.episodes._log import Usage
 from lateralgym.episodes._metrics import RunMetrics
-from lateralgym.episodes._runner import usage_from_log
 
 __all__ = ["partial_warning", "run_facts", "usage_text"]
 
@@ -50,7 +49,7 @@ def partial_warning(run_dir: Path, metrics: RunMetrics, manifest: dict[str, Any]
     )
 
 
-def run_facts(run_dir: Path, metrics: RunMetrics, manifest: dict[str, Any]) -> list[tuple[str, Any]]:
+def run_facts(metrics: RunMetrics, manifest: dict[str, Any], usage: dict[str, Usage]) -> list[tuple[str, Any]]:
     """Rows for the report's header table: judge, dataset, episodes against the plan, use per role."""
     from lateralgym.episodes._judge_notes import judge_note
 
@@ -64,6 +63,6 @@ def run_facts(run_dir: Path, metrics: RunMetrics, manifest: dict[str, Any]) -> l
     if planned is not None:
         state = "finished" if metrics.episodes >= planned else "partial"
         facts.append(("planned episodes", f"{planned} ({state}: {metrics.episodes} done)"))
-    for role, usage in usage_from_log(run_dir / STEP_LOG).items():
-        facts.append((f"{role} model use", usage_text(usage)))
+    for role, used in usage.items():
+        facts.append((f"{role} model use", usage_text(used)))
     return facts

@@ -31,7 +31,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import yaml
@@ -60,6 +60,9 @@ from lateralgym.episodes._log import (
 )
 from lateralgym.episodes._prompts_log import attach_prompt_store
 from lateralgym.judges import make_judge
+
+if TYPE_CHECKING:
+    from lateralgym.episodes._metrics import RunMetrics
 
 AgentFactory = Callable[[int], Agent]
 """Builds a fresh player for an episode from the episode's seed."""
@@ -490,23 +493,56 @@ def read_manifest(run_dir: Path) -> Manifest:
         raise ConfigError(f"{path}: not a LateralGym manifest (field {field!r}: {message})") from None
 
 
+class UsageTally:
+    """Model usage per role over a stream of episode ends, the last end of each episode counting.
+
+    Each episode's usage is kept as a tuple of numbers (not its ``EpisodeEnd``, which carries the
+    whole outcome), so a report over a million-line log stays small."""
+
+    _FIELDS = tuple(Usage.model_fields)
+
+    def __init__(self) -> None:
+        self._latest: dict[str, tuple[tuple[str, tuple[Any, ...]], ...]] = {}
+
+    def add(self, record: object) -> None:
+        """Note ``record`` if it is an episode end (others are ignored)."""
+        if isinstance(record, EpisodeEnd):
+            self._latest[record.episode_id] = tuple(
+                (role, tuple(getattr(usage, name) for name in self._FIELDS)) for role, usage in record.usage.items()
+            )
+
+    def totals(self) -> dict[str, Usage]:
+        """The usage per role summed over the episodes noted."""
+        totals: dict[str, Usage] = {}
+        for roles in self._latest.values():
+            for role, values in roles:
+                totals.setdefault(role, Usage()).merge(
+                    Usage.model_construct(**dict(zip(self._FIELDS, values, strict=True)))
+                )
+        return totals
+
+
 def usage_from_log(log_path: Path) -> dict[str, Usage]:
     """Model usage per role over every episode end of a step log (the last record of each episode)."""
-    latest: dict[str, EpisodeEnd] = {}
+    tally = UsageTally()
     if log_path.exists():
         for record in read_log(log_path):
-            if isinstance(record, EpisodeEnd):
-                latest[record.episode_id] = record
-    return _usage_of(latest)
+            tally.add(record)
+    return tally.totals()
 
 
-def _usage_of(latest: dict[str, EpisodeEnd]) -> dict[str, Usage]:
-    """Model usage per role summed over episode ends (the last of each episode)."""
-    totals: dict[str, Usage] = {}
-    for end in latest.values():
-        for role, usage in end.usage.items():
-            totals.setdefault(role, Usage()).merge(usage)
-    return totals
+def metrics_and_usage(log_path: Path) -> tuple[RunMetrics, dict[str, Usage]]:
+    """The run's metrics and its model usage per role, in one pass over the step log.
+
+    Raises:
+        MetricsError: the log does not exist or holds no episodes.
+        LogError: a line other than the last is not a valid record.
+    """
+    from lateralgym.episodes._metrics import metrics_from_log
+
+    tally = UsageTally()
+    metrics = metrics_from_log(log_path, on_record=tally.add)
+    return metrics, tally.totals()
 
 
 def _check_counts(**counts: int | None) -> None:
@@ -807,16 +843,15 @@ def _finish(
     from lateralgym.episodes._metrics import compute_metrics
 
     log_path = run_dir / STEP_LOG
-    latest: dict[str, EpisodeEnd] = {}
+    tally = UsageTally()
 
     def ends_noted(records: Iterator[Any]) -> Iterator[Any]:  # one pass over the log for both
         for record in records:
-            if isinstance(record, EpisodeEnd):
-                latest[record.episode_id] = record
+            tally.add(record)
             yield record
 
     metrics = compute_metrics(ends_noted(read_log(log_path)))
-    usage = _usage_of(latest)
+    usage = tally.totals()
     summary = {**metrics.model_dump(mode="json"), "llm_usage": {role: u.model_dump() for role, u in usage.items()}}
     write_json(run_dir / "summary.json", summary)
     return RunResult(

@@ -369,13 +369,14 @@ def _cmd_view(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from lateralgym.episodes import metrics_from_log, print_metrics, write_report
+    from lateralgym.episodes import print_metrics, write_report
+    from lateralgym.episodes._runner import metrics_and_usage
 
     run_dir = _one_run(args.run_dir)
     if not (run_dir / "steps.jsonl").exists():
         raise LateralGymError(f"{run_dir} has no steps.jsonl: pass a directory made by 'lateralgym run'")
-    metrics = metrics_from_log(run_dir / "steps.jsonl")
-    report = write_report(run_dir, metrics)  # first: it refuses a damaged run directory
+    metrics, usage = metrics_and_usage(run_dir / "steps.jsonl")  # one pass over the log
+    report = write_report(run_dir, metrics, usage)  # first: it refuses a damaged run directory
     print_metrics(metrics)
     print(f"\nwrote {report}")
     return 0

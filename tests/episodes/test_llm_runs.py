@@ -13,6 +13,7 @@ from llm_server import Fault, ScriptedLLMServer
 from lateralgym.cli import main
 from lateralgym.envs import load_sample_items
 from lateralgym.episodes import EpisodeEnd, EpisodeStart, StepLine, read_log, replay, run
+from lateralgym.episodes._runner import metrics_and_usage, usage_from_log
 
 PUZZLES = {p.story: p for p in load_sample_items("splat")}  # type: ignore[union-attr]
 KEY = "sk-test-SECRET-4f9d2c1e7b"
@@ -144,6 +145,18 @@ def test_an_unpriced_models_cost_reads_back_as_unknown_not_free(
     assert result.usage["player"].cost_usd is None and result.usage["judge"].cost_usd is None
     summary = json.loads((result.run_dir / "summary.json").read_text(encoding="utf-8"))
     assert '"cost_usd": null' in json.dumps(summary) and '"cost_usd": 0.0' not in json.dumps(summary)
+
+    # An episode recorded twice (two writers) counts once, by its last end; report reads usage and
+    # metrics in the one pass and keeps only numbers per episode.
+    log = result.run_dir / "steps.jsonl"
+    first_end = next(line for line in log.read_text(encoding="utf-8").splitlines() if '"episode_end"' in line)
+    again = json.loads(first_end)
+    again["usage"]["player"]["calls"] += 100
+    with log.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(again) + "\n")
+    metrics, usage = metrics_and_usage(log)
+    assert usage["player"].calls == result.usage["player"].calls + 100 and usage["player"].cost_usd is None
+    assert usage_from_log(log) == usage and metrics.duplicates == 1
 
 
 def test_ten_percent_faults_every_episode_ends_and_no_step_is_lost(tmp_path: Path) -> None:

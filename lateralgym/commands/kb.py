@@ -51,7 +51,7 @@ _EXAMPLES = """examples:
   lateralgym kb build --scenes kitchen --entities-per-scene 20 --model openai/qwen \\
       --base-url http://127.0.0.1:8000/v1 --embedder st: --out kb/
   lateralgym kb build --scenes kitchen --entities-per-scene 4 --model 'openai/smollm2?max_tokens=900' \\
-      --base-url http://127.0.0.1:8000/v1 --constrained-json --max-physical-variants 1 \\
+      --base-url http://127.0.0.1:8000/v1 --constrained-json --min-variants 1 --max-physical-variants 1 \\
       --max-state-combinations 1 --out kb/
   lateralgym kb stats kb/
 """

@@ -52,7 +52,7 @@ class KBResponder:
         self._lock = threading.Lock()
 
     def spoil(self, needle: str, kind: str, times: int | None = None) -> None:
-        """Answer prompts containing ``needle`` badly (``garbage``, ``schema``, ``repeat``), ``times`` times or always."""
+        """Answer prompts holding ``needle`` badly (``garbage``, ``schema``, ``repeat``), ``times`` times or always."""
         self.sabotage[needle] = (kind, times)
 
     def __call__(self, body: dict[str, Any]) -> str:

@@ -38,10 +38,9 @@ from lateralgym.databuild._kb_schema import (
     EntityCandidate,
     EntityCandidates,
     Partonomy,
-    PhysicalVariants,
-    StateVariants,
+    variant_schemas,
 )
-from lateralgym.databuild._llm import JsonForm, StageCounters, ask_json
+from lateralgym.databuild._llm import DEFAULT_REASK_TEMPERATURE, JsonForm, StageCounters, ask_json
 from lateralgym.databuild._progress import StageProgress
 from lateralgym.databuild._store import CheckpointStore
 from lateralgym.envs._schema import Entity, Scene, snake
@@ -90,6 +89,11 @@ class KBBuildConfig(BaseModel):
     """Stage A asks again (excluding what it has) until the scene is full or this many rounds were asked."""
     retries: int = Field(default=2, ge=0)
     """Re-asks after an invalid reply, with the validation error."""
+    min_variants: int = Field(default=2, ge=1, le=2)
+    """Fewest different variants stages C and E accept per part: 2 (the paper's 2-3), or 1 for a trial build,
+    whose replies drop a variant repeating an earlier one instead of being re-asked (``TrialPhysicalVariants``)."""
+    reask_temperature: float = Field(default=DEFAULT_REASK_TEMPERATURE, ge=0.0, le=2.0)
+    """Sampling temperature of a re-ask (with a per-attempt seed); the first ask uses ``temperature``."""
     seed: int = 0
     """Seed of the coverage-oriented subsampling (stages D and F)."""
     constrained_json: JsonForm | None = None
@@ -139,6 +143,7 @@ class _Run:
                 temperature=self.config.temperature,
                 retries=self.config.retries,
                 constrained=self.config.constrained_json,
+                reask_temperature=self.config.reask_temperature,
             )
         finally:
             self.progress.done(stage)
@@ -191,9 +196,16 @@ async def _scene_entities(run: _Run, scene: Scene) -> tuple[list[EntityCandidate
     return kept, dropped
 
 
+def part_key(base_id: str, part: str, min_variants: int) -> str:
+    """The checkpoint key of a part's stage C, E (and, with ``|pP|sS``, G) answers; a trial build's
+    (``min_variants`` 1) are apart, so a paper build in the same directory never reuses them."""
+    return f"{base_id}|{part}" + ("|trial" if min_variants == 1 else "")
+
+
 async def _entity(run: _Run, scene: Scene, candidate: EntityCandidate) -> tuple[list[Entity], str | None]:
     """Stages B-H for one entity: (its variants, or [] and why it was dropped)."""
     base_id = f"{scene}/{snake(candidate.name)}"
+    physical_schema, state_schema = variant_schemas(run.config.min_variants)
     partonomy: Partonomy | None = await run.ask("parts", base_id, partonomy_messages(scene, candidate.name), Partonomy)
     if partonomy is None:
         return [], "no valid partonomy"
@@ -201,13 +213,23 @@ async def _entity(run: _Run, scene: Scene, candidate: EntityCandidate) -> tuple[
     physical_replies, state_replies = await asyncio.gather(
         asyncio.gather(
             *(
-                run.ask("physical", f"{base_id}|{p.name}", physical_messages(candidate.name, p), PhysicalVariants)
+                run.ask(
+                    "physical",
+                    part_key(base_id, p.name, run.config.min_variants),
+                    physical_messages(candidate.name, p),
+                    physical_schema,
+                )
                 for p in parts
             )
         ),
         asyncio.gather(
             *(
-                run.ask("states", f"{base_id}|{p.name}", state_messages(candidate.name, p, scene), StateVariants)
+                run.ask(
+                    "states",
+                    part_key(base_id, p.name, run.config.min_variants),
+                    state_messages(candidate.name, p, scene),
+                    state_schema,
+                )
                 for p in parts
             )
         ),
@@ -233,7 +255,7 @@ async def _entity(run: _Run, scene: Scene, candidate: EntityCandidate) -> tuple[
         *(
             run.ask(
                 "affordances",
-                f"{base_id}|{parts[i].name}|p{p}|s{s}",
+                f"{part_key(base_id, parts[i].name, run.config.min_variants)}|p{p}|s{s}",
                 affordance_messages(candidate.name, parts[i], physical[i].variants[p], states[i].variants[s]),
                 AffordanceSet,
             )

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from lateralgym.databuild._cost import estimate_cost_usd, format_cost
 from lateralgym.databuild._kb_assemble import EntityDraft, plan_variants
-from lateralgym.databuild._kb_build import CHECKPOINT_DIR, KB_STAGES, KBBuildConfig
+from lateralgym.databuild._kb_build import CHECKPOINT_DIR, KB_STAGES, KBBuildConfig, part_key
 from lateralgym.databuild._kb_prompts import (
     affordance_messages,
     entity_messages,
@@ -32,6 +32,7 @@ from lateralgym.databuild._kb_schema import (
     PhysicalVariants,
     StateVariant,
     StateVariants,
+    variant_schemas,
 )
 from lateralgym.databuild._store import CheckpointStore
 from lateralgym.envs._schema import Scene, snake
@@ -155,22 +156,23 @@ def _plan_entity(
     partonomy = stored("parts", base_id)
     _add(stages["parts"], partonomy is not None, partonomy_messages(scene, name), _REPLY_TOKENS["parts"])
     parts = Partonomy.model_validate(partonomy).parts if partonomy is not None else _assumed_parts()
+    physical_schema, state_schema = variant_schemas(config.min_variants)
     physical: list[PhysicalVariants] = []
     states: list[StateVariants] = []
     for part in parts:
-        key = f"{base_id}|{part.name}"
+        key = part_key(base_id, part.name, config.min_variants)
         ph, st = stored("physical", key), stored("states", key)
         _add(stages["physical"], ph is not None, physical_messages(name, part), _REPLY_TOKENS["physical"])
         _add(stages["states"], st is not None, state_messages(name, part, scene), _REPLY_TOKENS["states"])
         physical.append(
-            PhysicalVariants.model_validate(ph)
+            physical_schema.model_validate(ph)
             if ph is not None
             else PhysicalVariants(
                 variants=[_SAMPLE_PHYSICAL.model_copy(update={"summary": str(i)}) for i in range(ASSUMED_VARIANTS)]
             )
         )
         states.append(
-            StateVariants.model_validate(st)
+            state_schema.model_validate(st)
             if st is not None
             else StateVariants(
                 variants=[_SAMPLE_STATE.model_copy(update={"summary": str(i)}) for i in range(ASSUMED_VARIANTS)]
@@ -182,6 +184,6 @@ def _plan_entity(
     )
     needed = sorted({(i, p[i], s[i]) for p, s in plan for i in range(len(parts))})
     for i, p, s in needed:
-        key = f"{base_id}|{parts[i].name}|p{p}|s{s}"
+        key = f"{part_key(base_id, parts[i].name, config.min_variants)}|p{p}|s{s}"
         messages = affordance_messages(name, parts[i], _SAMPLE_PHYSICAL, _SAMPLE_STATE)
         _add(stages["affordances"], stored("affordances", key) is not None, messages, _REPLY_TOKENS["affordances"])

@@ -27,7 +27,7 @@ failures, level               ``example_recipients``, ``failure_cases``, ``level
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -46,6 +46,9 @@ __all__ = [
     "PhysicalVariants",
     "StateVariant",
     "StateVariants",
+    "TrialPhysicalVariants",
+    "TrialStateVariants",
+    "variant_schemas",
 ]
 
 MAX_PARTS = 8
@@ -217,6 +220,62 @@ class StateVariants(_Reply):
         if len(set(summaries)) != len(summaries):
             raise ValueError("variants must differ: two have the same summary")
         return self
+
+
+def _drop_repeats(data: Any) -> Any:
+    """A reply's variants without the ones that repeat an earlier summary (the trial models' leniency)."""
+    if not isinstance(data, dict) or not isinstance(data.get("variants"), list):
+        return data
+    seen: set[str] = set()
+    kept = []
+    for variant in data["variants"]:
+        summary = variant.get("summary") if isinstance(variant, dict) else None
+        if isinstance(summary, str):
+            if summary.strip().lower() in seen:
+                continue
+            seen.add(summary.strip().lower())
+        kept.append(variant)
+    return {**data, "variants": kept}
+
+
+class TrialPhysicalVariants(PhysicalVariants):
+    """Stage C's reply in a trial build (``--min-variants 1``): one to three variants, repeats dropped.
+
+    Not the paper's (it asks for 2-3 different variants): a tiny model that copies its first variant
+    word for word still gives its part one variant instead of none.
+    """
+
+    variants: list[PhysicalVariant] = Field(min_length=1, max_length=3)
+    """The variants, in the model's order, each summary once."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _repeats(cls, data: Any) -> Any:
+        return _drop_repeats(data)
+
+
+class TrialStateVariants(StateVariants):
+    """Stage E's reply in a trial build (``--min-variants 1``): one to three states, repeats dropped."""
+
+    variants: list[StateVariant] = Field(min_length=1, max_length=3)
+    """The variants, in the model's order, each summary once."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _repeats(cls, data: Any) -> Any:
+        return _drop_repeats(data)
+
+
+def variant_schemas(min_variants: int) -> tuple[type[PhysicalVariants], type[StateVariants]]:
+    """Stage C's and E's reply models: the paper's (``min_variants`` 2) or the trial ones (1).
+
+    Example:
+        >>> variant_schemas(1)[0].__name__, variant_schemas(2)[1].__name__
+        ('TrialPhysicalVariants', 'StateVariants')
+    """
+    if min_variants == 1:
+        return TrialPhysicalVariants, TrialStateVariants
+    return PhysicalVariants, StateVariants
 
 
 class AffordanceDraft(_Reply):

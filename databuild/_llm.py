@@ -17,11 +17,18 @@ only write JSON of that shape. Two wire forms exist; ``response_format_for`` bui
 
 The reply is validated and re-asked exactly as without it: a schema shapes the JSON, while the checks
 a schema cannot state (distinct variants, connected parts naming listed parts) stay pydantic's.
+
+Re-asks sample (``reask_temperature=``): the first ask goes at the stage's configured temperature (so a
+build whose replies are valid is the paper's), while a re-ask after an invalid reply goes at
+``reask_temperature`` with its own seed (a stable hash of the key and attempt: reproducible on servers
+that honour ``seed``, and never the seed of the attempt before). A model asked at temperature 0, or any
+server that repeats a seed, otherwise writes the same invalid reply again.
 """
 
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -35,6 +42,7 @@ if TYPE_CHECKING:
     from lateralgym.agents._llm_client import LLMClient
 
 __all__ = [
+    "DEFAULT_REASK_TEMPERATURE",
     "JSON_FORMS",
     "JsonForm",
     "StageCounters",
@@ -53,6 +61,9 @@ JSON_FORMS: tuple[JsonForm, ...] = ("json_object", "json_schema")
 _MAX_FEEDBACK_ERRORS = 5
 _FEEDBACK_INPUT_CHARS = 80
 _REASON_CHARS = 120
+DEFAULT_REASK_TEMPERATURE = 0.7
+"""Temperature of a re-ask after an invalid reply: the paper's sampling temperature, so a judge asked at
+0 samples a different reply instead of repeating its invalid one, and a stage already at 0.7 is unchanged."""
 
 
 @dataclass
@@ -167,6 +178,7 @@ async def ask_json(
     temperature: float,
     retries: int = 2,
     constrained: JsonForm | None = None,
+    reask_temperature: float | None = DEFAULT_REASK_TEMPERATURE,
 ) -> M | None:
     """Cached in ``store`` under (stage, key) (a hit costs no call); extracts the one JSON object from the reply
     (tolerating prose/code fences around it); validates with pydantic; on invalid output re-asks with the
@@ -182,10 +194,12 @@ async def ask_json(
         schema: The pydantic model the reply's JSON object must validate against.
         store: Where valid records live.
         counters: The stage's counters, updated in place.
-        temperature: Sampling temperature of every request.
+        temperature: Sampling temperature of the first request.
         retries: Re-asks after an invalid reply.
         constrained: Also send ``schema``'s JSON schema in ``response_format``, in this form
             (``response_format_for``); None (default) sends the prompt alone.
+        reask_temperature: Sampling temperature of each re-ask, sent with a per-attempt ``seed`` (see the
+            module docstring); None: re-asks go at ``temperature`` with no seed, like the first ask.
 
     Returns:
         The validated record, or None when the question was given up (counted).
@@ -211,6 +225,8 @@ async def ask_json(
     if constrained is not None:
         params["response_format"] = response_format_for(schema, constrained)
     for attempt in range(retries + 1):
+        if attempt and reask_temperature is not None:
+            params.update(temperature=reask_temperature, seed=_attempt_seed(stage, key, attempt))
         try:
             call = await client.complete(chat, role="annotator", **params)
         except LLMCallError:
@@ -241,6 +257,11 @@ async def ask_json(
         return record
     counters.invalid_skipped += 1
     return None
+
+
+def _attempt_seed(stage: str, key: str, attempt: int) -> int:
+    """The seed of one re-ask: stable across runs, different for each question and attempt."""
+    return zlib.crc32(f"{stage}|{key}|{attempt}".encode())
 
 
 def _reask(reply: str, exc: ValidationError | ValueError) -> Sequence[dict[str, str]]:

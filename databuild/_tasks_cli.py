@@ -79,6 +79,7 @@ def _config(args: argparse.Namespace) -> TaskBuildConfig:
             distractor_scope=args.distractor_scope,
             seed=args.seed,
             constrained_json=args.constrained_json,
+            **({"reask_temperature": args.reask_temperature} if args.reask_temperature is not None else {}),
             max_strata=args.max_strata,
             **({"counts": args.distractor_counts} if args.distractor_counts is not None else {}),
         )

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from lateralgym.databuild._llm import DEFAULT_REASK_TEMPERATURE
 from lateralgym.envs import PartJudgement, ReferenceSolution, SceneItem
 from lateralgym.envs._schema import Scene
 
@@ -86,6 +87,9 @@ class TaskBuildConfig(BaseModel):
     """Temperature of stage C (writing the task)."""
     judge_temperature: float = Field(default=0.0, ge=0, le=2)
     """Temperature of stages D and F (the judges; paper: 0)."""
+    reask_temperature: float = Field(default=DEFAULT_REASK_TEMPERATURE, ge=0, le=2)
+    """Temperature of a re-ask after an invalid reply, with a per-attempt seed (every LLM stage); a first ask
+    uses the stage's own temperature."""
     constrained_json: Literal["json_object", "json_schema"] | None = None
     """Send each LLM stage's JSON schema in ``response_format`` in this form (``ask_json``); None: prompts only."""
 

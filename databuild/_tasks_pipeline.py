@@ -154,6 +154,7 @@ class _Stages:
             counters=self.counters[stage],
             temperature=temperature,
             constrained=self.config.constrained_json,
+            reask_temperature=self.config.reask_temperature,
         )
 
     async def text(self, gold: GoldRef, entity: Entity, part: Part) -> TaskText | None:

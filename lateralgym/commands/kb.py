@@ -33,12 +33,25 @@ def add_constrained_json(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_reask_temperature(parser: argparse.ArgumentParser) -> None:
+    """The ``--reask-temperature T`` option of ``kb build`` and ``tasks build``."""
+    parser.add_argument(
+        "--reask-temperature",
+        type=float,
+        metavar="T",
+        help=(
+            "temperature of a re-ask after an invalid reply, sent with a per-attempt seed so a model does not "
+            "repeat its mistake; the first ask keeps the stage's temperature (default 0.7)"
+        ),
+    )
+
+
 _EXAMPLES = """examples:
   lateralgym kb build --scenes kitchen,garage --entities-per-scene 50 --model openai/gpt-4o-mini --out kb/ --dry-run
   lateralgym kb build --scenes kitchen --entities-per-scene 20 --model openai/qwen \\
       --base-url http://127.0.0.1:8000/v1 --embedder st: --out kb/
   lateralgym kb build --scenes kitchen --entities-per-scene 4 --model 'openai/smollm2?max_tokens=900' \\
-      --base-url http://127.0.0.1:8000/v1 --constrained-json --max-physical-variants 1 \\
+      --base-url http://127.0.0.1:8000/v1 --constrained-json --min-variants 1 --max-physical-variants 1 \\
       --max-state-combinations 1 --out kb/
   lateralgym kb stats kb/
 """
@@ -74,7 +87,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     build.add_argument(
         "--max-state-combinations", type=int, default=6, metavar="N", help="state combinations per variant (F; 6)"
     )
+    build.add_argument(
+        "--min-variants",
+        type=int,
+        default=2,
+        choices=(1, 2),
+        help="fewest different variants per part in stages C and E: 2 (the paper's 2-3, default) or 1 for a trial "
+        "with a tiny model (a variant repeating an earlier one is dropped instead of re-asked)",
+    )
     add_constrained_json(build)
+    add_reask_temperature(build)
     build.add_argument("--dry-run", action="store_true", help="print calls, tokens and cost per stage; send nothing")
     build.add_argument("--quiet", action="store_true", help="no progress bars")
     build.set_defaults(handler=_cmd_build)
@@ -109,7 +131,9 @@ def _cmd_build(args: argparse.Namespace) -> int:
             seed=args.seed,
             max_physical_variants=args.max_physical_variants,
             max_state_combinations=args.max_state_combinations,
+            min_variants=args.min_variants,
             constrained_json=args.constrained_json,
+            **({"reask_temperature": args.reask_temperature} if args.reask_temperature is not None else {}),
         )
     except ValidationError as exc:
         field, message = validation_message(exc, "settings")

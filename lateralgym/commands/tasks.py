@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lateralgym.commands.kb import add_constrained_json
+from lateralgym.commands.kb import add_constrained_json, add_reask_temperature
 
 SAMPLE_ARGS: tuple[str, ...] = (
     "--only-seeded",
@@ -89,6 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     build.add_argument("--format", choices=("jsonl", "official"), help="default: official for .json, else jsonl")
     build.add_argument("--concurrency", type=int, default=16, help="model requests in flight")
     add_constrained_json(build)
+    add_reask_temperature(build)
     build.add_argument("--dry-run", action="store_true", help="print calls, tokens and cost per stage; ask nothing")
     build.add_argument("--quiet", action="store_true", help="no progress bars")
     build.set_defaults(handler=_cmd_build)

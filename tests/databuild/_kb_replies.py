@@ -5,7 +5,8 @@ would: distinct entity names per scene (one a near-duplicate, for stage A's de-d
 connected parts per entity, two physical and two state variants per part, and six affordances with
 levels 0-5. Its answers depend only on the prompt, so two builds get the same answers. ``sabotage``
 makes chosen questions answer badly (``"garbage"``: no JSON; ``"schema"``: JSON that breaks the
-stage's schema), ``times`` times or forever.
+stage's schema; ``"repeat"``: stage C / E variants that copy the first one word for word, as SmolLM2
+does), ``times`` times or forever.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ class KBResponder:
         self._lock = threading.Lock()
 
     def spoil(self, needle: str, kind: str, times: int | None = None) -> None:
-        """Answer prompts containing ``needle`` badly (``garbage`` or ``schema``), ``times`` times or always."""
+        """Answer prompts holding ``needle`` badly (``garbage``, ``schema``, ``repeat``), ``times`` times or always."""
         self.sabotage[needle] = (kind, times)
 
     def __call__(self, body: dict[str, Any]) -> str:
@@ -61,9 +62,14 @@ class KBResponder:
         with self._lock:
             self.asked[task] += 1
             for needle, (kind, times) in list(self.sabotage.items()):
+                if kind == "repeat" and "variants of a part" not in task:
+                    continue
                 if needle in first and (times is None or times > 0):
                     if times is not None:
                         self.sabotage[needle] = (kind, times - 1)
+                    if kind == "repeat":
+                        answer = self._answer(task, first)
+                        return json.dumps({"variants": [answer["variants"][0]] * 2})
                     return "Sorry, I cannot help with that." if kind == "garbage" else self._broken(task)
         return "Here you go:\n```json\n" + json.dumps(self._answer(task, first)) + "\n```"
 

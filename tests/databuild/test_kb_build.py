@@ -147,6 +147,28 @@ def test_invalid_replies_are_re_asked_and_an_entity_without_complete_parts_is_dr
     assert json.loads((tmp_path / "build.json").read_text())["dropped"] == result.dropped
 
 
+def test_a_trial_build_keeps_one_variant_of_a_part_whose_variants_repeat_and_a_paper_build_does_not(
+    llm_server: ScriptedLLMServer, responder: KBResponder, tmp_path: Path
+) -> None:
+    from _kb_replies import entity_names
+
+    name = entity_names("kitchen")[0]
+    base = f"kitchen/{name.replace(' ', '_')}"
+    responder.spoil(f"Entity: {name}\nPart: body", "repeat")  # stage C and E copy their first variant, always
+    paper = build(config(llm_server, scenes=("kitchen",), entities_per_scene=1), tmp_path)
+    assert paper.dropped == {base: "no valid physical or state variants for part(s) body"} and paper.variants == 0
+    assert "variants must differ: two have the same summary" in " ".join(paper.counters["physical"].invalid_reasons)
+    trial = build(config(llm_server, scenes=("kitchen",), entities_per_scene=1, min_variants=1), tmp_path)
+    assert trial.dropped == {} and trial.entities == 1 and trial.variants >= 1
+    assert trial.counters["physical"].retried == 0 and trial.counters["states"].retried == 0
+    stored = checkpoint_keys(tmp_path)
+    assert f"{base}|body|trial" in stored["physical"] and f"{base}|body" not in stored["physical"]
+    body = next(p for e in read_kb(tmp_path) for p in e.parts if p.name == "body")
+    assert body.physical.description == "light summary of the body"  # the first variant; its copy dropped
+    again = build(config(llm_server, scenes=("kitchen",), entities_per_scene=1), tmp_path)
+    assert again.dropped == paper.dropped  # a paper build never reuses the trial's one-variant records
+
+
 def test_api_faults_drop_entities_and_a_rerun_completes_them_identically(
     clean: CleanBuild, llm_server: ScriptedLLMServer, responder: KBResponder, tmp_path: Path
 ) -> None:

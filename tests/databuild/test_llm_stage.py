@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from llm_server import Fault, ScriptedLLMServer
@@ -32,7 +33,9 @@ def client(server: ScriptedLLMServer, **fields: object) -> LLMClient:
     return LLMClient("openai/annotator", base_url=server.base_url, use_cache=False, backoff_base_s=0.01, **settings)
 
 
-def ask(llm: LLMClient, store: CheckpointStore, counters: StageCounters, key: str = "k") -> PartName | None:
+def ask(
+    llm: LLMClient, store: CheckpointStore, counters: StageCounters, key: str = "k", **options: Any
+) -> PartName | None:
     async def asked() -> PartName | None:
         try:
             return await ask_json(
@@ -43,7 +46,7 @@ def ask(llm: LLMClient, store: CheckpointStore, counters: StageCounters, key: st
                 schema=PartName,
                 store=store,
                 counters=counters,
-                temperature=0.7,
+                **{"temperature": 0.7, **options},
             )
         finally:
             await llm.aclose()  # on the loop that opened its connections
@@ -78,6 +81,33 @@ def test_invalid_replies_are_re_asked_with_the_validation_error(
     feedback = third[-1]["content"]
     assert "name: String should have at least 2 characters" in feedback
     assert "count: Input should be greater than or equal to 1" in feedback
+
+
+def test_a_re_ask_samples_at_the_re_ask_temperature_with_its_own_seed_and_the_first_ask_does_not(
+    llm_server: ScriptedLLMServer, store: CheckpointStore
+) -> None:
+    # A judge asked at temperature 0 would write its invalid reply again: its re-asks sample instead.
+    replies = ('{"name": "x", "count": 1}', '{"name": "x", "count": 1}', '{"name": "bowl", "count": 1}')
+    llm_server.enqueue(*replies)
+    counters = StageCounters("parts")
+    assert ask(client(llm_server, temperature=0), store, counters, temperature=0.0, reask_temperature=0.9)
+    first, *reasks = (request.body for request in llm_server.requests)
+    assert first["temperature"] == 0 and "seed" not in first  # the configured ask, as the paper's
+    assert [body["temperature"] for body in reasks] == [0.9, 0.9]
+    seeds = [body["seed"] for body in reasks]
+    assert len(set(seeds)) == 2  # each attempt its own seed, so a seed-honouring server samples anew
+    # The seeds are stable: the same question re-asked in another build sends the same ones.
+    llm_server.enqueue(*replies)
+    ask(client(llm_server), store, StageCounters("parts"), key="other", temperature=0.0, reask_temperature=0.9)
+    llm_server.enqueue(*replies)
+    with CheckpointStore(store.root.parent / "again") as fresh:
+        ask(client(llm_server), fresh, StageCounters("parts"), temperature=0.0, reask_temperature=0.9)
+    other, again = llm_server.requests[4:6], llm_server.requests[7:9]
+    assert [r.body["seed"] for r in again] == seeds != [r.body["seed"] for r in other]
+    # reask_temperature=None: every ask at the stage's temperature, no seed.
+    llm_server.enqueue(*replies)
+    ask(client(llm_server), store, StageCounters("parts"), key="plain", temperature=0.0, reask_temperature=None)
+    assert all(r.body["temperature"] == 0 and "seed" not in r.body for r in llm_server.requests[9:])
 
 
 def test_after_every_re_ask_fails_nothing_is_written_and_the_next_run_asks_again(

@@ -34,10 +34,11 @@ from lateralgym.databuild._kb_prompts import (
     state_messages,
 )
 from lateralgym.databuild._kb_schema import (
-    AffordanceSet,
+    AFFORDANCES_PER_VARIANT,
     EntityCandidate,
     EntityCandidates,
     Partonomy,
+    affordance_schema,
     variant_schemas,
 )
 from lateralgym.databuild._llm import DEFAULT_REASK_TEMPERATURE, JsonForm, StageCounters, ask_json
@@ -92,6 +93,8 @@ class KBBuildConfig(BaseModel):
     min_variants: int = Field(default=2, ge=1, le=2)
     """Fewest different variants stages C and E accept per part: 2 (the paper's 2-3), or 1 for a trial build,
     whose replies drop a variant repeating an earlier one instead of being re-asked (``TrialPhysicalVariants``)."""
+    affordances_per_variant: int = Field(default=AFFORDANCES_PER_VARIANT, ge=1, le=AFFORDANCES_PER_VARIANT)
+    """Uses stage G asks per part variant: the paper's six, or fewer for a trial build with a small model."""
     reask_temperature: float = Field(default=DEFAULT_REASK_TEMPERATURE, ge=0.0, le=2.0)
     """Sampling temperature of a re-ask (with a per-attempt seed); the first ask uses ``temperature``."""
     seed: int = 0
@@ -202,6 +205,14 @@ def part_key(base_id: str, part: str, min_variants: int) -> str:
     return f"{base_id}|{part}" + ("|trial" if min_variants == 1 else "")
 
 
+def affordance_key(base_id: str, part: str, config: KBBuildConfig, physical: int, state: int) -> str:
+    """The checkpoint key of stage G's answer for one part variant; one asking fewer than six uses
+    (``|aN``) is apart from the paper's."""
+    count = config.affordances_per_variant
+    suffix = f"|a{count}" if count != AFFORDANCES_PER_VARIANT else ""
+    return f"{part_key(base_id, part, config.min_variants)}|p{physical}|s{state}{suffix}"
+
+
 async def _entity(run: _Run, scene: Scene, candidate: EntityCandidate) -> tuple[list[Entity], str | None]:
     """Stages B-H for one entity: (its variants, or [] and why it was dropped)."""
     base_id = f"{scene}/{snake(candidate.name)}"
@@ -251,13 +262,16 @@ async def _entity(run: _Run, scene: Scene, candidate: EntityCandidate) -> tuple[
         seed=run.config.seed,
     )
     needed = sorted({(i, combo[0][i], combo[1][i]) for combo in plan for i in range(len(parts))})
+    count = run.config.affordances_per_variant
     replies = await asyncio.gather(
         *(
             run.ask(
                 "affordances",
-                f"{part_key(base_id, parts[i].name, run.config.min_variants)}|p{p}|s{s}",
-                affordance_messages(candidate.name, parts[i], physical[i].variants[p], states[i].variants[s]),
-                AffordanceSet,
+                affordance_key(base_id, parts[i].name, run.config, p, s),
+                affordance_messages(
+                    candidate.name, parts[i], physical[i].variants[p], states[i].variants[s], count
+                ),
+                affordance_schema(count),
             )
             for i, p, s in needed
         )

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from lateralgym.databuild._cost import estimate_cost_usd, format_cost
 from lateralgym.databuild._kb_assemble import EntityDraft, plan_variants
-from lateralgym.databuild._kb_build import CHECKPOINT_DIR, KB_STAGES, KBBuildConfig, part_key
+from lateralgym.databuild._kb_build import CHECKPOINT_DIR, KB_STAGES, KBBuildConfig, affordance_key, part_key
 from lateralgym.databuild._kb_prompts import (
     affordance_messages,
     entity_messages,
@@ -25,6 +25,7 @@ from lateralgym.databuild._kb_prompts import (
     state_messages,
 )
 from lateralgym.databuild._kb_schema import (
+    AFFORDANCES_PER_VARIANT,
     EntityCandidate,
     Partonomy,
     PartSpec,
@@ -184,6 +185,8 @@ def _plan_entity(
     )
     needed = sorted({(i, p[i], s[i]) for p, s in plan for i in range(len(parts))})
     for i, p, s in needed:
-        key = f"{part_key(base_id, parts[i].name, config.min_variants)}|p{p}|s{s}"
-        messages = affordance_messages(name, parts[i], _SAMPLE_PHYSICAL, _SAMPLE_STATE)
-        _add(stages["affordances"], stored("affordances", key) is not None, messages, _REPLY_TOKENS["affordances"])
+        key = affordance_key(base_id, parts[i].name, config, p, s)
+        count = config.affordances_per_variant
+        messages = affordance_messages(name, parts[i], _SAMPLE_PHYSICAL, _SAMPLE_STATE, count)
+        reply_tokens = math.ceil(_REPLY_TOKENS["affordances"] * count / AFFORDANCES_PER_VARIANT)
+        _add(stages["affordances"], stored("affordances", key) is not None, messages, reply_tokens)

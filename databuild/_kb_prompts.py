@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lateralgym.databuild._kb_schema import AFFORDANCES_PER_VARIANT, MAX_PARTS, PartSpec, PhysicalVariant, StateVariant
+from lateralgym.databuild._kb_schema import (
+    AFFORDANCES_PER_VARIANT,
+    MAX_PARTS,
+    AffordanceDraft,
+    PartSpec,
+    PhysicalVariant,
+    StateVariant,
+)
 from lateralgym.envs._schema import spaced
 
 __all__ = [
@@ -54,7 +61,7 @@ def entity_messages(scene: str, count: int, exclude: Sequence[str]) -> list[dict
         "Name each one specifically (material, type or distinctive feature, e.g. 'enamelled cast-iron "
         "casserole with lid'), not as a category. Cover furniture, tools, containers, textiles, appliances "
         f"and small items; no people, animals, food or liquids.{avoid}\n\n"
-        'Answer as {"entities": [{"name": "...", "description": "one sentence on what it is"}, ...]}'
+        'Answer as {"entities": [{"name", "description"}, ...]} with the description one sentence on what it is.'
     )
 
 
@@ -67,7 +74,8 @@ def partonomy_messages(scene: str, entity: str) -> list[dict[str, str]]:
         "overlap (no part contains another). Use the granularity a person would use to pick up or use a piece "
         "(blade, handle, rivets; not atoms, not the whole object). For each part give its function within the "
         "object and the other parts it is physically attached to.\n\n"
-        'Answer as {"parts": [{"name": "snake_case_name", "function": "...", "connected_to": ["other_part", ...]}]}'
+        'Answer as {"parts": [{"name", "function", "connected_to"}, ...]} with the part\'s name in snake_case, '
+        "its function as a phrase, and connected_to as the list of the names of the other parts it is attached to."
     )
 
 
@@ -103,17 +111,23 @@ def state_messages(entity: str, part: PartSpec, scene: str) -> list[dict[str, st
 
 
 def affordance_messages(
-    entity: str, part: PartSpec, physical: PhysicalVariant, state: StateVariant
+    entity: str,
+    part: PartSpec,
+    physical: PhysicalVariant,
+    state: StateVariant,
+    count: int = AFFORDANCES_PER_VARIANT,
 ) -> list[dict[str, str]]:
-    """Stage G (App. C): six affordances of one part in one physical and state variant."""
+    """Stage G (App. C): six affordances (``count`` in a trial build) of one part in one physical and state
+    variant."""
     physical_lines = "\n".join(f"  {name}: {value}" for name, value in physical.model_dump().items())
     state_lines = "\n".join(f"  {name}: {value}" for name, value in state.model_dump().items())
+    keys = ", ".join(f'"{name}"' for name in AffordanceDraft.model_fields)
     # Paper §4.1 G: level 0 is the designed use, 1-5 emergency uses of rising creativity; every use is
     # grounded in attributes of this very variant (the enabling evidence) and names its failure cases.
     return _chat(
         f"TASK: affordances of a part variant\n{_part_line(entity, part)}\n"
         f"Physical attributes:\n{physical_lines}\nCurrent state:\n{state_lines}\n\n"
-        f"List exactly {AFFORDANCES_PER_VARIANT} different things this part, exactly as described, can be used "
+        f"List exactly {count} different things this part, exactly as described, can be used "
         "for. Include its normal designed use(s) at level 0 and creative uses in an emergency, when the usual "
         "tool is missing, at levels 1 (an obvious substitute) to 5 (far-fetched but physically possible). For "
         "each give: description (a verb phrase), category (a short snake_case class such as pry, scoop, "
@@ -122,7 +136,6 @@ def affordance_messages(
         "thing acted on must be like), enabling_attributes (the attributes above, name and value, that make "
         "the use possible), level (an integer 0-5), example_recipients, and failure_cases (when the use goes "
         "wrong).\n\n"
-        'Answer as {"affordances": [{"description": "...", "category": "...", "use_condition": "...", '
-        '"environment_condition": "...", "recipient_condition": "...", "enabling_attributes": ["..."], '
-        '"level": 0, "example_recipients": ["..."], "failure_cases": ["..."]}, ...]}'
+        f'Answer as {{"affordances": [{{{keys}}}, ...]}} with a string for each text field, a list of strings for '
+        "enabling_attributes, example_recipients and failure_cases, and an integer for level."
     )

@@ -27,9 +27,11 @@ failures, level               ``example_recipients``, ``failure_cases``, ``level
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, create_model, field_validator
+from pydantic import model_validator
 
 from lateralgym.envs._schema import Affordance, PhysicalAttributes, StateAttributes, snake
 
@@ -48,6 +50,7 @@ __all__ = [
     "StateVariants",
     "TrialPhysicalVariants",
     "TrialStateVariants",
+    "affordance_schema",
     "variant_schemas",
 ]
 
@@ -56,9 +59,24 @@ MAX_PARTS = 8
 AFFORDANCES_PER_VARIANT = 6
 """Affordances asked per part per variant (paper App. C, stage G)."""
 
-Phrase = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
-"""A non-empty attribute value, a phrase or one sentence; ``"NA"`` when it does not apply. The cap also bounds
-what a grammar-constrained small model can ramble into one field (``--constrained-json``)."""
+MAX_LIST = 8
+"""At most this many evidence attributes, example recipients or failure cases per affordance (a bound the
+paper leaves implicit; it keeps a grammar-constrained small model from listing without end)."""
+
+
+def _worded(value: str) -> str:
+    # A copied format placeholder ("...", "* *") says nothing about the part: refused, so it is re-asked.
+    if not any(ch.isalnum() for ch in value):
+        raise ValueError(f"{value!r} is a placeholder, not an answer: write the value in words")
+    return value
+
+
+Phrase = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200), AfterValidator(_worded)
+]
+"""A non-empty attribute value in words, a phrase or one sentence; ``"NA"`` when it does not apply (punctuation
+alone, such as a copied ``"..."``, is refused). The cap also bounds what a grammar-constrained small model can
+ramble into one field (``--constrained-json``)."""
 ShortName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=80)]
 
 
@@ -90,7 +108,7 @@ class PartSpec(_Reply):
     """The part's name; normalised to snake_case (``"Handle grip"`` -> ``handle_grip``)."""
     function: Phrase
     """What the part does within the entity."""
-    connected_to: list[str] = Field(default_factory=list)
+    connected_to: list[str] = Field(default_factory=list, max_length=MAX_PARTS - 1)
     """Names of the other parts it is physically attached to."""
 
     @field_validator("name")
@@ -291,15 +309,15 @@ class AffordanceDraft(_Reply):
     """What the surroundings must offer, or ``"NA"``."""
     recipient_condition: Phrase
     """What the thing acted on must be like."""
-    enabling_attributes: list[Phrase] = Field(min_length=1)
+    enabling_attributes: list[Phrase] = Field(min_length=1, max_length=MAX_LIST)
     """The attributes of this variant (name and value) that make the use possible: the evidence."""
     level: int = Field(ge=0, le=5, strict=True, json_schema_extra={"enum": list(range(6))})
     """0 = the normal, designed use; 1..5 = an emergency use, 5 the most far-fetched (the JSON schema lists
     the six values: a grammar built from it cannot write another, which ``minimum``/``maximum`` alone
     do not ensure with llama.cpp's converter)."""
-    example_recipients: list[Phrase] = Field(min_length=1)
+    example_recipients: list[Phrase] = Field(min_length=1, max_length=MAX_LIST)
     """Things this use could act on."""
-    failure_cases: list[Phrase] = Field(min_length=1)
+    failure_cases: list[Phrase] = Field(min_length=1, max_length=MAX_LIST)
     """When the use goes wrong."""
 
     @field_validator("category")
@@ -332,5 +350,28 @@ class AffordanceSet(_Reply):
     def _distinct(self) -> AffordanceSet:
         seen = [a.description.lower() for a in self.affordances]
         if len(set(seen)) != len(seen):
-            raise ValueError("the six affordances must be different uses: two have the same description")
+            raise ValueError("the affordances must be different uses: two have the same description")
         return self
+
+
+@cache
+def affordance_schema(count: int = AFFORDANCES_PER_VARIANT) -> type[AffordanceSet]:
+    """Stage G's reply model asking ``count`` uses: the paper's six, or fewer for a trial build
+    (``--affordances-per-variant``, for a small model whose six uses outrun its token budget).
+
+    Example:
+        >>> affordance_schema().__name__, affordance_schema(2).__name__
+        ('AffordanceSet', 'AffordanceSet2')
+        >>> affordance_schema(2).model_json_schema()["properties"]["affordances"]["maxItems"]
+        2
+    """
+    if not 1 <= count <= AFFORDANCES_PER_VARIANT:
+        raise ValueError(f"affordances per variant must be 1-{AFFORDANCES_PER_VARIANT}, got {count}")
+    if count == AFFORDANCES_PER_VARIANT:
+        return AffordanceSet
+    return create_model(
+        f"AffordanceSet{count}",
+        __base__=AffordanceSet,
+        __doc__=f"Stage G's reply in a trial build: {count} distinct uses of one part variant.",
+        affordances=(list[AffordanceDraft], Field(min_length=count, max_length=count)),
+    )

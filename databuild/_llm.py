@@ -12,6 +12,12 @@ only write JSON of that shape. Two wire forms exist; ``response_format_for`` bui
 
 * ``json_object`` -- ``{"type": "json_object", "schema": SCHEMA}``: llama-cpp-python's server (it
   turns the schema into a GBNF grammar; it rejects the other form) and llama.cpp's ``llama-server``.
+  Their converter lets a string hold any characters, and a small model fills strings with punctuation
+  (``"..."`` copied from a prompt, ``"],"`` meant to close a list: most of SmolLM2's invalid stage G
+  replies) and raw line breaks, so in this form every plain string of the schema also carries a
+  ``pattern`` (``grammar_strings``): printable characters without quote or backslash, a letter or digit
+  near the start, at most the string's ``maxLength``. The reply is validated against the model, not the
+  pattern.
 * ``json_schema`` -- ``{"type": "json_schema", "json_schema": {"name": MODEL, "schema": SCHEMA}}``:
   OpenAI's structured outputs (non-strict), vLLM, llama.cpp's ``llama-server``, LM Studio.
 
@@ -48,6 +54,7 @@ __all__ = [
     "StageCounters",
     "ask_json",
     "extract_json_object",
+    "grammar_strings",
     "response_format_for",
     "validation_feedback",
 ]
@@ -148,8 +155,40 @@ def response_format_for(schema: type[BaseModel], form: JsonForm) -> dict[str, An
     """
     body = schema.model_json_schema()
     if form == "json_object":
-        return {"type": "json_object", "schema": body}
+        return {"type": "json_object", "schema": grammar_strings(body)}
     return {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": body}}
+
+
+_GRAMMAR_CHAR = r'[^"\\\x00-\x1f]'
+"""A JSON string character a grammar may write unescaped (no quote, backslash or control character)."""
+_GRAMMAR_LEAD = r'[^A-Za-z0-9"\\\x00-\x1f]{0,4}[A-Za-z0-9]'
+"""A string's start: at most four other characters, then a letter or digit (punctuation alone, such as a
+copied ``"..."`` or a bracket the model meant to close, is not an answer; deterministic for the grammar)."""
+
+
+def grammar_strings(node: Any) -> Any:
+    r"""``node`` (a JSON schema) with a ``pattern`` on every plain string: printable characters only, a letter
+    or digit among the first five, at most ``maxLength`` characters, or nothing when the string may be empty (llama.cpp's converter takes a pattern
+    over the length bounds; a reply is still validated against the model's exact bounds).
+
+    Example:
+        >>> print(grammar_strings({"type": "string", "minLength": 1, "maxLength": 80})["pattern"])
+        ^[^A-Za-z0-9"\\\x00-\x1f]{0,4}[A-Za-z0-9][^"\\\x00-\x1f]{0,75}$
+        >>> grammar_strings({"enum": ["a"], "type": "string"})
+        {'enum': ['a'], 'type': 'string'}
+    """
+    if isinstance(node, list):
+        return [grammar_strings(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: grammar_strings(value) for key, value in node.items()}
+    if out.get("type") == "string" and not {"pattern", "enum", "const", "format"} & out.keys():
+        low, high = max(0, out.get("minLength", 0) - 1), out.get("maxLength")
+        # The lead takes up to five characters: the rest keeps the whole within maxLength.
+        rest = "*" if low == 0 and high is None else f"{{{low},{'' if high is None else max(low, high - 5)}}}"
+        worded = f"{_GRAMMAR_LEAD}{_GRAMMAR_CHAR}{rest}"
+        out["pattern"] = f"^{worded}$" if out.get("minLength", 0) > 0 else f"^({worded})?$"  # "" when allowed
+    return out
 
 
 def validation_feedback(exc: ValidationError | ValueError) -> str:

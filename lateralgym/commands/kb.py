@@ -52,7 +52,7 @@ _EXAMPLES = """examples:
       --base-url http://127.0.0.1:8000/v1 --embedder st: --out kb/
   lateralgym kb build --scenes kitchen --entities-per-scene 4 --model 'openai/smollm2?max_tokens=900' \\
       --base-url http://127.0.0.1:8000/v1 --constrained-json --min-variants 1 --max-physical-variants 1 \\
-      --max-state-combinations 1 --out kb/
+      --max-state-combinations 1 --affordances-per-variant 2 --out kb/
   lateralgym kb stats kb/
 """
 
@@ -95,6 +95,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="fewest different variants per part in stages C and E: 2 (the paper's 2-3, default) or 1 for a trial "
         "with a tiny model (a variant repeating an earlier one is dropped instead of re-asked)",
     )
+    build.add_argument(
+        "--affordances-per-variant",
+        type=int,
+        default=6,
+        choices=range(1, 7),
+        metavar="N",
+        help="uses stage G asks per part variant: 6 (the paper's, default) or 1-5 for a trial with a small model "
+        "whose six uses outrun its token budget",
+    )
     add_constrained_json(build)
     add_reask_temperature(build)
     build.add_argument("--dry-run", action="store_true", help="print calls, tokens and cost per stage; send nothing")
@@ -132,6 +141,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
             max_physical_variants=args.max_physical_variants,
             max_state_combinations=args.max_state_combinations,
             min_variants=args.min_variants,
+            affordances_per_variant=args.affordances_per_variant,
             constrained_json=args.constrained_json,
             **({"reask_temperature": args.reask_temperature} if args.reask_temperature is not None else {}),
         )

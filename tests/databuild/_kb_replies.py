@@ -52,7 +52,8 @@ class KBResponder:
         self._lock = threading.Lock()
 
     def spoil(self, needle: str, kind: str, times: int | None = None) -> None:
-        """Answer prompts holding ``needle`` badly (``garbage``, ``schema``, ``repeat``), ``times`` times or always."""
+        """Answer prompts holding ``needle`` badly (``garbage``, ``schema``, ``repeat``, ``placeholder``: the
+        format's placeholders copied), ``times`` times or always."""
         self.sabotage[needle] = (kind, times)
 
     def __call__(self, body: dict[str, Any]) -> str:
@@ -70,6 +71,8 @@ class KBResponder:
                     if kind == "repeat":
                         answer = self._answer(task, first)
                         return json.dumps({"variants": [answer["variants"][0]] * 2})
+                    if kind == "placeholder":
+                        return json.dumps(self._placeholders(self._answer(task, first)))
                     return "Sorry, I cannot help with that." if kind == "garbage" else self._broken(task)
         return "Here you go:\n```json\n" + json.dumps(self._answer(task, first)) + "\n```"
 
@@ -82,6 +85,15 @@ class KBResponder:
             "affordances of a part variant": {"affordances": [{"description": "only one"}]},
         }
         return json.dumps(broken[task])
+
+    @staticmethod
+    def _placeholders(answer: dict[str, Any]) -> dict[str, Any]:
+        """``answer`` as a small model writing punctuation for a value writes it: its last item's first field
+        (a part's name, a variant's shape, a use's description) is ``"..."``."""
+        for key in ("parts", "variants", "affordances"):
+            if key in answer:
+                answer[key][-1][next(iter(answer[key][-1]))] = "..."
+        return answer
 
     def _answer(self, task: str, prompt: str) -> dict[str, Any]:
         if task == "list household entities":
@@ -119,6 +131,7 @@ class KBResponder:
             }
         material = "heavy" if "heavy summary" in prompt else "light"
         state = "wet" if "wet summary" in prompt else "dry"
+        count = int(re.search(r"List exactly (\d+) different", prompt).group(1))  # type: ignore[union-attr]
         return {
             "affordances": [
                 {
@@ -132,6 +145,6 @@ class KBResponder:
                     "example_recipients": ["a thing"],
                     "failure_cases": ["it slips"],
                 }
-                for level in range(6)
+                for level in range(count)
             ]
         }

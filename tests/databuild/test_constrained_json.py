@@ -1,8 +1,9 @@
 """``--constrained-json``: each LLM stage sends its pydantic model's JSON schema in ``response_format``.
 
-Checked on the requests the loopback server recorded: the schema sent is exactly
-``Model.model_json_schema()`` of the stage's model, in the form asked for; without the option no
-request carries a ``response_format`` (the paper's prompts alone).
+Checked on the requests the loopback server recorded: the schema sent is ``Model.model_json_schema()``
+of the stage's model, in the form asked for (``json_object``, llama.cpp's, with a ``pattern`` on every
+plain string: ``grammar_strings``); without the option no request carries a ``response_format`` (the
+paper's prompts alone).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from test_llm_stage import MESSAGES, PartName, client
 
 from lateralgym.cli import main
 from lateralgym.databuild import CheckpointStore, StageCounters, ask_json, extract_json_object
+from lateralgym.databuild._llm import grammar_strings, response_format_for
 from lateralgym.databuild._kb_schema import AffordanceSet, EntityCandidates, Partonomy, PhysicalVariants, StateVariants
 from lateralgym.databuild._tasks_models import TaskText, verdicts_schema
 from lateralgym.envs import load_items
@@ -58,7 +60,7 @@ def ask(server: ScriptedLLMServer, store: CheckpointStore, form: Any, counters: 
     ("form", "expected"),
     [
         (None, None),
-        ("json_object", {"type": "json_object", "schema": PartName.model_json_schema()}),
+        ("json_object", {"type": "json_object", "schema": grammar_strings(PartName.model_json_schema())}),
         (
             "json_schema",
             {"type": "json_schema", "json_schema": {"name": "PartName", "schema": PartName.model_json_schema()}},
@@ -85,6 +87,53 @@ def test_a_raw_line_break_inside_a_string_is_read() -> None:
     assert extract_json_object('{"summary": "a flat\nsteel blade"}') == {"summary": "a flat\nsteel blade"}
 
 
+def string_schemas(node: Any) -> list[dict[str, Any]]:
+    """Every string schema inside a JSON schema."""
+    if isinstance(node, list):
+        return [found for item in node for found in string_schemas(item)]
+    if not isinstance(node, dict):
+        return []
+    found = [node] if node.get("type") == "string" else []
+    return found + [inner for value in node.values() for inner in string_schemas(value)]
+
+
+ALL_SCHEMAS = [*KB_SCHEMAS.values(), TaskText, verdicts_schema(("handle", "blade"))]
+
+
+@pytest.mark.parametrize("model", ALL_SCHEMAS, ids=lambda m: m.__name__)
+def test_llama_cpps_form_keeps_strings_worded_printable_and_within_their_length(model: Any) -> None:
+    import re
+
+    sent = response_format_for(model, "json_object")["schema"]
+    strings = string_schemas(sent)
+    assert strings and all({"pattern", "enum", "const"} & s.keys() for s in strings)
+    for string in strings:
+        if "pattern" not in string:
+            continue
+        pattern = re.compile(string["pattern"])
+        high = string.get("maxLength")
+        assert pattern.fullmatch("a flat steel blade, 2 mm thick") and pattern.fullmatch("NA" * string.get("minLength", 1))
+        assert pattern.fullmatch("...no, the handle with a grip") and pattern.fullmatch("x" * min((high or 600) - 4, 500))
+        assert bool(pattern.fullmatch("")) == (string.get("minLength", 0) == 0)  # "" only where the model takes it
+        for junk in ("...", "],", "* *", "a flat\nblade", 'a "quoted" word', "back\\slash"):
+            assert not pattern.fullmatch(junk), (junk, string)
+        assert high is None or not pattern.fullmatch("x" * (high + 1))
+    # The model is untouched: what the schema said before, it still says, besides the pattern.
+    plain = model.model_json_schema()
+    assert [{k: v for k, v in s.items() if k != "pattern"} for s in strings] == string_schemas(plain)
+
+
+@pytest.mark.parametrize("model", ALL_SCHEMAS, ids=lambda m: m.__name__)
+def test_llama_cpps_converter_takes_every_stage_schema(model: Any) -> None:
+    # llama-cpp-python falls back to a schema-free JSON grammar, silently, when its converter fails.
+    grammar = pytest.importorskip("llama_cpp.llama_grammar", reason="the local extra is not installed")
+    converter = grammar.SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
+    schema = response_format_for(model, "json_object")["schema"]
+    converter.visit(converter.resolve_refs(schema, ""), "")
+    rules = converter.format_grammar()
+    assert "char ::=" not in rules  # every string goes through its pattern, none through the any-character rule
+
+
 def kb_build(server: ScriptedLLMServer, out: Path, *extra: str) -> int:
     return main(
         ["kb", "build", "--scenes", "kitchen", "--entities-per-scene", "2", "--model", "openai/annotator?timeout=30"]
@@ -107,7 +156,7 @@ def test_kb_build_sends_each_stages_schema(form: str, llm_server: ScriptedLLMSer
         schema = KB_SCHEMAS[stage_of(body)].model_json_schema()
         sent = body["response_format"]
         assert sent == (
-            {"type": "json_object", "schema": schema}
+            {"type": "json_object", "schema": grammar_strings(schema)}
             if form == "json_object"
             else {"type": "json_schema", "json_schema": {"name": KB_SCHEMAS[stage_of(body)].__name__, "schema": schema}}
         )

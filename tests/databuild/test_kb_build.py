@@ -21,6 +21,7 @@ from _kb_replies import KBResponder
 from llm_server import Fault, ScriptedLLMServer
 
 from lateralgym.databuild._kb_build import KB_FILE, KB_STAGES, KBBuildConfig, KBBuildResult, run_kb_build
+from lateralgym.databuild._kb_dryrun import plan_kb_build
 from lateralgym.databuild._kb_stats import base_entity_id, kb_stats, read_kb
 from lateralgym.envs import dataset_stats, load_items
 
@@ -167,6 +168,44 @@ def test_a_trial_build_keeps_one_variant_of_a_part_whose_variants_repeat_and_a_p
     assert body.physical.description == "light summary of the body"  # the first variant; its copy dropped
     again = build(config(llm_server, scenes=("kitchen",), entities_per_scene=1), tmp_path)
     assert again.dropped == paper.dropped  # a paper build never reuses the trial's one-variant records
+
+
+def test_a_trial_build_asks_fewer_uses_per_variant_and_keeps_them_apart_from_the_paper_build(
+    llm_server: ScriptedLLMServer, responder: KBResponder, tmp_path: Path
+) -> None:
+    trial = build(config(llm_server, scenes=("kitchen",), entities_per_scene=1, affordances_per_variant=2), tmp_path)
+    assert trial.entities == 1 and not trial.dropped
+    entities = read_kb(tmp_path)
+    assert entities and all(len(part.affordances) == 2 for e in entities for part in e.parts)
+    assert {a.level for e in entities for part in e.parts for a in part.affordances} == {0, 1}
+    trial_keys = checkpoint_keys(tmp_path)["affordances"]
+    assert trial_keys and all(key.endswith("|a2") for key in trial_keys)
+    trial_plan = plan_kb_build(config(llm_server, scenes=("kitchen",), entities_per_scene=1), tmp_path / "fresh")
+    fewer = config(llm_server, scenes=("kitchen",), entities_per_scene=1, affordances_per_variant=2)
+    paper_tokens = trial_plan.stages["affordances"].completion_tokens
+    assert plan_kb_build(fewer, tmp_path / "fresh").stages["affordances"].completion_tokens == paper_tokens // 3
+    paper = build(config(llm_server, scenes=("kitchen",), entities_per_scene=1), tmp_path)
+    assert paper.counters["affordances"].cached == 0 and paper.counters["affordances"].written == len(trial_keys)
+    assert all(len(part.affordances) == 6 for e in read_kb(tmp_path) for part in e.parts)
+
+
+def test_copied_format_placeholders_are_re_asked_and_never_stored(
+    llm_server: ScriptedLLMServer, responder: KBResponder, tmp_path: Path
+) -> None:
+    from _kb_replies import entity_names
+
+    name = entity_names("kitchen")[0]
+    responder.spoil(f"Entity: {name} (found in", "placeholder", times=1)  # a part named "..."
+    for task in ("physical attribute variants of a part", "state variants of a part", "affordances of a part variant"):
+        responder.spoil(f"TASK: {task}\nEntity: {name}\nPart: grip", "placeholder", times=1)  # a "..." value
+    result = build(config(llm_server, scenes=("kitchen",), entities_per_scene=1), tmp_path)
+    assert result.entities == 1 and not result.dropped
+    reasons = {stage: " ".join(c.invalid_reasons) for stage, c in result.counters.items()}
+    assert "part name must contain letters or digits" in reasons["parts"]
+    assert all("'...' is a placeholder, not an answer" in reasons[s] for s in ("physical", "states", "affordances"))
+    assert all(result.counters[s].retried == 1 for s in ("parts", "physical", "states", "affordances"))
+    stored = (tmp_path / "checkpoints").glob("*.jsonl")
+    assert not any('"..."' in path.read_text() for path in stored)
 
 
 def test_api_faults_drop_entities_and_a_rerun_completes_them_identically(

@@ -268,9 +268,7 @@ async def _entity(run: _Run, scene: Scene, candidate: EntityCandidate) -> tuple[
             run.ask(
                 "affordances",
                 affordance_key(base_id, parts[i].name, run.config, p, s),
-                affordance_messages(
-                    candidate.name, parts[i], physical[i].variants[p], states[i].variants[s], count
-                ),
+                affordance_messages(candidate.name, parts[i], physical[i].variants[p], states[i].variants[s], count),
                 affordance_schema(count),
             )
             for i, p, s in needed

@@ -30,8 +30,16 @@ from __future__ import annotations
 from functools import cache
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, create_model, field_validator
-from pydantic import model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from lateralgym.envs._schema import Affordance, PhysicalAttributes, StateAttributes, snake
 
@@ -71,9 +79,7 @@ def _worded(value: str) -> str:
     return value
 
 
-Phrase = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200), AfterValidator(_worded)
-]
+Phrase = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200), AfterValidator(_worded)]
 """A non-empty attribute value in words, a phrase or one sentence; ``"NA"`` when it does not apply (punctuation
 alone, such as a copied ``"..."``, is refused). The cap also bounds what a grammar-constrained small model can
 ramble into one field (``--constrained-json``)."""

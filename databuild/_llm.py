@@ -168,12 +168,15 @@ copied ``"..."`` or a bracket the model meant to close, is not an answer; determ
 
 def grammar_strings(node: Any) -> Any:
     r"""``node`` (a JSON schema) with a ``pattern`` on every plain string: printable characters only, a letter
-    or digit among the first five, at most ``maxLength`` characters, or nothing when the string may be empty (llama.cpp's converter takes a pattern
-    over the length bounds; a reply is still validated against the model's exact bounds).
+    or digit among the first five, at most ``maxLength`` characters, or nothing when the string may be empty
+    (llama.cpp's converter takes a pattern over the length bounds; a reply is still validated against the
+    model's exact bounds).
 
     Example:
-        >>> print(grammar_strings({"type": "string", "minLength": 1, "maxLength": 80})["pattern"])
-        ^[^A-Za-z0-9"\\\x00-\x1f]{0,4}[A-Za-z0-9][^"\\\x00-\x1f]{0,75}$
+        >>> import re
+        >>> worded = re.compile(grammar_strings({"type": "string", "minLength": 1, "maxLength": 80})["pattern"])
+        >>> [bool(worded.fullmatch(text)) for text in ("NA", "...a steel blade", "...", "],", "a\nb", "x" * 81)]
+        [True, True, False, False, False, False]
         >>> grammar_strings({"enum": ["a"], "type": "string"})
         {'enum': ['a'], 'type': 'string'}
     """

@@ -73,6 +73,7 @@ def _config(args: argparse.Namespace) -> TaskBuildConfig:
     try:
         return TaskBuildConfig(
             per_tier=args.per_tier,
+            diameter=args.diameter,
             tiers_per_gold=args.tiers_per_gold,
             embed_field=args.embed_field,
             cluster_scope=args.cluster_scope,

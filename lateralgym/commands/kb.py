@@ -5,8 +5,9 @@ package's ``Entity`` lines, which ``lateralgym data stats`` and ``lateralgym tas
 ``OUT/build.json`` (settings and counters) and ``OUT/checkpoints/`` (every validated answer): a killed
 build resumes with the same command, and a finished one reruns for free. ``--dry-run`` prints the
 calls, tokens and cost per stage and sends nothing. ``--constrained-json`` also sends each stage's JSON
-schema in ``response_format`` (for small local models; off by default). ``kb stats`` prints the paper's
-Table 2 counts.
+schema in ``response_format`` (for small local models; off by default); ``--min-variants``,
+``--max-physical-variants``, ``--max-state-combinations`` and ``--affordances-per-variant`` size a trial
+build. ``kb stats`` prints the paper's Table 2 counts.
 """
 
 from __future__ import annotations

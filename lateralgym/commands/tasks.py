@@ -4,7 +4,7 @@
 JSONL (``.jsonl``, or gzip-compressed ``.jsonl.gz``) or the official task JSON (``--format official``).
 LLM answers are checkpointed (``--checkpoints``), so a killed build resumes and a rerun costs nothing;
 ``--dry-run`` prints the calls, tokens and cost per stage first; ``--constrained-json`` sends each stage's
-JSON schema in ``response_format``; ``--distractor-counts`` and ``--max-strata`` size a trial build.
+JSON schema in ``response_format``; ``--distractor-counts``, ``--max-strata`` and ``--diameter`` size a trial build.
 ``tasks stats`` prints the counts per scene and the (band x level) and (similarity x count) grids of any
 task file our loaders read.
 """
@@ -75,6 +75,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     build.add_argument(
         "--max-strata", type=int, metavar="N", help="golds from the first N (scene, band, level) strata only (a trial)"
+    )
+    build.add_argument(
+        "--diameter",
+        type=float,
+        default=0.35,
+        metavar="D",
+        help="cap on a cluster's diameter in cosine distance (paper: 0.35); a trial over a few entities, whose uses "
+        "rarely come that close, may widen it so stage B finds clusters of two or more",
     )
     build.add_argument(
         "--embed-field", choices=("action", "category"), default="action", help="embed the use (paper) or its category"

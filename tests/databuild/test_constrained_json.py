@@ -20,8 +20,8 @@ from test_llm_stage import MESSAGES, PartName, client
 
 from lateralgym.cli import main
 from lateralgym.databuild import CheckpointStore, StageCounters, ask_json, extract_json_object
-from lateralgym.databuild._llm import grammar_strings, response_format_for
 from lateralgym.databuild._kb_schema import AffordanceSet, EntityCandidates, Partonomy, PhysicalVariants, StateVariants
+from lateralgym.databuild._llm import grammar_strings, response_format_for
 from lateralgym.databuild._tasks_models import TaskText, verdicts_schema
 from lateralgym.envs import load_items
 
@@ -112,8 +112,12 @@ def test_llama_cpps_form_keeps_strings_worded_printable_and_within_their_length(
             continue
         pattern = re.compile(string["pattern"])
         high = string.get("maxLength")
-        assert pattern.fullmatch("a flat steel blade, 2 mm thick") and pattern.fullmatch("NA" * string.get("minLength", 1))
-        assert pattern.fullmatch("...no, the handle with a grip") and pattern.fullmatch("x" * min((high or 600) - 4, 500))
+        assert pattern.fullmatch("a flat steel blade, 2 mm thick") and pattern.fullmatch(
+            "NA" * string.get("minLength", 1)
+        )
+        assert pattern.fullmatch("...no, the handle with a grip") and pattern.fullmatch(
+            "x" * min((high or 600) - 4, 500)
+        )
         assert bool(pattern.fullmatch("")) == (string.get("minLength", 0) == 0)  # "" only where the model takes it
         for junk in ("...", "],", "* *", "a flat\nblade", 'a "quoted" word', "back\\slash"):
             assert not pattern.fullmatch(junk), (junk, string)
@@ -266,3 +270,26 @@ def test_a_build_reports_why_replies_were_invalid(
     reasons = json.loads((tmp_path / "kb" / "build.json").read_text())["stages"]["physical"]["invalid_reasons"]
     assert sum(reasons.values()) == 3  # the question and its two re-asks, each with its first problem
     assert all(reason.startswith("variants") for reason in reasons) and f"3x {next(iter(reasons))}" in line
+
+
+def test_the_cluster_diameter_is_an_option_with_a_one_line_error(
+    llm_server: ScriptedLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+
+    from test_tasks_pipeline import build_args, responder
+
+    llm_server.responder = responder
+
+    def clusters(*extra: str) -> int:
+        out = tmp_path / f"d{len(extra)}"
+        assert main([*build_args(out, llm_server, *extra, entities=4), "--distractor-counts", "1,2"]) == 0
+        found = re.search(r"A  \d+ affordances in (\d+) clusters", capsys.readouterr().out)
+        assert found
+        return int(found.group(1))
+
+    (tmp_path / "d0").mkdir()
+    (tmp_path / "d2").mkdir()
+    assert clusters("--diameter", "1.9") < clusters()  # a wider cap merges clusters the paper's 0.35 keeps apart
+    assert main([*build_args(tmp_path, llm_server), "--diameter", "0"]) == 2
+    assert "--diameter: Input should be greater than 0" in capsys.readouterr().err

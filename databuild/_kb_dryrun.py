@@ -184,9 +184,9 @@ def _plan_entity(
         draft, max_physical=config.max_physical_variants, max_states=config.max_state_combinations, seed=config.seed
     )
     needed = sorted({(i, p[i], s[i]) for p, s in plan for i in range(len(parts))})
+    count = config.affordances_per_variant
+    reply_tokens = math.ceil(_REPLY_TOKENS["affordances"] * count / AFFORDANCES_PER_VARIANT)
     for i, p, s in needed:
         key = affordance_key(base_id, parts[i].name, config, p, s)
-        count = config.affordances_per_variant
         messages = affordance_messages(name, parts[i], _SAMPLE_PHYSICAL, _SAMPLE_STATE, count)
-        reply_tokens = math.ceil(_REPLY_TOKENS["affordances"] * count / AFFORDANCES_PER_VARIANT)
         _add(stages["affordances"], stored("affordances", key) is not None, messages, reply_tokens)

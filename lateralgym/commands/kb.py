@@ -51,9 +51,9 @@ _EXAMPLES = """examples:
   lateralgym kb build --scenes kitchen,garage --entities-per-scene 50 --model openai/gpt-4o-mini --out kb/ --dry-run
   lateralgym kb build --scenes kitchen --entities-per-scene 20 --model openai/qwen \\
       --base-url http://127.0.0.1:8000/v1 --embedder st: --out kb/
-  lateralgym kb build --scenes kitchen --entities-per-scene 4 --model 'openai/smollm2?max_tokens=900' \\
+  lateralgym kb build --scenes kitchen --entities-per-scene 4 --model 'openai/smollm2?max_tokens=1200&seed=1' \\
       --base-url http://127.0.0.1:8000/v1 --constrained-json --min-variants 1 --max-physical-variants 1 \\
-      --max-state-combinations 1 --affordances-per-variant 2 --out kb/
+      --max-state-combinations 1 --affordances-per-variant 1 --out kb/
   lateralgym kb stats kb/
 """
 

@@ -338,3 +338,35 @@ def test_a_build_killed_mid_way_resumes_with_no_record_lost_or_repeated(backgrou
     assert facts["same_kb"]  # the clean build's KB, byte for byte
     assert facts["same_keys"]  # nothing lost, nothing twice
     assert facts["rerun_status"] == 0 and facts["rerun_calls"] == 0  # a finished build reruns for free
+
+
+def test_lists_are_capped_and_no_prompt_shows_a_value_a_model_could_copy() -> None:
+    from lateralgym.databuild._kb_prompts import (
+        affordance_messages,
+        entity_messages,
+        partonomy_messages,
+        physical_messages,
+        state_messages,
+    )
+    from lateralgym.databuild._kb_schema import MAX_LIST, AffordanceDraft, PartSpec, PhysicalVariant, StateVariant
+
+    use = {"description": "pry open a lid", "use_condition": "hold it", "environment_condition": "NA"}
+    use |= {"recipient_condition": "a stuck lid", "enabling_attributes": ["thin edge"], "level": 1}
+    use |= {"example_recipients": ["paint can"], "failure_cases": ["it bends"]}
+    assert AffordanceDraft.model_validate(use).level == 1
+    with pytest.raises(ValueError, match=f"at most {MAX_LIST} items"):
+        AffordanceDraft.model_validate({**use, "failure_cases": ["it bends"] * (MAX_LIST + 1)})
+    part = PartSpec(name="blade", function="cuts")
+    physical = PhysicalVariant.model_validate(dict.fromkeys(PhysicalVariant.model_fields, "NA"))
+    state = StateVariant.model_validate(dict.fromkeys(StateVariant.model_fields, "NA"))
+    prompts = [
+        entity_messages("kitchen", 3, []),
+        partonomy_messages("kitchen", "chef's knife"),
+        physical_messages("chef's knife", part),
+        state_messages("chef's knife", part, "kitchen"),
+        affordance_messages("chef's knife", part, physical, state, 2),
+    ]
+    for messages in prompts:
+        text = messages[-1]["content"]
+        assert '"..."' not in text and "snake_case_name" not in text, text
+    assert "List exactly 2 different things" in prompts[-1][-1]["content"]

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from lateralgym.agents._base import Agent
 from lateralgym.agents._human import HumanAgent
 from lateralgym.agents._llm_spec import is_model_spec
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
-from lateralgym.envs import ConfigError, Item
+from lateralgym.envs import ConfigError
 
 OFFLINE_AGENTS: tuple[str, ...] = ("random", "heuristic", "oracle", "human")
 """Player specs that need no model."""
 
 
-def make_agent(spec: str, items: Sequence[Item] = (), seed: int | None = None) -> Agent:
+def make_agent(spec: str, items: Sequence[Any] = (), seed: int | None = None) -> Agent:
     """The player ``spec`` names: ``random``, ``heuristic``, ``oracle`` (needs ``items``), ``human``,
     or a model ``provider/model[?name=value&...]`` (see ``ModelSpec.parse`` and ``PLAYER_OPTIONS``).
 
@@ -42,7 +43,7 @@ def make_agent(spec: str, items: Sequence[Item] = (), seed: int | None = None) -
 
 def player_factory(
     spec: str,
-    items: Sequence[Item] = (),
+    items: Sequence[Any] = (),
     *,
     base_url: str | None = None,
     cache_dir: str | Path | None = None,

@@ -7,7 +7,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from lateralgym.envs import SplatOutcome
+from lateralgym.envs.benchmarks.splat import SplatOutcome
 from lateralgym.episodes import EpisodeEnd, StepLogWriter, compute_metrics, read_log
 
 EPISODES = 20_000

@@ -1,13 +1,15 @@
-"""RL on tool repurposing, on held-out test tasks: MaskablePPO vs random vs the heuristic player (and REINFORCE).
+"""RL on tool repurposing, on held-out test tasks: MaskablePPO vs random vs the heuristic player
+(and REINFORCE).
 
-Trains ``lateralgym.envs.rl_train.train_ppo`` (MaskablePPO, one action scorer shared by every
-action) on the train split of the CreativityBench tasks (split by gold entity), then reports on
+Trains ``lateralgym.envs.benchmarks.creativity.rl.ppo.train_ppo`` (MaskablePPO, one action scorer
+shared by every action) on the train split of the CreativityBench tasks (split by gold entity), then reports on
 the test split, in this one run: the trained greedy policy, a uniformly random valid-action
 policy and the heuristic player (``--player heuristic``) on the same tasks and seeds: gold
 correct, entity correct and gold-inspection rate, and the ratio of the trained policy's gold rate
-to the heuristic's. The numpy REINFORCE learner of ``lateralgym.envs.rl`` is trained on the same
-train tasks and reported beside them. Prints the learning curve, timesteps per second and the
-machine. The goal: beat the heuristic on the test tasks within 10 minutes on 2 CPU cores.
+to the heuristic's. The numpy REINFORCE learner of
+``lateralgym.envs.benchmarks.creativity.rl.reinforce`` is trained on the same train tasks and
+reported beside them. Prints the learning curve, timesteps per second and the machine. The goal:
+beat the heuristic on the test tasks within 10 minutes on 2 CPU cores.
 
 Needs the rl extra (``pip install -e '.[rl]'``).
 Usage: ``python benchmarks/bench_rl_training.py [--timesteps 20000] [--seed 0] [--data PATH] [--out DIR]``.
@@ -25,9 +27,15 @@ from pathlib import Path
 import numpy as np
 
 from lateralgym.envs import EpisodeConfig
-from lateralgym.envs.rl import make_env, train_reinforce
-from lateralgym.envs.rl_eval import Evaluation, evaluate_policy, load_tasks, split_tasks, training_config
-from lateralgym.envs.rl_train import train_ppo
+from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
+    Evaluation,
+    evaluate_policy,
+    load_tasks,
+    split_tasks,
+    training_config,
+)
+from lateralgym.envs.benchmarks.creativity.rl.ppo import train_ppo
+from lateralgym.envs.benchmarks.creativity.rl.reinforce import make_env, train_reinforce
 
 
 def cpu_model() -> str:

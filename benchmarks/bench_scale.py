@@ -63,7 +63,8 @@ def measure(kind: str, path: Path) -> dict[str, float]:
 
 def make_tasks(target: Path, count: int) -> None:
     """``count`` copies (new ids) of the shipped tasks, written by our JSONL writer (the compact form)."""
-    from lateralgym.envs import CreativityTask, load_sample_items, write_jsonl
+    from lateralgym.envs import load_sample_items, write_jsonl
+    from lateralgym.envs.benchmarks.creativity import CreativityTask
 
     tasks: list[CreativityTask] = load_sample_items("creativity")
     copies = [tasks[i % len(tasks)] for i in range(count)]

@@ -6,9 +6,12 @@ with a message instead of raising::
 
     inspect: <entity name>
     ask: <yes/no question>
-    commit: <entity> | <part> | <how to use it>      (CreativityBench)
-    commit: <choice number 0..3 or letter A..D>      (BrainTeaser)
-    commit: <explanation>                            (situation puzzles)
+    commit: <entity> | <part> | <how to use it>      (an answer naming a part of an entity)
+    commit: <choice number 0..3 or letter A..D>      (multiple choice)
+    commit: <explanation>                            (a free-text answer)
+
+A benchmark whose answers have other parts puts them in ``Commit.fields`` (the JSON form:
+``{"kind": "commit", "fields": {"plan": "..."}}``); the benchmark's scene reads them.
 """
 
 from __future__ import annotations
@@ -17,7 +20,15 @@ import json
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidationError,
+    model_serializer,
+)
 
 from lateralgym.envs._errors import validation_message
 
@@ -46,15 +57,25 @@ class Commit(_ActionBase):
 
     kind: Literal["commit"] = "commit"
     entity: str | None = None
-    """CreativityBench: the chosen entity."""
+    """The chosen entity (answers that name a part of an entity in the scene)."""
     part: str | None = None
-    """CreativityBench: the chosen part."""
+    """The chosen part of that entity."""
     how_to_use: str | None = None
-    """CreativityBench: how the part would be used."""
+    """How the part would be used."""
     choice: int | None = None
-    """BrainTeaser: index of the chosen option."""
+    """Multiple choice: index of the chosen option."""
     answer: str | None = None
-    """Situation puzzles: the proposed explanation."""
+    """A free-text answer (an explanation, a name)."""
+    fields: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    """Parts of an answer a benchmark defines itself, by name (its scene reads them)."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Leave ``fields`` out when empty, so commits log as they did before it existed."""
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("fields"):
+            data.pop("fields", None)
+        return data
 
 
 class Invalid(_ActionBase):

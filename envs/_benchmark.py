@@ -2,11 +2,15 @@
 
 Everything LateralGym knows about one benchmark sits in one subclass of ``Benchmark`` (and the
 modules of its folder under ``lateralgym.envs.benchmarks``): the item schema, the dataset formats
-it reads, the scene's rules and action forms, what is public and what is secret (for the leak
-check), the typed outcome, the metrics, the LLM prompt and reply parser, and the offline players'
-policies and judges. The engine, the runner, the metrics, the reports, the viewer, replay, the
-conformance checks and the players only ever ask the registry, the way Gymnasium's ``make`` asks
-its registry of env ids.
+it reads, its own config options, the scene's rules and action forms, its verdict vocabulary, what
+is public and what is secret (for the leak check), the typed outcome, the metrics, the figures and
+dataset counts, the LLM prompt and reply parser, the offline players' policies and judges, its LLM
+judge and its own commands. The engine, the runner, the metrics, the reports, the plots, the
+viewer, replay, the judge factory, the conformance checks and the players only ever ask the
+registry, the way Gymnasium's ``make`` asks its registry of env ids.
+
+A benchmark in a file of your own runs from the command line with ``lateralgym run --import
+PATH_OR_MODULE NAME`` (or ``benchmark: module:Class`` in a config): ``load_benchmark`` imports it.
 
 Register one with the ``@register_benchmark`` decorator (``docs/adding-a-benchmark.md``)::
 
@@ -35,8 +39,10 @@ from lateralgym.envs._errors import ConfigError
 if TYPE_CHECKING:
     from lateralgym.envs._config import EpisodeConfig
     from lateralgym.envs._engine import Scene
+    from lateralgym.envs._figures import BarFigure, MetricsView
     from lateralgym.envs._judging import Judge
     from lateralgym.envs._scoring import Scorer
+    from lateralgym.envs._splits import Split
 
 __all__ = [
     "BENCHMARKS",
@@ -47,6 +53,10 @@ __all__ = [
     "all_benchmarks",
     "benchmark_of",
     "get_benchmark",
+    "import_reference",
+    "load_benchmark",
+    "NoOptions",
+    "StatBlock",
     "register_benchmark",
 ]
 
@@ -118,6 +128,25 @@ class PromptRequest(BaseModel):
     ``None``: the examples the benchmark ships."""
 
 
+class NoOptions(BaseModel):
+    """The options of a benchmark that has none: an empty ``options:`` block."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class StatBlock(BaseModel):
+    """What ``lateralgym data stats`` shows of one benchmark's records."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    """What the records are (the benchmark's name, or a word for its other data: ``kb``)."""
+    sections: dict[str, dict[str, int]] = {}
+    """Counts by section, then key, in display order (``{"band": {"easy": 3, ...}}``)."""
+    defects: list[str] = []
+    """Release defects found in the records, one line each naming the record."""
+
+
 ItemT = TypeVar("ItemT", bound=BaseModel)
 OutcomeT = TypeVar("OutcomeT", bound=Outcome)
 
@@ -147,12 +176,21 @@ class Benchmark(Generic[ItemT, OutcomeT]):
     """How to write each action kind this benchmark understands (``{"commit": "commit: <letter>"}``)."""
     env_ids: ClassVar[dict[str, str]] = {}
     """Gymnasium ids registered for it -> the shipped config each one runs."""
+    options_type: ClassVar[type[BaseModel]] = NoOptions
+    """The pydantic model of a config's ``options:`` block: this benchmark's own settings, validated
+    with the config (frozen; ``extra="forbid"``, so a misspelt option is an error)."""
     sample_file: ClassVar[str | None] = None
     """The sample data file shipped in ``lateralgym/envs/data`` (our JSONL), if any."""
+    sample_data: ClassVar[dict[str, str]] = {}
+    """Other data files it ships in ``lateralgym/envs/data``, by dataset name (a knowledge base)."""
     formats: ClassVar[tuple[DatasetFormat, ...]] = ()
-    """The official release formats it reads (our JSONL is always read too)."""
+    """The official release formats it reads (our JSONL is always read too). Format names are the
+    benchmark's own: ``--format`` and detection only ever look among the chosen benchmark's."""
     jsonl_keys: ClassVar[frozenset[str]] = frozenset()
     """Keys that identify its records in our JSONL format; the most specific match wins."""
+    data_records: ClassVar[tuple[tuple[frozenset[str], type[BaseModel]], ...]] = ()
+    """JSONL records that are its data but not its items (``(identifying keys, model)``: a knowledge
+    base's entities); ``data stats`` counts them through ``dataset_stats``."""
     offline_judges: ClassVar[dict[str, Callable[[], Judge]]] = {}
     """Judges that need no model, by spec (``exact``, ``kb``, ``reference``)."""
     default_judge: ClassVar[str] = "exact"
@@ -160,6 +198,19 @@ class Benchmark(Generic[ItemT, OutcomeT]):
     llm_judge: ClassVar[str | None] = None
     """``module:Class`` of its LLM judge (imported only when used); None: LLM judge specs grade
     with the benchmark's exact rules, which need no model."""
+    human_judge: ClassVar[str | None] = None
+    """``module:Class`` of a person judging in the terminal (``--judge human``), if it has one."""
+    verdict_labels: ClassVar[tuple[str, ...]] = ("correct", "not_yet", "incorrect")
+    """The labels its judges may grade a final answer with (``correct`` is the one that solves)."""
+    reward_fields: ClassVar[dict[str, str]] = {}
+    """Rewards of its own a config may set under ``rewards:`` (name -> what earns it), besides the
+    engine's ``correct``, ``invalid`` and ``step``."""
+    leak_markers: ClassVar[tuple[str, ...]] = ()
+    """Strings of its release files that must never reach a player (a gold marker); the leak check
+    looks for them."""
+    commands: ClassVar[str | None] = None
+    """A module of its own sub-commands (``register(sub)`` as in ``lateralgym.commands``), added to
+    the ``lateralgym`` command line; its command layer, the only place it parses arguments."""
     phrase_leak_check: ClassVar[bool] = True
     """Whether the leak check also flags any 5-word run of a secret that ``public_text`` lacks
     (off where the public scene legitimately shares phrasing with the reference solution)."""
@@ -191,6 +242,24 @@ class Benchmark(Generic[ItemT, OutcomeT]):
     def stat_axes(self, item: ItemT) -> dict[str, Any]:
         """What ``lateralgym data stats`` counts an item by (axis -> value); default: nothing but the count."""
         return {}
+
+    def dataset_stats(self, records: Sequence[Any]) -> StatBlock:
+        """What ``lateralgym data stats`` shows of its records (items, or its ``data_records``);
+        default: each ``stat_axes`` axis counted as a section."""
+        sections: dict[str, dict[str, int]] = {}
+        for record in records:
+            for axis, value in self.stat_axes(record).items():
+                counts = sections.setdefault(axis, {})
+                counts[str(value)] = counts.get(str(value), 0) + 1
+        return StatBlock(kind=self.name, sections={k: dict(sorted(v.items())) for k, v in sections.items()})
+
+    def split_of(self, item: ItemT) -> Split:
+        """Which side of a train / test split the item is on: its own ``split`` field when it has one,
+        else a stable hash of its id (``lateralgym.envs.split_items``)."""
+        from lateralgym.envs._splits import hashed_split
+
+        own = getattr(item, "split", None)
+        return own if own in ("train", "test") else hashed_split(self.item_id(item))
 
     def twin(self, item: ItemT) -> ItemT | None:
         """The same item with a different secret (e.g. another correct option), for the differential
@@ -230,6 +299,20 @@ class Benchmark(Generic[ItemT, OutcomeT]):
     def outcome_of(self, data: Mapping[str, Any]) -> OutcomeT:
         """Validate a logged outcome; a missing or renamed field raises, it never scores 0 %."""
         return self.outcome_type.model_validate(data)  # type: ignore[return-value]
+
+    def figures(self, metrics: MetricsView) -> list[BarFigure]:
+        """The report's figures of a run (bar charts, drawn by ``lateralgym report``); default: the
+        headline rates."""
+        from lateralgym.envs._figures import headline_figure
+
+        return headline_figure(metrics)
+
+    # ------------------------------------------------------------------ judges
+    def make_judge(self, spec: str) -> Judge | None:
+        """The offline judge ``spec`` names for this benchmark (``reference``, ``exact``, a spec with
+        options such as ``reference-embed?model=st:``), or None when it names none of them."""
+        factory = self.offline_judges.get(spec)
+        return factory() if factory is not None else None
 
     # ------------------------------------------------------------------ offline players
     def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
@@ -274,6 +357,15 @@ class Benchmark(Generic[ItemT, OutcomeT]):
     def fallback_action(self, text: str, info: Mapping[str, Any]) -> Action | None:
         """How a reply still unparsable after the re-asks is read (``None``: an invalid move)."""
         return None
+
+    def aux_prompt(self, run_dir: Path, *, puzzles: int, variant: str) -> str:
+        """An auxiliary prompt for an LLM player of another run, built from a run of this benchmark
+        (the player spec's ``aux=RUN_DIR``: elicitation); default: this benchmark gives none.
+
+        Raises:
+            ConfigError: the run gives no auxiliary prompt.
+        """
+        raise ConfigError(f"{run_dir} is a {self.name!r} run, and {self.name} gives no auxiliary prompt")
 
     def __repr__(self) -> str:
         return f"<benchmark {self.name}>"
@@ -320,6 +412,98 @@ def load_plugins() -> None:
             raise ConfigError(f"the benchmark plugin {entry.name!r} ({entry.value}) failed to load: {exc}") from exc
 
 
+def load_benchmark(source: str) -> list[Benchmark[Any, Any]]:
+    """Import a benchmark defined outside the package, so its ``@register_benchmark`` runs.
+
+    Args:
+        source: a Python file (``games/twenty_questions.py``), a module name (``my_pkg.games``), or
+            either with ``:Class`` (``games.py:TwentyQuestions``), which must then be a registered
+            ``Benchmark`` subclass (it is registered if its module did not).
+
+    Returns:
+        The benchmarks the import registered (or the one named).
+
+    Raises:
+        ConfigError: the file or module cannot be imported, or registers no benchmark.
+    """
+    _load_builtins()
+    target, class_name = _split_source(source)
+    before = dict(BENCHMARKS)
+    module = _import_source(target)
+    if class_name:
+        cls = getattr(module, class_name, None)
+        if not (isinstance(cls, type) and issubclass(cls, Benchmark)):
+            raise ConfigError(f"{source}: {target} has no Benchmark subclass {class_name!r}")
+        if not any(type(b) is cls for b in BENCHMARKS.values()):
+            register_benchmark(cls)
+        return [BENCHMARKS[cls.name]]
+    added = [b for name, b in BENCHMARKS.items() if before.get(name) is not b]
+    if not added:
+        added = [b for b in BENCHMARKS.values() if type(b).__module__ == module.__name__]
+    if not added:
+        raise ConfigError(f"{source} registers no benchmark: decorate a Benchmark subclass with @register_benchmark")
+    return added
+
+
+def import_reference(source: str) -> str:
+    """``source`` as a config records it: a file path made absolute (the run may resume elsewhere)."""
+    target, class_name = _split_source(source)
+    if _is_file_source(target):
+        target = str(Path(target).resolve())
+    return f"{target}:{class_name}" if class_name else target
+
+
+def _is_file_source(target: str) -> bool:
+    return target.endswith(".py") or "/" in target or "\\" in target or Path(target).is_file()
+
+
+def _split_source(source: str) -> tuple[str, str]:
+    """``(file or module, class name)`` of ``path.py:Class`` / ``module:Class``; the class is ``""``
+    when none is named (a Windows drive letter, ``C:\\...``, is no class)."""
+    head, sep, tail = source.rpartition(":")
+    if sep and head and tail.isidentifier() and not (len(head) == 1 and head.isalpha()):
+        return head, tail
+    return source, ""
+
+
+_imported: dict[str, Any] = {}
+
+
+def _import_source(target: str) -> Any:
+    """Import a module by file path or dotted name (a file is imported once per process)."""
+    import importlib.util
+
+    path = Path(target)
+    if _is_file_source(target):
+        path = path.resolve()
+        if not path.is_file():
+            raise ConfigError(f"--import {target}: no such file")
+        key = str(path)
+        if key in _imported:
+            return _imported[key]
+        name = f"lateralgym_user_{abs(hash(key)):x}_{path.stem}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ConfigError(f"--import {target}: not a Python file")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses and pickling look modules up by name
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:  # a broken file must say where
+            sys.modules.pop(name, None)
+            raise ConfigError(f"--import {target} failed: {type(exc).__name__}: {exc}") from exc
+        _imported[key] = module
+        return module
+    try:
+        return importlib.import_module(target)
+    except ImportError as exc:
+        raise ConfigError(
+            f"--import {target}: no such module ({exc}); give a .py file or an importable module"
+        ) from exc
+    except Exception as exc:
+        raise ConfigError(f"--import {target} failed: {type(exc).__name__}: {exc}") from exc
+
+
 def _load_builtins() -> None:
     """Make sure the built-in benchmarks (and installed plugins) are registered."""
     if "lateralgym.envs.benchmarks" not in sys.modules or not _plugins_loaded:
@@ -327,16 +511,21 @@ def _load_builtins() -> None:
 
 
 def get_benchmark(name: str) -> Benchmark[Any, Any]:
-    """The registered benchmark called ``name``.
+    """The registered benchmark called ``name``, or the one ``module:Class`` names (imported first).
 
     Raises:
         ConfigError: no benchmark has that name (the message lists the known ones).
     """
     _load_builtins()
+    if name not in BENCHMARKS and _split_source(name)[1]:
+        return load_benchmark(name)[0]
     try:
         return BENCHMARKS[name]
     except KeyError:
-        raise ConfigError(f"unknown benchmark {name!r}; known: {', '.join(sorted(BENCHMARKS))}") from None
+        raise ConfigError(
+            f"unknown benchmark {name!r}; known: {', '.join(sorted(BENCHMARKS))} (a benchmark in a file of "
+            "your own: lateralgym run --import FILE.py ...)"
+        ) from None
 
 
 def all_benchmarks() -> list[Benchmark[Any, Any]]:
@@ -355,3 +544,15 @@ def benchmark_of(item: object) -> Benchmark[Any, Any]:
     if not matches:
         raise ConfigError(f"no registered benchmark has items of type {type(item).__name__}")
     return max(matches, key=lambda b: len(b.item_type.__mro__))
+
+
+def owner_of(record: object) -> Benchmark[Any, Any]:
+    """The benchmark a record belongs to: whose item it is, or whose ``data_records`` it is.
+
+    Raises:
+        ConfigError: no registered benchmark reads records of that type.
+    """
+    for benchmark in all_benchmarks():
+        if any(isinstance(record, model) for _, model in benchmark.data_records):
+            return benchmark
+    return benchmark_of(record)

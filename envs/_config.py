@@ -1,8 +1,9 @@
 """``EpisodeConfig``: one pydantic model selects the benchmark, mode, allowed actions and judge.
 
-The static, interactive and SPLAT multi-turn modes are configurations of one engine. Configs are
-loaded from YAML or TOML (``EpisodeConfig.from_file``) or from the names of the configs shipped in the
-package (``EpisodeConfig.named("splat")``).
+Every mode of every benchmark is a configuration of one engine. The engine's settings are fields
+of ``EpisodeConfig``; a benchmark's own settings sit in its ``options:`` block, validated by the
+benchmark's ``options_type``. Configs are loaded from YAML or TOML (``EpisodeConfig.from_file``) or
+from the names of the configs shipped in the package (``EpisodeConfig.named(name)``).
 """
 
 from __future__ import annotations
@@ -13,12 +14,21 @@ import tomllib
 import unicodedata
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from lateralgym.envs._benchmark import get_benchmark
+from lateralgym.envs._benchmark import NoOptions, get_benchmark, import_reference, load_benchmark
 from lateralgym.envs._errors import ConfigError, validation_message
 
 ActionKind = Literal["inspect", "ask", "commit"]
@@ -70,28 +80,45 @@ def check_name(name: str) -> str:
 class RewardConfig(BaseModel):
     """Reward shaping. Defaults give 1 for a correct answer and nothing else.
 
-    Every reward is a finite number of magnitude at most ``MAX_REWARD``.
+    Besides ``correct``, ``invalid`` and ``step``, a benchmark may name rewards of its own
+    (``Benchmark.reward_fields``: a partly right answer, an exploration bonus); they are set here by
+    name and read with ``extra``. Every reward is a finite number of magnitude at most ``MAX_REWARD``.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="allow")
 
     correct: float = 1.0
-    """Reward for a correct final answer (CreativityBench: gold entity and part)."""
-    entity_only: float = 0.0
-    """CreativityBench: reward when the entity is right but the part is wrong."""
+    """Reward for a correct final answer."""
     invalid: float = 0.0
     """Reward (usually <= 0) for an invalid action."""
     step: float = 0.0
     """Reward added on every turn (a negative value is a step cost)."""
-    gold_inspection: float = 0.0
-    """CreativityBench interactive: reward at the end of an episode in which the gold entity was inspected."""
 
-    @field_validator("*")
+    @field_validator("correct", "invalid", "step")
     @classmethod
     def _bounded(cls, value: float) -> float:
-        if not math.isfinite(value) or abs(value) > MAX_REWARD:
-            raise ValueError(f"a reward must be a finite number between -{MAX_REWARD:g} and {MAX_REWARD:g}")
-        return value
+        return _finite_reward(value)
+
+    @model_validator(mode="after")
+    def _extras_bounded(self) -> RewardConfig:
+        for name, value in (self.model_extra or {}).items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"reward {name!r} must be a number, got {value!r}")
+            _finite_reward(float(value))
+        return self
+
+    def extra(self, name: str) -> float:
+        """A benchmark's own reward by name (0 when the config sets none)."""
+        return float((self.model_extra or {}).get(name, 0.0))
+
+
+def _finite_reward(value: float) -> float:
+    if not math.isfinite(value) or abs(value) > MAX_REWARD:
+        raise ValueError(f"a reward must be a finite number between -{MAX_REWARD:g} and {MAX_REWARD:g}")
+    return value
+
+
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
 
 class EpisodeConfig(BaseModel):
@@ -103,27 +130,30 @@ class EpisodeConfig(BaseModel):
     """Config name, e.g. ``creativity-interactive``: one plain file name (it starts the names of the
     run directories; see ``check_name``)."""
     benchmark: str
-    """Which registered benchmark's items, rules and scoring the episode uses
-    (``creativity``, ``brainteaser``, ``splat``, ``riddlesense``, or one you registered)."""
+    """Which registered benchmark's items, rules and scoring the episode uses (see ``lateralgym
+    configs``), or ``module:Class`` / ``path.py:Class`` of one of your own (imported and recorded in
+    ``imports``)."""
+    imports: tuple[str, ...] = ()
+    """Benchmark modules or files imported before ``benchmark`` is looked up (``lateralgym run
+    --import``), so a run of your own benchmark resumes, replays and reports in a new process."""
     mode: str
-    """One of the benchmark's modes: CreativityBench ``static``/``cot`` show everything and take one
-    answer, ``interactive`` reveals entities by inspection; ``mcq`` for multiple choice;
-    ``multiturn`` for the SPLAT question loop."""
+    """One of the benchmark's modes (its env card lists them: e.g. ``static``, ``interactive``,
+    ``mcq``, ``multiturn``)."""
     allowed_actions: tuple[ActionKind, ...]
     """Actions the player may take; others are answered as invalid and counted as a turn."""
     max_turns: int = Field(default=1, ge=1)
     """Turns before the episode is truncated (SPLAT's rounds: 15)."""
     reveal: str = "full"
-    """What the first observation shows: CreativityBench ``full`` (every attribute) or ``names``;
-    multiple choice ``question``; SPLAT ``story``. Defaults to the benchmark's first option."""
+    """What the first observation shows, one of the benchmark's ``reveals`` (e.g. ``full`` or
+    ``names``, ``question``, ``story``). Defaults to the benchmark's first."""
     judge: str = "exact"
     """Judge spec: ``exact``, ``kb``, ``reference`` (offline) or an LLM model string."""
     player: str = "heuristic"
     """Default player spec for ``lateralgym run``: ``random``, ``heuristic``, ``oracle``, ``human`` or a model."""
     temperature: float | None = Field(default=None, ge=0.0)
     """Sampling temperature of an LLM player, and of an LLM judge, when its spec sets none
-    (``...?temperature=0.7`` wins); None leaves the server's default. The CreativityBench paper
-    configs use 0, the paper's decoding (its official judge uses 0 too)."""
+    (``...?temperature=0.7`` wins); None leaves the server's default. A paper config sets the
+    paper's decoding."""
     rewards: RewardConfig = RewardConfig()
     """Reward shaping."""
     seed: int = 0
@@ -132,21 +162,10 @@ class EpisodeConfig(BaseModel):
     ``--limit`` is."""
     dataset: str | None = None
     """Path to a dataset file; None uses the package's sample data."""
-    max_entities: int = Field(default=16, ge=2)
-    """Size of the entity masks in observations (CreativityBench)."""
-    max_parts: int = Field(default=8, ge=1)
-    """Parts per entity in the discrete RL action space."""
-    shuffle_entities: bool = True
-    """CreativityBench: present the entities in an order drawn from the reset seed (releases may
-    list the gold first)."""
-    scoring: Literal["paper", "strict"] = "paper"
-    """CreativityBench correctness rules: ``paper`` follows the official evaluation (entity resolved by
-    word overlap, exact part; unparsable, errored and timed-out episodes leave the denominator);
-    ``strict`` counts every episode and matches names tolerantly. See the README's metrics section."""
-    protocol: Literal["commit", "paper"] = "commit"
-    """SPLAT: ``commit`` (questions and explicit explanations, the judge sees earlier questions);
-    ``paper`` as in the official game: the judge remembers no earlier questions and every player
-    message may solve the puzzle (the judge decides). The leak guard applies in both."""
+    options: SerializeAsAny[BaseModel] = Field(default_factory=NoOptions, validate_default=True)
+    """The benchmark's own settings (its ``options_type``; an env card lists them), e.g.
+    ``options: {scoring: strict}``. A setting of the benchmark's given at the top level of the file,
+    as configs written before options existed do, is read into here."""
     hints: Literal["template", "free"] = "template"
     """What a "not yet" may carry to the player: ``template`` (default) forwards a judge's hint only
     when it is one of the env's fixed hint texts, so no judge can hand over the answer in any
@@ -171,14 +190,67 @@ class EpisodeConfig(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _default_reveal(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "reveal" not in data and isinstance(data.get("benchmark"), str):
-            try:
-                reveals = get_benchmark(data["benchmark"]).reveals
-            except ConfigError:
-                return data  # reported by the field check below
-            return {**data, "reveal": reveals[0]}
+    def _benchmark_settings(cls, data: Any) -> Any:
+        """Import ``imports``, resolve a ``module:Class`` benchmark, default ``reveal`` and validate
+        ``options`` with the benchmark's own model."""
+        if not isinstance(data, dict) or not isinstance(data.get("benchmark"), str):
+            return data
+        data = dict(data)
+        imports = data.get("imports") or ()
+        if isinstance(imports, str):
+            imports = (imports,)
+        if isinstance(imports, list | tuple) and all(isinstance(source, str) for source in imports):
+            imports = tuple(dict.fromkeys(import_reference(source) for source in imports))
+            for source in imports:
+                load_benchmark(source)
+            data["imports"] = imports
+        try:
+            benchmark = get_benchmark(data["benchmark"])
+        except ConfigError:
+            return data  # reported by the field check below
+        if benchmark.name != data["benchmark"]:  # module:Class: recorded so a new process imports it
+            data["imports"] = (*imports, import_reference(data["benchmark"])) if isinstance(imports, tuple) else imports
+            data["benchmark"] = benchmark.name
+        data.setdefault("reveal", benchmark.reveals[0])
+        kind = benchmark.options_type
+        legacy = {k: data.pop(k) for k in list(data) if k in kind.model_fields and k not in cls.model_fields}
+        given = data.get("options")
+        if isinstance(given, BaseModel):
+            given = given.model_dump()
+        if legacy and isinstance(given, dict):
+            clash = sorted(k for k, v in legacy.items() if k in given and given[k] != v)
+            if clash:
+                raise ValueError(f"{clash[0]} is set both at the top level and in options, differently; keep one")
+            data["options"] = {**given, **legacy}
+        elif legacy and given is None:
+            data["options"] = legacy
         return data
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _benchmark_options(cls, value: Any, info: ValidationInfo) -> Any:
+        """``options`` as the benchmark's own model (validated against its ``options_type``)."""
+        name = info.data.get("benchmark")
+        if not isinstance(name, str):
+            return NoOptions()  # the benchmark itself is reported
+        try:
+            kind = get_benchmark(name).options_type
+        except ConfigError:
+            return NoOptions()
+        if value is None:
+            value = {}
+        if isinstance(value, BaseModel) and not isinstance(value, kind):
+            value = value.model_dump()
+        if isinstance(value, kind):
+            return value
+        if not isinstance(value, dict):
+            raise ValueError(f"expected a mapping of {name}'s settings, got {type(value).__name__}")
+        try:
+            return kind.model_validate(value)
+        except ValidationError as exc:
+            where, message = validation_message(exc, "options")
+            known = ", ".join(kind.model_fields) or "none"
+            raise ValueError(f"{where}: {message} ({name}'s options: {known})") from None
 
     @model_validator(mode="after")
     def _consistent(self) -> EpisodeConfig:
@@ -198,7 +270,35 @@ class EpisodeConfig(BaseModel):
             )
         if self.reveal not in benchmark.reveals:
             raise ValueError(f"reveal for {self.benchmark} must be one of {benchmark.reveals}")
+        if not isinstance(self.options, benchmark.options_type):
+            raise ValueError(f"options must be {benchmark.name}'s {benchmark.options_type.__name__}")
+        known = {"correct", "invalid", "step", *benchmark.reward_fields}
+        unknown_rewards = sorted(set(self.rewards.model_extra or {}) - known)
+        if unknown_rewards:
+            raise ValueError(
+                f"rewards: {self.benchmark} has no reward {unknown_rewards[0]!r}; it knows {', '.join(sorted(known))}"
+            )
         return self
+
+    def with_options(self, **changes: Any) -> EpisodeConfig:
+        """A copy with some of the benchmark's options changed, validated like a config file
+        (``EpisodeConfig.named("splat").with_options(protocol="paper")``).
+
+        Raises:
+            ConfigError: an option the benchmark does not have, or a value it refuses.
+        """
+        data = self.model_dump(mode="json")
+        return type(self).from_dict({**data, "options": {**data["options"], **changes}}, source=f"config {self.name!r}")
+
+    def options_as(self, kind: type[OptionsT]) -> OptionsT:
+        """``options`` as the benchmark's own model (a scene reads its settings with this).
+
+        Raises:
+            ConfigError: the config is another benchmark's.
+        """
+        if not isinstance(self.options, kind):
+            raise ConfigError(f"config {self.name!r} holds {type(self.options).__name__}, not {kind.__name__}")
+        return self.options
 
     @classmethod
     def from_file(cls, path: str | Path) -> EpisodeConfig:

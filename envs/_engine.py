@@ -34,7 +34,7 @@ from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._errors import ConfigError, LateralGymError
 from lateralgym.envs._items import ItemTable, item_table
-from lateralgym.envs._judging import ANSWER_LABELS, QA, Judge, JudgeReply
+from lateralgym.envs._judging import ANSWER_LABELS, QA, Judge, JudgeReply, check_verdict
 from lateralgym.envs._sync import run_sync
 from lateralgym.envs._text import sanitise, text_space
 
@@ -90,8 +90,8 @@ _KEY_SALT = secrets.token_bytes(16)
 def item_key(item_id: str) -> str:
     """The opaque name of an item that agents see in ``info["item"]``.
 
-    Dataset ids can give the answer away (CreativityBench's release ids spell out the gold entity
-    and part), so agents get a keyed hash, salted per process so it cannot be reversed by trying
+    Dataset ids can give the answer away (a release's ids may spell out the intended answer), so
+    agents get a keyed hash, salted per process so it cannot be reversed by trying
     candidate ids; the runner, the logs and ``LateralEnv.item_id`` keep the id. Keys are stable
     within a process (seed determinism holds) and differ between processes.
     """
@@ -133,7 +133,7 @@ class Scene(ABC, Generic[ItemT, OutcomeT]):
 
     answer_labels: ClassVar[tuple[str, ...]] = ANSWER_LABELS
     """The question labels this scene records as they are; any other becomes ``irrelevant``
-    (SPLAT adds ``unclear``)."""
+    (a scene may add ``unclear``)."""
 
     def __init__(self, item: ItemT, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator) -> None:
         self.item = item
@@ -146,7 +146,7 @@ class Scene(ABC, Generic[ItemT, OutcomeT]):
 
     def turn_notice(self, turn: int) -> str:
         """Text the engine appends to every reply, valid or not, while the episode goes on after
-        ``turn`` (CreativityBench's interactive mode: the turns remaining); none by default."""
+        ``turn`` (the turns remaining, say); none by default."""
         return ""
 
     def final_reward(self) -> float:
@@ -159,7 +159,7 @@ class Scene(ABC, Generic[ItemT, OutcomeT]):
 
     def opening(self) -> str:
         """``brief()`` as the player gets it, sanitised. A scene that joins its brief from pieces it
-        already knows are clean may return it unscanned (CreativityBench's static scene is long)."""
+        already knows are clean may return it unscanned (a long brief built from checked parts)."""
         return sanitise(self.brief())
 
     @abstractmethod
@@ -202,10 +202,16 @@ class Scene(ABC, Generic[ItemT, OutcomeT]):
         return reply if reply.label == label else reply.model_copy(update={"label": label})
 
     async def grade(self, commit: Commit) -> JudgeReply:
-        """Ask the judge to grade a final answer."""
+        """Ask the judge to grade a final answer.
+
+        Raises:
+            JudgeLabelError: the judge gave a verdict outside the benchmark's ``verdict_labels``.
+        """
         if self.judge is None:
             raise ConfigError(f"config {self.config.name!r} needs a judge to grade answers")
-        return await self.judge.grade(self.item, commit, tuple(self.history))
+        reply = await self.judge.grade(self.item, commit, tuple(self.history))
+        check_verdict(reply, self.config.benchmark, getattr(self.judge, "name", "?"))
+        return reply
 
 
 class StepRecord(BaseModel):
@@ -244,7 +250,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 - Gymnasium API
     benchmark_name: ClassVar[str | None] = None
-    """Subclasses fixed to one benchmark (``CreativityEnv``) refuse configs of another."""
+    """Subclasses fixed to one benchmark (each benchmark's own ``...Env``) refuse configs of another."""
 
     def __init__(
         self,

@@ -1,7 +1,7 @@
-"""Items written once in our JSONL: the compact form of CreativityBench tasks, its reader and its writer.
+"""Items written once in our JSONL: the compact form of records whose list items repeat, its reader and writer.
 
-A model names the list fields whose items repeat across a file (``shared_lists``: CreativityTask's
-``entities``). Our writer puts each distinct item on its own line, once, before the records, as a
+A model names the list fields whose items repeat across a file (``shared_lists``: a task's scene
+``entities``, say). Our writer puts each distinct item on its own line, once, before the records, as a
 one-key record (``{"entity": {...}}``), and each record lists the items' ids::
 
     {"entity": {"id": "kitchen/whisk/1", "name": "whisk", "scene": "kitchen", "parts": [...]}}
@@ -11,8 +11,8 @@ one-key record (``{"entity": {...}}``), and each record lists the items' ids::
 The file stays self-contained and streamable: a reader validates each definition once and puts the
 same frozen object in every record that lists its id. The older embedded form (each record carries
 whole items) still reads; a whole item equal to one validated before (same JSON values) is that
-object too, as are the items of ``repeated_lists`` (CreativityTask's ``judge_output``: a gold's
-verdicts on a distractor recur in each of the gold's tiers). A record may mix ids and whole items.
+object too, as are the items of ``repeated_lists`` (list fields whose items recur across records
+without being written once). A record may mix ids and whole items.
 """
 
 from __future__ import annotations
@@ -23,15 +23,25 @@ import marshal
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 
 from lateralgym.envs._errors import DatasetError, validation_message
 from lateralgym.envs._samples import plain
-from lateralgym.envs._schema import SharedList
 
-__all__ = ["SharedItems", "jsonl_lines", "repeated_lists", "shared_lists", "write_jsonl"]
+__all__ = ["SharedItems", "SharedList", "jsonl_lines", "repeated_lists", "shared_lists", "write_jsonl"]
+
+
+class SharedList(NamedTuple):
+    """A list field whose items repeat across a file's records and are written once (see ``read_jsonl``)."""
+
+    field: str
+    """The record's field holding the items (``"entities"``, say)."""
+    record: str
+    """The one key of the JSONL record that defines an item (``{"entity": {...}}``)."""
+    model: type[BaseModel]
+    """The items' model ; each has a unique ``id``."""
 
 
 def shared_lists(model: type[BaseModel]) -> tuple[SharedList, ...]:

@@ -1,20 +1,12 @@
 """Load any supported dataset file: every registered benchmark's official formats, and our own JSONL.
 
-``load_items(path)`` detects the format and dispatches to the benchmark that reads it. The formats
-are the benchmarks' own (``Benchmark.formats``); the built-in ones are:
-
-===================  ==================================================================
-format               files
-===================  ==================================================================
-``brainteaser``      BrainTeaser ``.npy`` (EMNLP, SemEval; test splits with ``*_answer.npy``)
-``splat``            SPLAT ``puzzles.xlsx``
-``lateval``          LatEval ``english.json`` / ``chinese.json``
-``creativitybench``  CreativityBench task JSON (a list of tasks)
-``riddlesense``      RiddleSense ``rs_train.jsonl`` / ``rs_dev.jsonl``
-``jsonl``            ours: one item a line (any benchmark's item type), or ``Entity`` lines (a KB);
-                     CreativityBench tasks list entity ids, each entity defined once by an
-                     ``{"entity": {...}}`` line before them (``lateralgym.envs.write_jsonl``)
-===================  ==================================================================
+Format names belong to benchmarks (``Benchmark.formats``): ``load_items(path, benchmark=NAME)``
+sniffs and resolves ``format=`` among that benchmark's formats only (and our JSONL of its records),
+so two benchmarks may each have a format called ``json``. Without a benchmark every registered
+format is tried (built-ins first), which is what ``lateralgym data stats FILE`` does. Our ``jsonl``
+format holds any benchmark's items, one a line, or its other records (``Benchmark.data_records``);
+a compact file defines repeated list items once (``lateralgym.envs.write_jsonl``). ``lateralgym
+data stats --help`` lists the formats.
 
 Every failure is a ``DatasetError`` naming the file, the record and the field.
 """
@@ -32,59 +24,36 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lateralgym.envs._benchmark import DatasetFormat, all_benchmarks
+from lateralgym.envs._benchmark import Benchmark, DatasetFormat, all_benchmarks, get_benchmark
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs._jsonl import shared_lists
-from lateralgym.envs._loaders_official import (
-    DATA_SUFFIXES,
-    existing_file,
-    load_brainteaser,
-    load_lateval,
-    load_splat,
-    read_json,
-)
 from lateralgym.envs._samples import MAX_NESTING, deeper_than, json_lines, parse_json, read_jsonl, stream_lines
-from lateralgym.envs._schema import Entity
-from lateralgym.envs.benchmarks.creativity._loaders import (
-    GOLD_MARKER,
-    SIMILARITY_TIERS,
-    load_creativitybench,
-    parse_parts,
-    split_top_level,
-)
+from lateralgym.envs.records import DATA_SUFFIXES, existing_file, read_json
 
-__all__ = [
-    "GOLD_MARKER",
-    "SIMILARITY_TIERS",
-    "detect_format",
-    "formats",
-    "jsonl_models",
-    "load_brainteaser",
-    "load_creativitybench",
-    "load_items",
-    "load_jsonl",
-    "load_lateval",
-    "load_splat",
-    "parse_parts",
-    "split_top_level",
-]
-
-_DATA_RECORDS: tuple[tuple[frozenset[str], type[BaseModel]], ...] = ((frozenset({"parts"}), Entity),)
-"""JSONL records that are data but no benchmark's items: knowledge-base entities."""
+__all__ = ["detect_format", "formats", "jsonl_models", "load_items", "load_jsonl"]
 
 
-def jsonl_models() -> list[tuple[frozenset[str], type[BaseModel]]]:
-    """(identifying keys, model) of every record kind our JSONL holds, most specific first."""
-    kinds = [(b.jsonl_keys, b.item_type) for b in all_benchmarks() if b.jsonl_keys]
-    return sorted([*kinds, *_DATA_RECORDS], key=lambda kind: len(kind[0]), reverse=True)
+def _units(benchmark: str | None) -> list[Benchmark[Any, Any]]:
+    return [get_benchmark(benchmark)] if benchmark is not None else all_benchmarks()
 
 
-def _jsonl_model_of(record: object) -> type[BaseModel] | None:
+def jsonl_models(benchmark: str | None = None) -> list[tuple[frozenset[str], type[BaseModel]]]:
+    """(identifying keys, model) of every record kind our JSONL holds (of one benchmark's, when named),
+    most specific first."""
+    kinds = [
+        kind
+        for b in _units(benchmark)
+        for kind in ([(b.jsonl_keys, b.item_type)] if b.jsonl_keys else []) + list(b.data_records)
+    ]
+    return sorted(kinds, key=lambda kind: len(kind[0]), reverse=True)
+
+
+def _jsonl_model_of(record: object, benchmark: str | None = None) -> type[BaseModel] | None:
     """The model of a JSONL record: by its keys, or, for a one-key definition line of the compact form
     (``{"entity": {...}}``), the model whose records list such items."""
     if not isinstance(record, dict):
         return None
-    models = jsonl_models()
+    models = jsonl_models(benchmark)
     if len(record) == 1:
         key = next(iter(record))
         defining = (model for _, model in models for shared in shared_lists(model) if shared.record == key)
@@ -94,14 +63,18 @@ def _jsonl_model_of(record: object) -> type[BaseModel] | None:
     return next((model for keys, model in models if keys <= record.keys()), None)
 
 
-def formats() -> dict[str, DatasetFormat]:
-    """Every readable format by name: the registered benchmarks' plus our ``jsonl``."""
-    found = {f.name: f for b in all_benchmarks() for f in b.formats}
+def formats(benchmark: str | None = None) -> dict[str, DatasetFormat]:
+    """Every readable format by name: a benchmark's own (every registered one's when None; a name two
+    benchmarks share goes to the first registered) plus our ``jsonl``."""
+    found: dict[str, DatasetFormat] = {}
+    for unit in _units(benchmark):
+        for fmt in unit.formats:
+            found.setdefault(fmt.name, fmt)
     found["jsonl"] = DatasetFormat(
         "jsonl",
-        "LateralGym JSONL: one item (or KB entity) a line",
-        lambda path, record: _jsonl_model_of(record) is not None,
-        load_jsonl,
+        "LateralGym JSONL: one item (or other record of a benchmark) a line",
+        lambda path, record: _jsonl_model_of(record, benchmark) is not None,
+        lambda path: load_jsonl(path, benchmark=benchmark),
     )
     return found
 
@@ -166,14 +139,54 @@ def _archive_error(path: Path) -> DatasetError:
     )
 
 
-def detect_format(path: str | Path) -> str:
-    """The name of a dataset file's format (see ``formats()``): binary formats by their suffix, or by
-    their signature when the suffix names no other data file (so a ``.jsonl`` is never unpickled);
-    text formats by their first record."""
+def detect_format(path: str | Path, benchmark: str | None = None) -> str:
+    """The name of a dataset file's format (see ``formats()``), among one benchmark's formats when
+    ``benchmark`` is given: binary formats by their suffix, or by their signature when the suffix
+    names no other data file (so a ``.jsonl`` is never unpickled); text formats by their first record.
+
+    Raises:
+        DatasetError: no format claims the file (for a named benchmark, the message says when
+            another benchmark's format does: the file is that benchmark's).
+    """
     path = existing_file(path)
     if path.suffix.lower() == ".zip":
         raise _archive_error(path)
-    known = formats()
+    try:
+        return _detect(path, benchmark)
+    except DatasetError:
+        if benchmark is None:
+            raise
+        try:
+            other = _detect(path, None)
+        except DatasetError:
+            raise DatasetError(
+                path,
+                "cannot tell the dataset format from its first record; pass --format, one of "
+                f"{sorted(formats(benchmark))}",
+                record="line 1",
+            ) from None
+        owner = _owner_of_format(path, other)
+        raise DatasetError(
+            path,
+            f"is a {owner} file ({other} format), not one of {benchmark}'s ({', '.join(sorted(formats(benchmark)))}); "
+            "pick a config for this benchmark",
+        ) from None
+
+
+def _owner_of_format(path: Path, name: str) -> str:
+    """The benchmark whose format ``name`` is (for our JSONL: whose records the file holds)."""
+    for unit in all_benchmarks():
+        if name == "jsonl":
+            model = _jsonl_model_of(_first_record(path))
+            if model is unit.item_type or any(model is m for _, m in unit.data_records):
+                return unit.name
+        elif any(f.name == name for f in unit.formats):
+            return unit.name
+    return "another benchmark's"
+
+
+def _detect(path: Path, benchmark: str | None) -> str:
+    known = formats(benchmark)
     for fmt in known.values():
         if fmt.binary and fmt.sniff(path, None):
             return fmt.name
@@ -192,38 +205,41 @@ def detect_format(path: str | Path) -> str:
     )
 
 
-def _jsonl_model(path: Path) -> type[BaseModel]:
+def _jsonl_model(path: Path, benchmark: str | None = None) -> type[BaseModel]:
     for number, record in json_lines(path, stream_lines(path)):
-        model = _jsonl_model_of(record)
+        model = _jsonl_model_of(record, benchmark)
         if model is not None:
             return model
-        kinds = ", ".join(f"{'/'.join(sorted(keys))} ({model.__name__})" for keys, model in jsonl_models())
+        kinds = ", ".join(f"{'/'.join(sorted(keys))} ({model.__name__})" for keys, model in jsonl_models(benchmark))
         raise DatasetError(
             path, f"cannot tell the record kind: expected the keys of one of {kinds}", record=f"line {number}"
         )
     raise DatasetError(path, "is empty")
 
 
-def load_jsonl(path: str | Path) -> list[Any]:
-    """Read a LateralGym JSONL file; the record kind comes from the first record's keys."""
+def load_jsonl(path: str | Path, benchmark: str | None = None) -> list[Any]:
+    """Read a LateralGym JSONL file; the record kind comes from the first record's keys (among one
+    benchmark's record kinds when ``benchmark`` is given)."""
     path = existing_file(path)
-    return read_jsonl(path, _jsonl_model(path))
+    return read_jsonl(path, _jsonl_model(path, benchmark))
 
 
-def load_items(path: str | Path, format: str | None = None) -> Sequence[Any]:
+def load_items(path: str | Path, format: str | None = None, benchmark: str | None = None) -> Sequence[Any]:
     """Load a dataset file in any supported format.
 
     Args:
         path: The file: an official release file or a LateralGym JSONL file.
-        format: One of ``formats()``'s names; detected from the file when None.
+        format: One of ``formats(benchmark)``'s names; detected from the file when None.
+        benchmark: The benchmark whose formats to look among (all registered ones when None).
 
     Returns:
         The file's records, all of one kind, in file order; a file without any is a ``DatasetError``.
     """
-    known = formats()
+    known = formats(benchmark)
     if format is not None and format not in known:
-        raise DatasetError(path, f"unknown format {format!r}; choose one of {sorted(known)}")
-    chosen = format or detect_format(path)
+        whose = f"{benchmark}'s formats" if benchmark is not None else "formats"
+        raise DatasetError(path, f"unknown format {format!r}; choose one of the {whose}: {sorted(known)}")
+    chosen = format or detect_format(path, benchmark)
     items = known[chosen].load(existing_file(path))
     if not items:
         raise DatasetError(path, f"holds no records ({known[chosen].description}); is it the right file?")

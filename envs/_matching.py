@@ -7,7 +7,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from lateralgym.envs._schema import snake
+from lateralgym.envs._fields import snake
 
 _ARTICLE = re.compile(r"^(the|a|an|my)_")
 _CLOSE_CUTOFF = 0.88

@@ -1,4 +1,4 @@
-"""Read a ``.npy`` file without letting it run code: the one reader for BrainTeaser's release files.
+"""Read a ``.npy`` file without letting it run code: the one reader of pickled release arrays.
 
 ``np.load(allow_pickle=True)`` would run whatever a crafted pickle asks for. ``read_npy`` reads the
 header with ``numpy.lib.format``, loads plain arrays with ``allow_pickle=False``, and feeds object
@@ -29,7 +29,7 @@ NPY_MAGIC = b"\x93NUMPY"
 
 
 def _admitted_globals() -> dict[tuple[str, str], Any]:
-    """The only globals a BrainTeaser pickle may name: NumPy's array and scalar rebuild.
+    """The only globals a release's pickle may name: NumPy's array and scalar rebuild.
 
     The release's object arrays hold dicts of strings, numbers and lists, which pickle needs no
     global for; the array around them is ``_reconstruct(ndarray, shape, dtype)`` plus its state.
@@ -64,7 +64,7 @@ class _DataOnlyUnpickler(pickle.Unpickler):
         if admitted is None:
             raise DatasetError(
                 self._path,
-                f"refused to load: its pickle asks for {plain(f'{module}.{name}')}, but a BrainTeaser .npy holds "
+                f"refused to load: its pickle asks for {plain(f'{module}.{name}')}, but a release .npy holds "
                 "only dicts, lists, text, numbers and NumPy arrays; nothing was run. Is it the release file?",
             )
         return admitted

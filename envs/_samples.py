@@ -1,9 +1,9 @@
 """Our own JSONL format and the sample datasets shipped with the package.
 
-Each line of a LateralGym JSONL file is one record of a schema model: ``Entity`` (an affordance KB),
-``CreativityTask``, ``MCQPuzzle`` or ``SituationPuzzle``; a task file's compact form adds one
-``{"entity": {...}}`` line per entity, which tasks list by id (``_jsonl``). The package ships one
-file of each, written for this project, so every mode runs offline.
+Each line of a LateralGym JSONL file is one record of a benchmark's item model (or of other data a
+benchmark reads, ``Benchmark.data_records``); a compact file adds one definition line per item that
+records share, which records list by id (``_jsonl``). The package ships each benchmark's sample
+file, written for this project, so every mode runs offline.
 """
 
 from __future__ import annotations
@@ -25,13 +25,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from lateralgym.envs._errors import DatasetError, validation_message
-from lateralgym.envs._schema import AffordanceKB, Entity
 
 if TYPE_CHECKING:
     from lateralgym.envs._jsonl import SharedItems
-
-SAMPLE_FILES: dict[str, str] = {"kb": "affordance_kb.jsonl"}
-"""Shipped data that is no benchmark's items (the benchmarks name theirs as ``sample_file``)."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -41,11 +37,22 @@ def sample_file_path(filename: str) -> Path:
     return Path(str(resources.files("lateralgym.envs").joinpath("data", filename)))
 
 
-def sample_path(name: str) -> Path:
-    """Path of a shipped sample file, by dataset name (``kb`` or a benchmark's name)."""
+def sample_files() -> dict[str, str]:
+    """Every shipped sample file by dataset name (see ``sample_path``)."""
     from lateralgym.envs._benchmark import all_benchmarks
 
-    files = {**SAMPLE_FILES, **{b.name: b.sample_file for b in all_benchmarks() if b.sample_file}}
+    files: dict[str, str] = {}
+    for benchmark in all_benchmarks():
+        files.update(benchmark.sample_data)
+        if benchmark.sample_file:
+            files[benchmark.name] = benchmark.sample_file
+    return files
+
+
+def sample_path(name: str) -> Path:
+    """Path of a shipped sample file, by dataset name: a benchmark's name (its items) or a name in a
+    benchmark's ``sample_data`` (other data it ships, such as a knowledge base)."""
+    files = sample_files()
     if name not in files:
         raise DatasetError(name, f"no sample dataset named {name!r}; choose one of {sorted(files)}")
     return sample_file_path(files[name])
@@ -287,16 +294,6 @@ def read_sample(filename: str, model: type[M]) -> list[M]:
     """
     stat = sample_file_path(filename).stat()
     return list(_read_sample(filename, model, (stat.st_size, stat.st_mtime_ns)))  # type: ignore[arg-type]
-
-
-def load_sample_kb() -> AffordanceKB:
-    """The shipped affordance knowledge base."""
-    path = sample_path("kb")
-    entities = read_jsonl(path, Entity)
-    try:
-        return AffordanceKB(entities=tuple(entities))
-    except ValidationError as exc:
-        raise DatasetError(path, validation_message(exc)[1]) from exc
 
 
 def load_sample_items(name: str) -> list[Any]:

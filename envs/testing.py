@@ -14,11 +14,10 @@ from typing import Any
 
 from gymnasium.utils.env_checker import check_env
 
-from lateralgym.envs._benchmark import benchmark_of
+from lateralgym.envs._benchmark import all_benchmarks, benchmark_of
 from lateralgym.envs._engine import LateralEnv
+from lateralgym.envs._judging import ADVERSARIAL_QUESTIONS
 from lateralgym.envs._matching import words
-from lateralgym.envs.benchmarks.creativity._loaders import GOLD_MARKER
-from lateralgym.envs.benchmarks.splat import ADVERSARIAL_QUESTIONS
 
 _GRAM = 5
 """Consecutive words of a secret that count as a leak when the public text lacks them."""
@@ -31,16 +30,18 @@ def _norm(text: str) -> str:
 def find_leaks(text: str, item: Any, public: str = "") -> list[str]:
     """What of ``item``'s hidden answer appears in ``text``; empty when nothing leaks.
 
-    Checks for the gold-part marker, the item's id (CreativityBench's release ids name the gold),
-    any secret text of the item's benchmark (reference solution steps, gold affordance, SPLAT answer
-    and clues) as a whole, and any run of 5 consecutive words of a secret that the public text
-    (story, task, question) does not contain. Words are Unicode-aware: Chinese characters count
+    Checks for every benchmark's release markers (``Benchmark.leak_markers``: a gold marker), the
+    item's id (release ids may spell out the answer), any secret text of the item's benchmark
+    (``Benchmark.secret_texts``: hidden answers, reference solutions, clues) as a whole, and any
+    run of 5 consecutive words of a secret that the public text (story, task, question) does not
+    contain. Words are Unicode-aware: Chinese characters count
     one each.
     """
     benchmark = benchmark_of(item)
     leaks = []
-    if GOLD_MARKER in text:
-        leaks.append(f"the marker {GOLD_MARKER!r}")
+    for marker in {m for unit in all_benchmarks() for m in unit.leak_markers}:
+        if marker in text:
+            leaks.append(f"the marker {marker!r}")
     item_id = benchmark.item_id(item)
     if len(item_id) >= 8 and item_id in text:
         leaks.append(f"the item id {item_id!r} (release ids may spell out the answer)")

@@ -16,13 +16,6 @@ from lateralgym.episodes._export import (
     trl_row,
     verifiers_record,
 )
-from lateralgym.episodes._judge_labels import (
-    agreement,
-    agreement_rows,
-    judge_labels_from_run,
-    load_labels,
-    write_label_template,
-)
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     EpisodeEnd,
@@ -96,11 +89,6 @@ __all__ = [
     "rollouts_from_log",
     "trl_row",
     "verifiers_record",
-    "agreement",
-    "agreement_rows",
-    "judge_labels_from_run",
-    "write_label_template",
-    "load_labels",
     "LOG_SCHEMA_VERSION",
     "Divergence",
     "DuplicateEpisodes",

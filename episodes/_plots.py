@@ -1,12 +1,8 @@
-"""PNG plots of a run's breakdowns, after the papers' figures (matplotlib, an optional extra).
+"""PNG plots of a run's breakdowns: the figures each benchmark asks for, drawn with matplotlib.
 
-CreativityBench: gold and entity accuracy by cluster band, gold level, distractor count and
-distractor similarity; with an LLM judge, Figure 11's failure attribution (primary and contributing
-counts per category). BrainTeaser: instance accuracy by variant, one bar per puzzle kind.
-SPLAT: Acc and O/A by difficulty band, with the band average.
-
-Under R > 1 repeats the bars show mean-of-R, except SPLAT's, which show best-of-R as SPLAT
-reports. Figures are drawn on an Agg canvas without pyplot, so no global backend is changed.
+A benchmark describes its figures as data (``Benchmark.figures`` returns ``BarFigure``s: the
+papers' figures for the built-in ones, the headline rates by default); this module only draws
+them, on an Agg canvas without pyplot, so no global backend is changed.
 """
 
 from __future__ import annotations
@@ -14,9 +10,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from lateralgym.envs._errors import LateralGymError
+from lateralgym.envs import LateralGymError, get_benchmark
 from lateralgym.episodes._metrics import RunMetrics
 
 if TYPE_CHECKING:
@@ -24,9 +20,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 PLOTS_DIR = "plots"
-
-CREATIVITY_PLOTS = ("cluster_band", "gold_level", "distractor_count", "distractor_similarity")
-"""The factors plotted for CreativityBench, each to ``creativity_<factor>.png``."""
 
 
 class ReportError(LateralGymError, RuntimeError):
@@ -64,68 +57,16 @@ def write_plots(metrics: RunMetrics, run_dir: Path) -> dict[str, list[Plot]]:
         figure.savefig(target / name, dpi=100)
         drawn.setdefault(breakdown, []).append((title, f"{PLOTS_DIR}/{name}"))
 
-    note = _repeats_note(metrics)
-    if metrics.benchmark == "creativity":
-        for factor in CREATIVITY_PLOTS:
-            rows = metrics.breakdowns.get(f"by_{factor}", [])
-            if not rows:
-                continue
-            title = f"Accuracy by {factor.replace('_', ' ')}{note}"
-            figure = Figure(figsize=(6, 4))
-            series = {
-                label: [_value(r, metric, metrics.repeats, "mean") for r in rows]
-                for label, metric in (("gold correct", "gold_correct_rate"), ("entity correct", "entity_correct_rate"))
-            }
-            _bars(figure.subplots(), [str(r[factor]) for r in rows], series, title, "accuracy (%)", top=100)
-            save(figure, f"by_{factor}", f"creativity_{factor}.png", title)
-        rows = metrics.breakdowns.get("failure_attribution", [])
-        if rows:
-            title = "Failure attribution of wrong answers (CreativityBench Figure 11)"
-            figure = Figure(figsize=(7, 4))
-            series = {kind: [float(r[kind]) for r in rows] for kind in ("primary", "contributing")}
-            _bars(figure.subplots(), [str(r["category"]) for r in rows], series, title, "answers", top=None)
-            save(figure, "failure_attribution", "creativity_failure_attribution.png", title)
-    elif metrics.benchmark == "brainteaser":
-        rows = metrics.breakdowns.get("by_kind", [])
-        if rows:
-            variants = ("original", "semantic", "context")
-            title = f"Instance accuracy by variant and kind{note}"
-            figure = Figure(figsize=(6, 4))
-            series = {str(r["kind"]): [_value(r, f"{v}_acc", metrics.repeats, "mean") for v in variants] for r in rows}
-            _bars(figure.subplots(), list(variants), series, title, "accuracy (%)", top=100)
-            save(figure, "by_kind", "brainteaser_variants.png", title)
-    elif metrics.benchmark == "splat":
-        rows = metrics.breakdowns.get("by_band", [])
-        if rows:
-            title = f"Acc and O/A by difficulty band{_repeats_note(metrics, 'best')}"
-            figure = Figure(figsize=(9, 4))
-            acc_axes, oa_axes = figure.subplots(1, 2)
-            bands = [str(r["band"]) for r in rows]
-            acc = [_value(r, "acc", metrics.repeats, "best") for r in rows]
-            oa = [_value(r, "oa", metrics.repeats, "best") for r in rows]
-            _bars(acc_axes, bands, {"Acc": acc}, "Acc (solved %)", "Acc (%)", top=100)
-            _bars(oa_axes, bands, {"O/A": oa}, "O/A = mean(1[solved] / Rnd) x 100", "O/A", top=None)
-            figure.suptitle(title)
-            save(figure, "by_band", "splat_bands.png", title)
-    else:  # any other registered benchmark: its headline rates
-        rates = {k: v for k, v in metrics.headline.items() if 0.0 <= v <= 100.0 and not k.startswith("mean_")}
-        if rates:
-            title = f"{metrics.benchmark}: headline rates"
-            figure = Figure(figsize=(6, 4))
-            _bars(figure.subplots(), list(rates), {"rate": list(rates.values())}, title, "%", top=100)
-            save(figure, "headline", f"{metrics.benchmark}_headline.png", title)
+    for spec in get_benchmark(metrics.benchmark).figures(metrics):
+        figure = Figure(figsize=spec.size)
+        panels = spec.panels
+        axes = figure.subplots(1, len(panels)) if len(panels) > 1 else [figure.subplots()]
+        for ax, panel in zip(axes, panels, strict=True):
+            _bars(ax, panel.labels, panel.series, panel.title, panel.ylabel, top=panel.top)
+        if len(panels) > 1:
+            figure.suptitle(spec.title)
+        save(figure, spec.breakdown, spec.file, spec.title)
     return drawn
-
-
-def _repeats_note(metrics: RunMetrics, prefer: str = "mean") -> str:
-    return "" if metrics.repeats == 1 else f" ({prefer} of {metrics.repeats})"
-
-
-def _value(row: dict[str, Any], metric: str, repeats: int, prefer: str) -> float:
-    """The row's value of ``metric`` under the run's repeats; NaN (no bar) when the row has none."""
-    key = metric if repeats == 1 else f"{metric}_{prefer}_of_{repeats}"
-    value = row.get(key)
-    return float(value) if isinstance(value, int | float) else math.nan
 
 
 def _bars(

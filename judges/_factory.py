@@ -37,43 +37,29 @@ def llm_judge_for(benchmark: str, client: LLMClient, **options: Any) -> Judge:
     if unit.llm_judge is None:
         # Multiple choice needs no model to grade: the exact judge decides, as the papers do.
         return unit.offline_judges[unit.default_judge]()
-    module_name, _, class_name = unit.llm_judge.partition(":")
-    judge_class = getattr(importlib.import_module(module_name), class_name)
-    judge: Judge = judge_class(client, **options)
+    judge: Judge = _import(unit.llm_judge)(client, **options)
     return judge
 
 
 HUMAN = "human"
-"""The judge spec of a person judging in the terminal (SPLAT)."""
+"""The judge spec of a person judging in the terminal (benchmarks that have one: ``Benchmark.human_judge``)."""
+
+
+def _import(reference: str) -> Any:
+    module_name, _, name = reference.partition(":")
+    return getattr(importlib.import_module(module_name), name)
 
 
 def _human_judge(benchmark: str | None) -> Judge:
-    """A person judging SPLAT in the terminal (``judges._human``)."""
-    if benchmark != "splat":
-        raise ConfigError(
-            f"the human judge judges situation puzzles (splat), not {benchmark}; pick another judge for {benchmark}"
-        )
-    from lateralgym.judges._human import HumanJudge
+    """A person judging in the terminal, as the benchmark names it (``Benchmark.human_judge``)."""
+    from lateralgym.envs import all_benchmarks
 
-    return HumanJudge()
-
-
-def _embed_judge(benchmark: str | None, query: str) -> Judge:
-    """``reference-embed?model=...`` (SPLAT): the embeddings judge on the model the query names."""
-    from urllib.parse import parse_qsl
-
-    from lateralgym.envs.benchmarks.splat._embed_judge import EMBED_JUDGE, EmbeddingJudge
-
-    if benchmark != "splat":
-        raise ConfigError(f"judge {EMBED_JUDGE} judges situation puzzles (splat), not {benchmark}; pick another judge")
-    options = dict(parse_qsl(query, keep_blank_values=True))
-    unknown = sorted(set(options) - {"model"})
-    if unknown:
-        raise ConfigError(
-            f"judge {EMBED_JUDGE}: unknown option {unknown[0]!r}; its only option is model "
-            "(st:, st:PATH or lexical), e.g. reference-embed?model=st:"
-        )
-    return EmbeddingJudge(model=options.get("model") or "st:")
+    unit = get_benchmark(benchmark) if benchmark is not None else None
+    if unit is None or unit.human_judge is None:
+        judged = ", ".join(f"{b.title or b.name} ({b.name})" for b in all_benchmarks() if b.human_judge) or "nothing"
+        raise ConfigError(f"the human judge judges {judged}, not {benchmark}; pick another judge for {benchmark}")
+    judge: Judge = _import(unit.human_judge)()
+    return judge
 
 
 def make_judge(
@@ -87,11 +73,12 @@ def make_judge(
     temperature: float | None = None,
     **fields: Any,
 ) -> Judge:
-    """The judge ``spec`` names: ``exact``, ``kb``, ``reference``, ``reference-embed[?model=st:PATH]``
-    (SPLAT, sentence embeddings), ``human`` (a person, SPLAT), or an LLM as a model spec.
+    """The judge ``spec`` names: one of the benchmark's offline judges (``Benchmark.make_judge``: its
+    ``offline_judges``, some taking options as ``name?option=value``), ``human`` (a person in the
+    terminal, where the benchmark has one), or an LLM as a model spec (the benchmark's LLM judge).
 
     Args:
-        spec: offline judge name (the benchmark's ``exact``, ``kb``, ``reference``, ...) or model spec,
+        spec: offline judge name (the benchmark's, see ``lateralgym configs``) or model spec,
             ``provider/model[?name=value&...]`` (``openai/gpt-4o-mini?temperature=0``,
             ``openai/NAME?base_url=...`` for an OpenAI-compatible server, ``anthropic/...`` through
             litellm). Besides the generation settings it may carry the judge options ``samples`` and
@@ -113,18 +100,15 @@ def make_judge(
     """
     if spec == HUMAN:
         return _human_judge(benchmark)
-    name, sep, query = spec.partition("?")
-    if sep and name == "reference-embed":
-        return _embed_judge(benchmark, query)
     if benchmark is not None:
-        factory = get_benchmark(benchmark).offline_judges.get(spec)
-        if factory is not None:
-            return factory()
+        offline = get_benchmark(benchmark).make_judge(spec)
+        if offline is not None:
+            return offline
     from lateralgym.agents._llm_spec import ModelSpec, is_model_spec
 
     if is_model_spec(spec):
         from lateralgym.agents import LLMClient
-        from lateralgym.judges._llm_splat import JUDGE_OPTIONS
+        from lateralgym.judges._asker import JUDGE_OPTIONS
 
         client_args = {name: fields.pop(name) for name in _CLIENT_ARGS if name in fields}
         model = ModelSpec.parse(spec, samples=samples, temperature=temperature, **fields)
@@ -136,9 +120,10 @@ def make_judge(
         client = LLMClient(model, cache_dir=cache_dir, use_cache=use_cache, **client_args)
         return llm_judge_for(benchmark, client, **options)
     known = offline_judges()
-    if spec in known:
+    name = spec.partition("?")[0]
+    if name in known:
         raise ConfigError(
-            f"judge {spec!r} cannot judge {benchmark} (it judges {', '.join(known[spec])}); "
+            f"judge {name!r} cannot judge {benchmark} (it judges {', '.join(known[name])}); "
             "pick another judge, e.g. the config's default"
         )
     raise ConfigError(

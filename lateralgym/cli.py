@@ -268,7 +268,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_agreement(args: argparse.Namespace) -> int:
-    from lateralgym.episodes import agreement_rows, write_label_template
+    from lateralgym.envs.benchmarks.splat import agreement_rows, write_label_template
 
     if args.template is not None:
         if args.first is not None:

@@ -36,15 +36,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lateralgym.commands.tasks import SAMPLE_ARGS
-from lateralgym.databuild._tasks_cli import build_sample
 from lateralgym.envs import LateralGymError
+from lateralgym.envs.benchmarks.creativity.databuild._tasks_run import SAMPLE_JOB, build_sample
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "scripts" / "sample_data"
 OUT = ROOT / "envs" / "data"
 
-__all__ = ["SAMPLE_ARGS", "main"]
+__all__ = ["SAMPLE_JOB", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from lateralgym.envs import (
+from lateralgym.envs.benchmarks.brainteaser import MCQPuzzle
+from lateralgym.envs.benchmarks.creativity import (
     Affordance,
     CreativityTask,
     Entity,
     GoldAnswer,
-    MCQPuzzle,
     Part,
     PhysicalAttributes,
     ReferenceSolution,
     SamplingFactors,
     SceneItem,
-    SituationPuzzle,
     StateAttributes,
 )
+from lateralgym.envs.benchmarks.splat import SituationPuzzle
 
 PRY = Affordance(action="pry up a tight lid", category="pry", use_condition="slide the edge under the rim", level=2)
 

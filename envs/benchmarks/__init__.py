@@ -1,13 +1,30 @@
 """The built-in benchmarks, one folder or module each; importing this package registers them.
 
-* ``creativity``: CreativityBench (static, chain-of-thought and interactive tool repurposing);
-* ``brainteaser``: BrainTeaser (multiple-choice lateral-thinking puzzles);
-* ``splat``: SPLAT situation puzzles (and LatEval's, in the same protocol);
-* ``riddlesense``: RiddleSense (five-option riddles).
-
-See ``docs/adding-a-benchmark.md`` for registering your own.
+Each folder holds everything named after its benchmark (see its env card, the module docstring).
+What the multiple-choice ones share (scene, outcome, judge, offline policies, the LLM protocol)
+is here: ``MultipleChoiceBenchmark`` and ``MultipleChoiceItem``. See ``docs/adding-a-benchmark.md``
+for registering your own.
 """
 
 from lateralgym.envs.benchmarks import brainteaser, creativity, riddlesense, splat
+from lateralgym.envs.benchmarks._mcq import (
+    ChoiceOutcome,
+    ChoiceScene,
+    ExactChoiceJudge,
+    MultipleChoiceBenchmark,
+    MultipleChoiceItem,
+    grade_choice,
+)
 
-__all__ = ["brainteaser", "creativity", "riddlesense", "splat"]
+__all__ = [
+    "ChoiceOutcome",
+    "ChoiceScene",
+    "ExactChoiceJudge",
+    "MultipleChoiceBenchmark",
+    "MultipleChoiceItem",
+    "brainteaser",
+    "creativity",
+    "grade_choice",
+    "riddlesense",
+    "splat",
+]

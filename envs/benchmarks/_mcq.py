@@ -12,14 +12,34 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import Field, model_validator
 
 from lateralgym.envs._actions import Action, Ask, Commit, Inspect, parse_choice
 from lateralgym.envs._benchmark import Benchmark, Outcome, PromptRequest
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, Scene, usage_text
+from lateralgym.envs._fields import Count, FrozenRecord, Text
 from lateralgym.envs._judging import QA, JudgeReply
-from lateralgym.envs._schema import MultipleChoiceItem
 from lateralgym.envs.benchmarks._mcq_reply import LETTERS, option_named, parse_mcq_reply
+
+
+class MultipleChoiceItem(FrozenRecord):
+    """A multiple-choice question with one intended option (BrainTeaser, RiddleSense)."""
+
+    id: Text
+    """Unique id."""
+    question: Text
+    """The question or riddle."""
+    choices: tuple[Text, ...] = Field(min_length=2, max_length=8)
+    """The options, in the order shown (``A`` first)."""
+    label: Count = Field(ge=0)
+    """Index of the correct choice."""
+
+    @model_validator(mode="after")
+    def _label_in_range(self) -> MultipleChoiceItem:
+        if self.label >= len(self.choices):
+            raise ValueError(f"label {self.label} is out of range for {len(self.choices)} choices")
+        return self
 
 
 class ChoiceOutcome(Outcome):

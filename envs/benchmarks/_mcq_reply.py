@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from lateralgym.envs import Commit, Invalid
+from lateralgym.envs._fields import snake
 from lateralgym.envs._matching import match_name, words
 from lateralgym.envs._reply_text import (
     clean_line,
@@ -30,7 +31,6 @@ from lateralgym.envs._reply_text import (
     normalised_keys,
     strip_markup,
 )
-from lateralgym.envs._schema import snake
 
 LETTERS = "ABCDEFGH"
 """Option letters, ``A`` for the first option."""

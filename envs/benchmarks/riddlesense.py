@@ -39,9 +39,8 @@ from pydantic import ValidationError
 
 from lateralgym.envs._benchmark import DatasetFormat, register_benchmark
 from lateralgym.envs._errors import DatasetError
-from lateralgym.envs._schema import MultipleChoiceItem
 from lateralgym.envs._scoring import Scorer, SuccessScorer
-from lateralgym.envs.benchmarks._mcq import ChoiceOutcome, ChoiceScene, MultipleChoiceBenchmark
+from lateralgym.envs.benchmarks._mcq import ChoiceOutcome, ChoiceScene, MultipleChoiceBenchmark, MultipleChoiceItem
 
 OFFICIAL_LABELS = "ABCDE"
 """The official files letter the five options A-E."""
@@ -71,8 +70,8 @@ def load_riddlesense(path: str | Path) -> list[Riddle]:
         DatasetError: naming the file, the line and the field.
     """
     from lateralgym.envs._errors import validation_message
-    from lateralgym.envs._loaders_official import existing_file, text, unique_id
     from lateralgym.envs._samples import brief, json_lines, read_lines
+    from lateralgym.envs.records import existing_file, text, unique_id
 
     path = existing_file(path)
     riddles: list[Riddle] = []

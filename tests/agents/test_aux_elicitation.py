@@ -12,10 +12,10 @@ from urllib.parse import unquote
 import pytest
 from llm_server import ScriptedLLMServer
 
-from lateralgym.agents._aux import aux_pairs, aux_prompt
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.cli import main
 from lateralgym.envs import load_sample_items
+from lateralgym.envs.benchmarks.splat._aux import aux_pairs, aux_prompt
 
 PUZZLES = load_sample_items("splat")
 LABELS = ["yes", "no", "irrelevant", "yes", "no", "yes"]  # the judge's answer to question n (1-based)

@@ -11,8 +11,9 @@ from _items import PAINT_TASK
 
 import lateralgym
 from lateralgym.agents import Agent, HeuristicAgent, HumanAgent, OracleAgent, RandomAgent, make_agent
-from lateralgym.envs import Commit, ConfigError, CreativityEnv, EpisodeConfig, Inspect, LateralEnv
+from lateralgym.envs import Commit, ConfigError, EpisodeConfig, Inspect, LateralEnv
 from lateralgym.envs._errors import PlayerQuit
+from lateralgym.envs.benchmarks.creativity import CreativityEnv
 
 
 def play(env: LateralEnv[Any], agent: Agent, item_id: str, seed: int) -> dict[str, Any]:

@@ -293,7 +293,7 @@ def test_ctrl_c_in_a_data_build_says_the_same_command_resumes_it(
 ) -> None:
     import importlib
 
-    module = importlib.import_module(f"lateralgym.commands.{command}")
+    module = importlib.import_module(f"lateralgym.envs.benchmarks.creativity.commands.{command}")
 
     def interrupted(args: object) -> int:
         raise KeyboardInterrupt

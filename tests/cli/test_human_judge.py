@@ -16,7 +16,8 @@ from llm_server import ScriptedLLMServer
 
 from lateralgym.cli import main
 from lateralgym.envs import load_sample_items
-from lateralgym.episodes import EpisodeEnd, StepLine, judge_labels_from_run, read_log
+from lateralgym.envs.benchmarks.splat import judge_labels_from_run
+from lateralgym.episodes import EpisodeEnd, StepLine, read_log
 
 pexpect = pytest.importorskip("pexpect", reason="human-judge tests drive a real terminal with pexpect")
 
@@ -81,7 +82,7 @@ def test_the_human_judge_is_for_splat_and_not_for_a_person_playing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["run", "brainteaser", "--judge", "human", "--out", str(tmp_path)]) == 2
-    assert "the human judge judges situation puzzles (splat), not brainteaser" in capsys.readouterr().err
+    assert "the human judge judges SPLAT situation puzzles (splat), not brainteaser" in capsys.readouterr().err
     assert main(["run", "splat", "--judge", "human", "--player", "human", "--out", str(tmp_path)]) == 2
     assert "a person cannot both play and judge" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())

@@ -20,10 +20,16 @@ from test_llm_stage import MESSAGES, PartName, client
 
 from lateralgym.cli import main
 from lateralgym.databuild import CheckpointStore, StageCounters, ask_json, extract_json_object
-from lateralgym.databuild._kb_schema import AffordanceSet, EntityCandidates, Partonomy, PhysicalVariants, StateVariants
 from lateralgym.databuild._llm import grammar_strings, response_format_for
-from lateralgym.databuild._tasks_models import TaskText, verdicts_schema
 from lateralgym.envs import load_items
+from lateralgym.envs.benchmarks.creativity.databuild._kb_schema import (
+    AffordanceSet,
+    EntityCandidates,
+    Partonomy,
+    PhysicalVariants,
+    StateVariants,
+)
+from lateralgym.envs.benchmarks.creativity.databuild._tasks_models import TaskText, verdicts_schema
 
 KB_SCHEMAS = {
     "list household entities": EntityCandidates,

@@ -20,10 +20,16 @@ import pytest
 from _kb_replies import KBResponder
 from llm_server import Fault, ScriptedLLMServer
 
-from lateralgym.databuild._kb_build import KB_FILE, KB_STAGES, KBBuildConfig, KBBuildResult, run_kb_build
-from lateralgym.databuild._kb_dryrun import plan_kb_build
-from lateralgym.databuild._kb_stats import base_entity_id, kb_stats, read_kb
 from lateralgym.envs import dataset_stats, load_items
+from lateralgym.envs.benchmarks.creativity.databuild._kb_build import (
+    KB_FILE,
+    KB_STAGES,
+    KBBuildConfig,
+    KBBuildResult,
+    run_kb_build,
+)
+from lateralgym.envs.benchmarks.creativity.databuild._kb_dryrun import plan_kb_build
+from lateralgym.envs.benchmarks.creativity.databuild._kb_stats import base_entity_id, kb_stats, read_kb
 
 SCENES = ("kitchen", "garage")
 NICE = ["nice", "-n", "10"] if shutil.which("nice") else []
@@ -341,14 +347,20 @@ def test_a_build_killed_mid_way_resumes_with_no_record_lost_or_repeated(backgrou
 
 
 def test_lists_are_capped_and_no_prompt_shows_a_value_a_model_could_copy() -> None:
-    from lateralgym.databuild._kb_prompts import (
+    from lateralgym.envs.benchmarks.creativity.databuild._kb_prompts import (
         affordance_messages,
         entity_messages,
         partonomy_messages,
         physical_messages,
         state_messages,
     )
-    from lateralgym.databuild._kb_schema import MAX_LIST, AffordanceDraft, PartSpec, PhysicalVariant, StateVariant
+    from lateralgym.envs.benchmarks.creativity.databuild._kb_schema import (
+        MAX_LIST,
+        AffordanceDraft,
+        PartSpec,
+        PhysicalVariant,
+        StateVariant,
+    )
 
     use = {"description": "pry open a lid", "use_condition": "hold it", "environment_condition": "NA"}
     use |= {"recipient_condition": "a stuck lid", "enabling_attributes": ["thin edge"], "level": 1}

@@ -12,9 +12,9 @@ from llm_server import ScriptedLLMServer
 
 from lateralgym.cli import main
 from lateralgym.databuild._cost import estimate_cost_usd, price_per_million
-from lateralgym.databuild._kb_build import KBBuildConfig, run_kb_build
-from lateralgym.databuild._kb_dryrun import ASSUMED_PARTS, plan_kb_build
 from lateralgym.databuild._store import CheckpointStore
+from lateralgym.envs.benchmarks.creativity.databuild._kb_build import KBBuildConfig, run_kb_build
+from lateralgym.envs.benchmarks.creativity.databuild._kb_dryrun import ASSUMED_PARTS, plan_kb_build
 
 
 def test_a_dry_run_of_a_fresh_build_estimates_every_stage_and_prices_known_models(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lateralgym.databuild._kb_compose import compose
+from lateralgym.envs.benchmarks.creativity.databuild._kb_compose import compose
 
 
 def pairs(combos: list[tuple[int, ...]]) -> set[tuple[int, int, int, int]]:

@@ -16,22 +16,14 @@ from pathlib import Path
 import pytest
 
 from lateralgym.cli import main as cli_main
-from lateralgym.databuild import CheckpointStore, DataBuildError, compare_part, empty_cells, write_official
-from lateralgym.databuild._tasks_cli import build_sample, store_seeds
-from lateralgym.databuild._tasks_inputs import read_kb, read_seeds
-from lateralgym.databuild._tasks_models import BANDS
-from lateralgym.databuild._tasks_pipeline import STAGE_TEXT
-from lateralgym.envs import (
-    SCENES,
-    CreativityTask,
-    DatasetError,
-    load_sample_items,
-    load_sample_kb,
-    sample_path,
-    snake,
-    spaced,
-    split_tasks,
-)
+from lateralgym.databuild import CheckpointStore, DataBuildError
+from lateralgym.envs import DatasetError, load_sample_items, sample_path, snake, spaced
+from lateralgym.envs.benchmarks.creativity import SCENES, CreativityTask, load_sample_kb, split_tasks
+from lateralgym.envs.benchmarks.creativity.databuild import compare_part, empty_cells, write_official
+from lateralgym.envs.benchmarks.creativity.databuild._tasks_inputs import read_kb, read_seeds
+from lateralgym.envs.benchmarks.creativity.databuild._tasks_models import BANDS
+from lateralgym.envs.benchmarks.creativity.databuild._tasks_pipeline import STAGE_TEXT
+from lateralgym.envs.benchmarks.creativity.databuild._tasks_run import build_sample, store_seeds
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "scripts" / "sample_data"

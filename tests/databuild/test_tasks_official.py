@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lateralgym.databuild import official_task, write_official
-from lateralgym.envs import CreativityTask, detect_format, load_creativitybench, load_sample_items, snake
+from lateralgym.envs import detect_format, load_sample_items, snake
+from lateralgym.envs.benchmarks.creativity import CreativityTask, load_creativitybench
+from lateralgym.envs.benchmarks.creativity.databuild import official_task, write_official
 
 
 def _sample(n: int = 24) -> list[CreativityTask]:

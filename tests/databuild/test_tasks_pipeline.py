@@ -19,13 +19,20 @@ import pytest
 from llm_server import ScriptedLLMServer
 
 from lateralgym.cli import main as cli_main
-from lateralgym.databuild import LexicalEmbedder, TaskBuildConfig
-from lateralgym.databuild._cluster import band_of, cluster_affordances, complete_linkage, use_key
-from lateralgym.databuild._tasks_inputs import read_kb
-from lateralgym.databuild._tasks_pipeline import assign_splits
-from lateralgym.databuild._tiers import gold_strata
-from lateralgym.envs import AffordanceKB, CreativityTask, load_items, load_sample_items, read_jsonl, snake, split_tasks
+from lateralgym.databuild import LexicalEmbedder
+from lateralgym.envs import load_items, load_sample_items, read_jsonl, snake
 from lateralgym.envs._splits import hashed_split
+from lateralgym.envs.benchmarks.creativity import AffordanceKB, CreativityTask, split_tasks
+from lateralgym.envs.benchmarks.creativity.databuild import TaskBuildConfig
+from lateralgym.envs.benchmarks.creativity.databuild._cluster import (
+    band_of,
+    cluster_affordances,
+    complete_linkage,
+    use_key,
+)
+from lateralgym.envs.benchmarks.creativity.databuild._tasks_inputs import read_kb
+from lateralgym.envs.benchmarks.creativity.databuild._tasks_pipeline import assign_splits
+from lateralgym.envs.benchmarks.creativity.databuild._tiers import gold_strata
 
 KB_SAMPLE = Path(__file__).resolve().parents[2] / "scripts" / "sample_data" / "kb_a.jsonl"
 

@@ -10,9 +10,9 @@ from official_data import DEMONSTRATION_QUESTIONS, demonstration_records, write_
 
 from lateralgym.agents._prompts import conversation_start, prompt_plan
 from lateralgym.envs import Commit, ConfigError, EpisodeConfig, LateralEnv, load_sample_items
-from lateralgym.envs._loaders_official import load_brainteaser, load_brainteaser_demonstrations
-from lateralgym.envs._schema import MCQPuzzle
 from lateralgym.envs.benchmarks.brainteaser import BRAINTEASER_EXAMPLES, demonstration_messages
+from lateralgym.envs.benchmarks.brainteaser._loaders import load_brainteaser, load_brainteaser_demonstrations
+from lateralgym.envs.benchmarks.brainteaser._schema import MCQPuzzle
 from lateralgym.episodes import plan_episodes
 
 # -- the official demonstration file ------------------------------------------------------------

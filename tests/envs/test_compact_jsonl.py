@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from lateralgym.envs import (
-    CreativityTask,
     DatasetError,
     detect_format,
     jsonl_lines,
@@ -20,6 +19,7 @@ from lateralgym.envs import (
     read_jsonl,
     write_jsonl,
 )
+from lateralgym.envs.benchmarks.creativity import CreativityTask
 
 
 @pytest.fixture(scope="module")

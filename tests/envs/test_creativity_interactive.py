@@ -13,8 +13,8 @@ from _items import PAINT_TASK
 
 import lateralgym
 from lateralgym.agents import HeuristicAgent, OracleAgent
-from lateralgym.envs import CreativityEnv, EpisodeConfig
-from lateralgym.envs.benchmarks.creativity import _player
+from lateralgym.envs import EpisodeConfig
+from lateralgym.envs.benchmarks.creativity import CreativityEnv, _player
 
 
 def _env(config: str) -> CreativityEnv:

@@ -8,13 +8,14 @@ from typing import Any
 import pytest
 from _items import PAINT_TASK
 
-from lateralgym.envs import CreativityEnv, EpisodeConfig
-from lateralgym.envs._schema import SamplingFactors
+from lateralgym.envs import EpisodeConfig
+from lateralgym.envs.benchmarks.creativity import CreativityEnv
+from lateralgym.envs.benchmarks.creativity._schema import SamplingFactors
 
 
 def play(config: str, actions: list[str], **update: Any) -> tuple[dict[str, Any], bool]:
     """The outcome of an episode of ``actions`` on PAINT_TASK, and whether it was truncated."""
-    env = CreativityEnv(EpisodeConfig.named(config).model_copy(update=update), items=[PAINT_TASK])
+    env = CreativityEnv(EpisodeConfig.named(config).with_options(**update), items=[PAINT_TASK])
     env.reset(seed=0)
     for action in actions:
         _, _, terminated, truncated, info = env.step(action)
@@ -25,7 +26,7 @@ def play(config: str, actions: list[str], **update: Any) -> tuple[dict[str, Any]
 
 def test_shipped_configs_score_as_the_paper() -> None:
     for name in ("creativity-static", "creativity-cot", "creativity-interactive"):
-        assert EpisodeConfig.named(name).scoring == "paper", name
+        assert EpisodeConfig.named(name).options.scoring == "paper", name
 
 
 @pytest.mark.parametrize(

@@ -11,17 +11,10 @@ import pytest
 from _items import PAINT_TASK, PUZZLES, STORY
 
 import lateralgym
-from lateralgym.envs import (
-    BrainTeaserEnv,
-    ConfigError,
-    CreativityEnv,
-    CreativityTask,
-    EpisodeConfig,
-    EpisodeOverError,
-    SplatEnv,
-    item_key,
-    load_sample_items,
-)
+from lateralgym.envs import ConfigError, EpisodeConfig, EpisodeOverError, item_key, load_sample_items
+from lateralgym.envs.benchmarks.brainteaser import BrainTeaserEnv
+from lateralgym.envs.benchmarks.creativity import CreativityEnv, CreativityTask
+from lateralgym.envs.benchmarks.splat import SplatEnv
 from lateralgym.envs.testing import check_no_leak, check_scene, find_leaks
 
 TINY = {
@@ -192,7 +185,7 @@ def test_entity_order_is_drawn_from_the_seed() -> None:
     orders = {tuple(env.reset(seed=s)[1]["public"]["entities"]) for s in range(12)}
     assert len(orders) > 2
     assert env.reset(seed=5)[1]["public"]["entities"] == env.reset(seed=5)[1]["public"]["entities"]
-    fixed = EpisodeConfig.named("creativity-static").model_copy(update={"shuffle_entities": False})
+    fixed = EpisodeConfig.named("creativity-static").with_options(shuffle_entities=False)
     env = CreativityEnv(fixed, items=[PAINT_TASK])
     assert env.reset(seed=3)[1]["public"]["entities"] == [e.name for e in PAINT_TASK.entities]
 
@@ -226,7 +219,7 @@ def test_no_leak_walk_over_every_sample_item_in_every_mode() -> None:
 
 
 def _assert_task_ids_stay_hidden(path: Path, gold_part: str) -> None:
-    from lateralgym.envs import load_creativitybench
+    from lateralgym.envs.benchmarks.creativity import load_creativitybench
 
     tasks = load_creativitybench(path)
     assert gold_part in tasks[0].id  # the trap is real

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lateralgym.envs import Commit, EpisodeConfig, JudgeReply, LateralEnv, SituationPuzzle, load_sample_items
+from lateralgym.envs import Commit, EpisodeConfig, JudgeReply, LateralEnv, load_sample_items
 from lateralgym.envs._judging import HINT_TEMPLATES, QA, clean_hint, template_hint
+from lateralgym.envs.benchmarks.splat import ReferenceJudge, SituationPuzzle
 from lateralgym.envs.testing import find_leaks
-from lateralgym.judges import ReferenceJudge
 
 PUZZLES: list[SituationPuzzle] = load_sample_items("splat")
 

@@ -36,12 +36,16 @@ from official_data import (
 )
 
 from lateralgym.envs._errors import DatasetError
-from lateralgym.envs._loaders import detect_format, load_brainteaser, load_items, load_jsonl, load_lateval
+from lateralgym.envs._loaders import detect_format, load_items, load_jsonl
 from lateralgym.envs._npy import read_npy
 from lateralgym.envs._samples import MAX_NESTING
-from lateralgym.envs._schema import CreativityTask, Entity, MCQPuzzle, SituationPuzzle
+from lateralgym.envs.benchmarks.brainteaser import load_brainteaser
+from lateralgym.envs.benchmarks.brainteaser._schema import MCQPuzzle
 from lateralgym.envs.benchmarks.creativity._loaders import load_creativitybench
+from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity
 from lateralgym.envs.benchmarks.riddlesense import load_riddlesense
+from lateralgym.envs.benchmarks.splat import load_lateval
+from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
 
 MARKER = Path(tempfile.gettempdir()) / f"lateralgym-hostile-marker-{os.getpid()}"
 """Every crafted payload tries to create this file; it must never exist."""

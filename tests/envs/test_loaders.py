@@ -21,20 +21,15 @@ import pytest
 from official_data import SEED_ENTITIES, write_official_data
 
 from lateralgym.envs._errors import DatasetError
-from lateralgym.envs._loaders import (
-    GOLD_MARKER,
-    detect_format,
-    load_brainteaser,
-    load_creativitybench,
-    load_items,
-    load_jsonl,
-    load_lateval,
-    load_splat,
-    parse_parts,
-    split_top_level,
-)
-from lateralgym.envs._loaders_official import parse_clues
-from lateralgym.envs._schema import CreativityTask, Entity, MCQPuzzle, SituationPuzzle
+from lateralgym.envs._loaders import detect_format, load_items, load_jsonl
+from lateralgym.envs.benchmarks.brainteaser import load_brainteaser
+from lateralgym.envs.benchmarks.brainteaser._schema import MCQPuzzle
+from lateralgym.envs.benchmarks.creativity import GOLD_MARKER, load_creativitybench
+from lateralgym.envs.benchmarks.creativity._loaders import parse_parts, split_top_level
+from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity
+from lateralgym.envs.benchmarks.splat import load_lateval, load_splat
+from lateralgym.envs.benchmarks.splat._loaders import parse_clues
+from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
 
 NONE = "None of above."
 

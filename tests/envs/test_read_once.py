@@ -10,8 +10,8 @@ import pytest
 from official_data import write_creativitybench, write_lateval
 
 import lateralgym.envs._loaders as loaders
-import lateralgym.envs._loaders_official as official
 import lateralgym.envs._samples as samples
+import lateralgym.envs.records as official
 from lateralgym.envs import load_items, load_sample_items, write_jsonl
 
 

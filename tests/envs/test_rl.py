@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lateralgym.envs import Commit, Inspect, Invalid
-from lateralgym.envs.rl import (
+from lateralgym.envs.benchmarks.creativity.rl.reinforce import (
     FEATURES,
     LinearSoftmaxPolicy,
     TrainingHistory,
@@ -25,7 +25,7 @@ def trained() -> tuple[LinearSoftmaxPolicy, TrainingHistory]:
 def test_shaped_config_is_a_copy_of_the_interactive_one() -> None:
     config = shaped_config()
     assert config.mode == "interactive" and config.reveal == "names" and config.max_turns == 6
-    assert (config.rewards.step, config.rewards.entity_only, config.rewards.invalid) == (-0.01, 0.25, -0.05)
+    assert (config.rewards.step, config.rewards.extra("entity_only"), config.rewards.invalid) == (-0.01, 0.25, -0.05)
 
 
 def test_masks_and_features_agree_with_the_wrapper() -> None:

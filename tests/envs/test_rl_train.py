@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 import lateralgym.cli
-from lateralgym.envs import ConfigError, CreativityEnv, EpisodeConfig, load_sample_items
-from lateralgym.envs._schema import snake
-from lateralgym.envs.rl_eval import (
+from lateralgym.envs import ConfigError, EpisodeConfig, load_sample_items
+from lateralgym.envs._fields import snake
+from lateralgym.envs.benchmarks.creativity import CreativityEnv
+from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
     evaluate_heuristic,
     evaluate_policy,
     random_policy,
@@ -23,7 +24,7 @@ from lateralgym.envs.rl_eval import (
     task_split,
     training_config,
 )
-from lateralgym.envs.wrappers import ACTION_FEATURES, DiscreteCreativity
+from lateralgym.envs.benchmarks.creativity.rl.wrappers import ACTION_FEATURES, DiscreteCreativity
 
 HAVE_RL = importlib.util.find_spec("sb3_contrib") is not None and importlib.util.find_spec("torch") is not None
 needs_rl = pytest.mark.skipif(not HAVE_RL, reason="the rl extra is not installed (pip install -e '.[rl]')")
@@ -118,7 +119,7 @@ def cli_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comple
 def test_cli_trains_and_writes_model_plot_and_summary(
     cli_run: tuple[subprocess.CompletedProcess[str], Path],
 ) -> None:
-    from lateralgym.envs.rl_train import TrainSummary, load_policy
+    from lateralgym.envs.benchmarks.creativity.rl.ppo import TrainSummary, load_policy
 
     proc, out = cli_run
     assert proc.returncode == 0, proc.stderr
@@ -145,7 +146,7 @@ def test_training_envs_hold_only_train_tasks_and_maskable_ppo_respects_masks() -
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 
-    from lateralgym.envs.rl_train import ActionScoringPolicy, one_thread, training_envs
+    from lateralgym.envs.benchmarks.creativity.rl.ppo import ActionScoringPolicy, one_thread, training_envs
 
     one_thread()
     config = training_config(EpisodeConfig.named("creativity-interactive"))

@@ -12,16 +12,10 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from lateralgym.envs import (
-    SCENES,
-    AffordanceKB,
-    CreativityTask,
-    MCQPuzzle,
-    SituationPuzzle,
-    load_sample_items,
-    load_sample_kb,
-    snake,
-)
+from lateralgym.envs import load_sample_items, snake
+from lateralgym.envs.benchmarks.brainteaser import MCQPuzzle
+from lateralgym.envs.benchmarks.creativity import SCENES, AffordanceKB, CreativityTask, load_sample_kb
+from lateralgym.envs.benchmarks.splat import SituationPuzzle
 
 COUNTS = (3, 6, 9, 12)
 SIMILARITIES = ("similar", "mixed", "dissimilar")

@@ -10,7 +10,7 @@ import pytest
 
 from lateralgym.envs import DatasetError, load_sample_items
 from lateralgym.envs._samples import read_jsonl
-from lateralgym.envs._schema import CreativityTask
+from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
 
 
 def _write(path: Path, records: list[dict[str, object]]) -> Path:

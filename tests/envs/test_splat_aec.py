@@ -8,10 +8,10 @@ import pytest
 from _items import STORY
 
 from lateralgym.agents import make_agent
-from lateralgym.envs import EpisodeConfig, action_to_text, load_sample_items, parse_action, splat_v0
-from lateralgym.envs.splat_v0 import parse_verdict
+from lateralgym.envs import EpisodeConfig, action_to_text, load_sample_items, parse_action
+from lateralgym.envs.benchmarks.splat import JudgeSeat, ReferenceJudge, splat_v0
+from lateralgym.envs.benchmarks.splat.splat_v0 import parse_verdict
 from lateralgym.envs.testing import check_aec, find_leaks
-from lateralgym.judges import JudgeSeat, ReferenceJudge
 
 
 def test_api_seed_and_no_leak_on_tiny_and_sample_items() -> None:

@@ -14,14 +14,14 @@ from _items import STORY
 from llm_server import ScriptedLLMServer
 
 from lateralgym.agents._llm_client import LLMClient
-from lateralgym.envs import Commit, EpisodeConfig, SplatEnv, splat_v0
+from lateralgym.envs import Commit, EpisodeConfig
 from lateralgym.envs._judging import QA, JudgeReply, parse_message_label
-from lateralgym.envs.benchmarks.splat import ReferenceJudge
+from lateralgym.envs.benchmarks.splat import ReferenceJudge, SplatEnv, splat_v0
+from lateralgym.envs.benchmarks.splat._llm_judge import LLMSplatJudge
 from lateralgym.envs.benchmarks.splat._scene import SOLVED_MESSAGE, UNCLEAR_MESSAGE
 from lateralgym.envs.testing import check_scene, find_leaks
-from lateralgym.judges._llm_splat import LLMSplatJudge
 
-PAPER = EpisodeConfig.named("splat").model_copy(update={"protocol": "paper"})
+PAPER = EpisodeConfig.named("splat").with_options(protocol="paper")
 COMMIT = EpisodeConfig.named("splat")
 _clients: list[LLMClient] = []
 
@@ -287,14 +287,15 @@ def test_reference_judge_respond_works_directly() -> None:
 
 def test_shipped_paper_config() -> None:
     config = EpisodeConfig.named("splat-paper")
-    assert (config.protocol, config.max_turns, config.judge) == ("paper", 15, "reference")
-    assert EpisodeConfig.named("splat").protocol == "commit"  # the stricter protocol stays the default
+    assert (config.options.protocol, config.max_turns, config.judge) == ("paper", 15, "reference")
+    assert EpisodeConfig.named("splat").options.protocol == "commit"  # the stricter protocol stays the default
 
 
 def test_paper_runs_replay_and_feed_agreement(tmp_path: Path) -> None:
     """A paper-protocol run replays step for step, and its unclear or solving replies do not break the
     agreement tooling (an unclear reply is no label; a solving one is a verdict)."""
-    from lateralgym.episodes import judge_labels_from_run, replay, run
+    from lateralgym.envs.benchmarks.splat import judge_labels_from_run
+    from lateralgym.episodes import replay, run
 
     result = run("splat-paper", player="heuristic", limit=3, out=tmp_path, progress=False)
     assert all(r.divergence is None for r in replay(result.run_dir))
@@ -304,8 +305,8 @@ def test_paper_runs_replay_and_feed_agreement(tmp_path: Path) -> None:
 
 def test_a_judge_seat_plays_the_paper_protocol() -> None:
     """Under paper the AEC judge agent gets whole messages; a seat answers them with ``respond``."""
-    from lateralgym.envs import EpisodeConfig, load_sample_items, splat_v0
-    from lateralgym.judges import JudgeSeat, ReferenceJudge
+    from lateralgym.envs import EpisodeConfig, load_sample_items
+    from lateralgym.envs.benchmarks.splat import JudgeSeat, ReferenceJudge, splat_v0
 
     puzzle = load_sample_items("splat")[0]
     env = splat_v0.env(config=EpisodeConfig.named("splat-paper"), items=[puzzle])

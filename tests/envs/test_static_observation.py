@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from _items import PAINT_TASK
 
-from lateralgym.envs import CreativityEnv, CreativityTask, EpisodeConfig, load_sample_items, sanitise
+from lateralgym.envs import EpisodeConfig, load_sample_items, sanitise
+from lateralgym.envs.benchmarks.creativity import CreativityEnv, CreativityTask
 
 PAINT_STATIC_SEED_0 = """\
 TASK: The lid of a paint tin is stuck shut and my fingernails cannot lift it. What can I use?
@@ -106,7 +107,7 @@ def test_a_changed_task_under_the_same_id_shows_its_own_text() -> None:
     changed = PAINT_TASK.model_copy(
         update={"task": "My paint tin will not open.", "entities": (towel, changed_spoon, board)}
     )
-    config = EpisodeConfig.named("creativity-static").model_copy(update={"shuffle_entities": False})
+    config = EpisodeConfig.named("creativity-static").with_options(shuffle_entities=False)
     original = CreativityEnv(config, items=[PAINT_TASK]).reset(seed=0)[0]["text"]
     text = CreativityEnv(config, items=[changed]).reset(seed=0)[0]["text"]
     assert text.startswith("TASK: My paint tin will not open.\n") and "material: painted tin" in text
@@ -126,7 +127,7 @@ def test_a_task_with_control_characters_is_still_sanitised() -> None:
             "entities": (towel, spoon.model_copy(update={"parts": (odd, *spoon.parts[1:])}), board),
         }
     )
-    config = EpisodeConfig.named("creativity-static").model_copy(update={"shuffle_entities": False})
+    config = EpisodeConfig.named("creativity-static").with_options(shuffle_entities=False)
     text = CreativityEnv(config, items=[task]).reset(seed=0)[0]["text"]
     usage = "Allowed actions: commit: <entity> | <part> | <how you would use it>"
     assert text == sanitise(plain_brief(task, [e.name for e in task.entities], usage))

@@ -8,15 +8,20 @@ from pathlib import Path
 import numpy as np
 
 from lateralgym.envs._loaders import load_items
-from lateralgym.envs._schema import Affordance, Entity, Part
 from lateralgym.envs._stats import DatasetStats, dataset_stats
+from lateralgym.envs.benchmarks.creativity._schema import Affordance, Entity, Part
 
 
 def test_brainteaser_groups_and_variants(data: Path) -> None:
     path = data / "brainteaser" / "sentence_puzzle.npy"
     stats = dataset_stats(load_items(path), path)
-    assert (stats.kind, stats.items, stats.groups, stats.complete_groups) == ("brainteaser", 12, 4, 4)
-    assert stats.variants == {
+    assert (
+        stats.kind,
+        stats.items,
+        stats.count("groups", "groups"),
+        stats.count("groups", "complete groups"),
+    ) == ("brainteaser", 12, 4, 4)
+    assert stats.section("kind/variant") == {
         "sentence/original": 4,
         "sentence/semantic": 4,
         "sentence/context": 4,
@@ -25,7 +30,7 @@ def test_brainteaser_groups_and_variants(data: Path) -> None:
         "word/context": 0,
     }
     assert stats.path == str(path)
-    assert stats.bands == {} and stats.scenes == {}
+    assert stats.section("band") == {} and stats.section("scene") == {}
 
 
 def test_sentence_and_word_together(data: Path) -> None:
@@ -34,57 +39,61 @@ def test_sentence_and_word_together(data: Path) -> None:
         *load_items(data / "brainteaser" / "word_puzzle.npy"),
     ]
     stats = dataset_stats(items)
-    assert (stats.items, stats.groups, stats.complete_groups) == (21, 7, 7)
-    assert stats.variants["word/context"] == 3
+    assert (stats.items, stats.count("groups", "groups"), stats.count("groups", "complete groups")) == (21, 7, 7)
+    assert stats.section("kind/variant")["word/context"] == 3
 
 
 def test_shuffled_test_split_groups_by_prefix(data: Path) -> None:
     stats = dataset_stats(load_items(data / "brainteaser" / "SP_test.npy"))
-    assert (stats.items, stats.groups, stats.complete_groups) == (6, 6, 0)
-    assert stats.variants["sentence/semantic"] == 3
-    assert stats.variants["sentence/context"] == 2
-    assert stats.variants["sentence/original"] == 1
+    assert (stats.items, stats.count("groups", "groups"), stats.count("groups", "complete groups")) == (6, 6, 0)
+    assert stats.section("kind/variant")["sentence/semantic"] == 3
+    assert stats.section("kind/variant")["sentence/context"] == 2
+    assert stats.section("kind/variant")["sentence/original"] == 1
 
 
 def test_shuffled_full_groups_stay_complete(data: Path, tmp_path: Path) -> None:
     records = np.load(data / "brainteaser" / "word_puzzle.npy", allow_pickle=True)[[8, 0, 4, 2, 6, 1, 5, 3, 7]]
     np.save(tmp_path / "shuffled.npy", records, allow_pickle=True)
     stats = dataset_stats(load_items(tmp_path / "shuffled.npy"))
-    assert (stats.groups, stats.complete_groups) == (3, 3)
+    assert (stats.count("groups", "groups"), stats.count("groups", "complete groups")) == (3, 3)
 
 
 def test_splat_bands(data: Path) -> None:
     stats = dataset_stats(load_items(data / "splat" / "puzzles.xlsx"))
     assert (stats.kind, stats.items) == ("situation", 9)
-    assert stats.bands == {"easy": 3, "medium": 3, "hard": 3, "none": 0}
-    assert stats.levels == {"1": 1, "2": 2, "4": 1, "5": 1, "6": 1, "7": 1, "8": 2}
-    assert stats.with_clues == 0
+    assert stats.section("band") == {"easy": 3, "medium": 3, "hard": 3, "none": 0}
+    assert stats.section("difficulty level") == {"1": 1, "2": 2, "4": 1, "5": 1, "6": 1, "7": 1, "8": 2}
+    assert stats.count("clues", "puzzles with clues") == 0
 
 
 def test_lateval_has_no_band(data: Path) -> None:
     stats = dataset_stats(load_items(data / "lateval" / "english.json"))
-    assert stats.bands == {"easy": 0, "medium": 0, "hard": 0, "none": 3}
-    assert stats.levels == {}
-    assert stats.with_clues == 3
+    assert stats.section("band") == {"easy": 0, "medium": 0, "hard": 0, "none": 3}
+    assert stats.section("difficulty level") == {}
+    assert stats.count("clues", "puzzles with clues") == 3
 
 
 def test_creativity_factors(data: Path) -> None:
     stats = dataset_stats(load_items(data / "creativitybench" / "sample_tasks.json"))
     assert (stats.kind, stats.items) == ("creativity", 2)
-    assert stats.distractor_count == {"2": 1, "3": 1}
-    assert stats.distractor_similarity == {"similar": 1, "mixed": 0, "dissimilar": 1}
-    assert stats.gold_level == {"normal": 1, "emergency": 1}
+    assert stats.section("distractor count") == {"2": 1, "3": 1}
+    assert stats.section("distractor similarity") == {"similar": 1, "mixed": 0, "dissimilar": 1}
+    assert stats.section("gold level") == {"normal": 1, "emergency": 1}
     # The paper's three bands: (3, 8) starts below 5 (small), (12, 40) at 10 or more (large).
-    assert stats.cluster_band == {"small": 1, "medium": 0, "large": 1}
-    assert stats.scenes == {"kitchen": 1, "garage": 1}
+    assert stats.section("cluster band") == {"small": 1, "medium": 0, "large": 1}
+    assert stats.section("scene") == {"kitchen": 1, "garage": 1}
 
 
 def test_kb_from_release_entities(data: Path) -> None:
     garage, kitchen = load_items(data / "creativitybench" / "sample_tasks.json")
     stats = dataset_stats([*garage.entities, *kitchen.entities])
     assert (stats.kind, stats.items) == ("kb", 7)
-    assert stats.entities_per_scene == {"kitchen": 3, "garage": 4}
-    assert (stats.parts, stats.affordances, stats.affordance_levels) == (16 + 7, 0, {})  # garage + kitchen parts
+    assert stats.section("entities per scene") == {"kitchen": 3, "garage": 4}
+    assert (
+        stats.count("knowledge base", "parts"),
+        stats.count("knowledge base", "affordances"),
+        stats.section("affordance level"),
+    ) == (16 + 7, 0, {})  # garage + kitchen parts
 
 
 def _entity(entity_id: str, scene: str, levels: list[list[int]]) -> Entity:
@@ -104,19 +113,24 @@ def test_kb_affordance_levels_and_scene_order() -> None:
         _entity("kitchen/ladle", "kitchen", [[3]]),
     ]
     stats = dataset_stats(kb)
-    assert stats.entities_per_scene == {"kitchen": 2, "garden": 1}  # scene order of SCENES, not of the file
-    assert (stats.parts, stats.affordances) == (5, 7)
-    assert stats.affordance_levels == {"0": 3, "1": 1, "2": 1, "3": 1, "5": 1}
+    assert stats.section("entities per scene") == {"kitchen": 2, "garden": 1}  # scene order of SCENES, not of the file
+    assert (stats.count("knowledge base", "parts"), stats.count("knowledge base", "affordances")) == (5, 7)
+    assert stats.section("affordance level") == {"0": 3, "1": 1, "2": 1, "3": 1, "5": 1}
 
 
 def test_mixed_and_empty(data: Path) -> None:
     mixed = dataset_stats(
         [*load_items(data / "lateval" / "english.json"), *load_items(data / "brainteaser" / "SP_test.npy")]
     )
-    assert (mixed.kind, mixed.items, mixed.groups) == ("mixed", 9, 6)
-    assert mixed.bands["none"] == 3
+    assert (mixed.kind, mixed.items, mixed.count("groups", "groups")) == ("mixed", 9, 6)
+    assert mixed.section("band")["none"] == 3
     empty = dataset_stats([])
-    assert (empty.kind, empty.items, empty.groups, empty.variants) == ("empty", 0, 0, {})
+    assert (
+        empty.kind,
+        empty.items,
+        empty.count("groups", "groups"),
+        empty.section("kind/variant"),
+    ) == ("empty", 0, 0, {})
     assert empty.rows() == [("dataset", "items", 0)]
 
 
@@ -151,13 +165,17 @@ def test_stats_round_trip_as_json(data: Path) -> None:
 def test_real_sample_stats(shared_data: Path) -> None:
     """Extra check on the real release samples in ../shared/data (skipped without them)."""
     sentence = dataset_stats(load_items(shared_data / "brainteaser" / "sentence_puzzle.npy"))
-    assert (sentence.items, sentence.groups, sentence.complete_groups) == (12, 4, 4)
+    assert (
+        sentence.items,
+        sentence.count("groups", "groups"),
+        sentence.count("groups", "complete groups"),
+    ) == (12, 4, 4)
     splat = dataset_stats(load_items(shared_data / "splat" / "puzzles.xlsx"))
-    assert splat.levels == {"2": 2, "3": 1, "5": 2, "6": 1, "7": 3}
+    assert splat.section("difficulty level") == {"2": 2, "3": 1, "5": 2, "6": 1, "7": 3}
     creativity = dataset_stats(load_items(shared_data / "creativitybench" / "sample_tasks.json"))
-    assert (creativity.distractor_count, creativity.scenes) == ({"4": 1}, {"dining_room": 1})
+    assert (creativity.section("distractor count"), creativity.section("scene")) == ({"4": 1}, {"dining_room": 1})
     (task,) = load_items(shared_data / "creativitybench" / "sample_tasks.json")
-    assert dataset_stats(list(task.entities)).parts == 31
+    assert dataset_stats(list(task.entities)).count("knowledge base", "parts") == 31
 
 
 def test_stats_flag_release_defects(tmp_path: Path) -> None:

@@ -9,8 +9,9 @@ from _items import PAINT_TASK
 from gymnasium.utils.env_checker import check_env
 
 import lateralgym  # noqa: F401 - registers the env ids
-from lateralgym.envs import Commit, CreativityEnv, EpisodeConfig, Inspect, Invalid
-from lateralgym.envs.wrappers import DiscreteCreativity, make_vector_env
+from lateralgym.envs import Commit, EpisodeConfig, Inspect, Invalid
+from lateralgym.envs.benchmarks.creativity import CreativityEnv
+from lateralgym.envs.benchmarks.creativity.rl.wrappers import DiscreteCreativity, make_vector_env
 
 
 def tiny(mode: str = "creativity-interactive") -> DiscreteCreativity:

@@ -14,13 +14,12 @@ from lateralgym.envs import (
     DatasetError,
     EpisodeConfig,
     LateralEnv,
-    Riddle,
     detect_format,
     get_benchmark,
     load_items,
-    load_riddlesense,
     load_sample_items,
 )
+from lateralgym.envs.benchmarks.riddlesense import Riddle, load_riddlesense
 from lateralgym.envs.testing import check_scene, find_leaks
 from lateralgym.episodes import (
     EpisodeStart,

@@ -32,7 +32,7 @@ import pytest
 from _items import PAINT_TASK
 from llm_server import ScriptedLLMServer
 
-from lateralgym.envs import CreativityTask
+from lateralgym.envs.benchmarks.creativity import CreativityTask
 from lateralgym.episodes import run, write_report, write_viewer
 
 TASKS = [

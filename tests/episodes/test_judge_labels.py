@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from lateralgym.cli import main
-from lateralgym.episodes import agreement, judge_labels_from_run, run
+from lateralgym.envs.benchmarks.splat import agreement, judge_labels_from_run
+from lateralgym.episodes import run
 
 
 def test_agreement_of_a_run_with_people(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

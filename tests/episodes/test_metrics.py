@@ -10,6 +10,7 @@ from _items import PAINT_TASK
 from _outcomes import outcome as full_outcome
 
 from lateralgym.envs import Commit, ConfigError
+from lateralgym.envs.benchmarks.creativity import answer_facts
 from lateralgym.envs.benchmarks.creativity._judges import grade_creativity_by
 from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, observation
 from lateralgym.episodes._metrics import (
@@ -279,8 +280,10 @@ def graded_replies(scoring: Literal["paper", "strict"]) -> list[EpisodeEnd]:
         else:
             assert isinstance(reply, tuple)
             verdict = grade_creativity_by(PAINT_TASK, Commit(entity=reply[0], part=reply[1]), scoring)
-            gold, entity = bool(verdict.part_correct), bool(verdict.entity_correct)
-            records.append(creative(item, gold, entity, band=band, turns=1, hallucinated=verdict.hallucinated, **kw))
+            gold, entity = bool(answer_facts(verdict).part_correct), bool(answer_facts(verdict).entity_correct)
+            records.append(
+                creative(item, gold, entity, band=band, turns=1, hallucinated=answer_facts(verdict).hallucinated, **kw)
+            )
     return records
 
 

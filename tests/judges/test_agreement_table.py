@@ -10,9 +10,10 @@ import pytest
 
 from lateralgym.cli import main
 from lateralgym.envs import DatasetError
-from lateralgym.episodes import agreement, agreement_rows, judge_labels_from_run, run, write_label_template
-from lateralgym.judges._agreement import load_human_labels, records_from_history
-from lateralgym.judges._agreement_table import agreement_table
+from lateralgym.envs.benchmarks.splat import agreement, agreement_rows, judge_labels_from_run, write_label_template
+from lateralgym.envs.benchmarks.splat._agreement import load_human_labels, records_from_history
+from lateralgym.envs.benchmarks.splat._agreement_table import agreement_table
+from lateralgym.episodes import run
 
 COLUMNS = ["item_id", "question", "human_answer", "human_verdict"]
 BANDS = {"p1": "easy", "p2": "hard"}

@@ -18,10 +18,10 @@ import pytest
 from lateralgym.cli import main
 from lateralgym.envs import ConfigError, load_sample_items
 from lateralgym.envs._actions import Commit
-from lateralgym.envs.benchmarks.splat import _embed_judge
+from lateralgym.envs.benchmarks.splat import _embed_judge, load_human_labels
 from lateralgym.envs.benchmarks.splat._embed_judge import EmbeddingJudge
 from lateralgym.episodes._judge_notes import judge_note
-from lateralgym.judges import load_human_labels, make_judge, offline_judges
+from lateralgym.judges import make_judge, offline_judges
 
 LABELS = Path(__file__).with_name("splat_judge_labels.csv")
 """Our labels of questions and explanations on the shipped sample puzzles (the thresholds were picked on them)."""
@@ -49,7 +49,7 @@ def test_factory_wiring_options_and_disclosure(tmp_path: Path, capsys: pytest.Ca
         make_judge("reference-embed?temperature=0", benchmark="splat")
     with pytest.raises(ConfigError, match="unknown model 'openai/x'"):
         make_judge("reference-embed?model=openai/x", benchmark="splat")
-    with pytest.raises(ConfigError, match=r"judges situation puzzles \(splat\), not brainteaser"):
+    with pytest.raises(ConfigError, match=r"judge 'reference-embed' cannot judge brainteaser \(it judges splat\)"):
         make_judge("reference-embed?model=lexical", benchmark="brainteaser")
     assert judge_note("splat", "reference-embed?model=lexical") == EmbeddingJudge.limits
     assert "negation" in EmbeddingJudge.limits

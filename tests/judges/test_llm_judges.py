@@ -14,14 +14,13 @@ from _items import PAINT_TASK, STORY, TOWEL
 from llm_server import Fault, Reply, ScriptedLLMServer, count_words
 
 from lateralgym.agents._llm_client import LLMCallError, LLMClient, LLMConfigError
-from lateralgym.envs import Commit, CreativityEnv, DatasetError, EpisodeConfig, SplatEnv
-from lateralgym.envs._judging import QA, JudgeReply
-from lateralgym.envs._schema import EntityJudgement, PartJudgement
-from lateralgym.envs.benchmarks.creativity import WRONG_CRITERIA, CreativityJudgement
-from lateralgym.envs.benchmarks.splat._scene import UNCLEAR_MESSAGE
-from lateralgym.envs.testing import find_leaks
-from lateralgym.judges import make_judge
-from lateralgym.judges._agreement import (
+from lateralgym.envs import Commit, DatasetError, EpisodeConfig
+from lateralgym.envs._judging import QA, JudgeReply, extract_answer_label, parse_grade
+from lateralgym.envs.benchmarks.creativity import WRONG_CRITERIA, CreativityEnv, CreativityJudgement, answer_facts
+from lateralgym.envs.benchmarks.creativity._llm_judge import FAILURE_CATEGORIES, RUBRIC_CRITERIA, LLMCreativityJudge
+from lateralgym.envs.benchmarks.creativity._schema import EntityJudgement, PartJudgement
+from lateralgym.envs.benchmarks.splat import SplatEnv
+from lateralgym.envs.benchmarks.splat._agreement import (
     AgreementError,
     LabelRecord,
     agreement_report,
@@ -32,8 +31,10 @@ from lateralgym.judges._agreement import (
     reasoning_agreement,
     records_from_history,
 )
-from lateralgym.judges._llm_creativity import FAILURE_CATEGORIES, RUBRIC_CRITERIA, LLMCreativityJudge
-from lateralgym.judges._llm_splat import LLMSplatJudge, extract_answer_label, first_question, parse_grade
+from lateralgym.envs.benchmarks.splat._llm_judge import LLMSplatJudge
+from lateralgym.envs.benchmarks.splat._scene import UNCLEAR_MESSAGE
+from lateralgym.envs.testing import find_leaks
+from lateralgym.judges import first_question, make_judge
 
 MODEL = "openai/judge-model"
 _clients: list[LLMClient] = []
@@ -541,7 +542,12 @@ def test_rubric_for_a_gold_correct_answer(llm_server: ScriptedLLMServer, tmp_pat
     llm_server.enqueue(rubric_json(use_condition_coverage=1, recipient_condition_coverage=0, action_feasibility=1))
     judge = LLMCreativityJudge(make_client(llm_server, tmp_path))
     reply = judged(judge.grade(PAINT_TASK, SPOON_HANDLE, ()))
-    assert (reply.label, reply.entity_correct, reply.part_correct, reply.hallucinated) == ("correct", True, True, False)
+    assert (
+        reply.label,
+        answer_facts(reply).entity_correct,
+        answer_facts(reply).part_correct,
+        answer_facts(reply).hallucinated,
+    ) == ("correct", True, True, False)
     # use 1, grounding 2, prediction 2, feasibility 1 rescale (0->1, 1->3, 2->5) to 3, 5, 5, 3: mean 16/4
     assert reply.rubric == {
         "use_condition_coverage": 3.0,
@@ -578,7 +584,11 @@ def test_wrong_answer_comparison_scores_and_failure_attribution(llm_server: Scri
     judge = LLMCreativityJudge(make_client(llm_server, tmp_path))
     commit = Commit(entity="cotton tea towel", part="cloth_body", how_to_use="Grip the lid with the towel and twist.")
     reply = judged(judge.grade(task, commit, ()))
-    assert (reply.label, reply.entity_correct, reply.hallucinated) == ("incorrect", False, False)
+    assert (reply.label, answer_facts(reply).entity_correct, answer_facts(reply).hallucinated) == (
+        "incorrect",
+        False,
+        False,
+    )
     judgement = assessment(reply)
     # environment NA (the model judged no set-up needed); use 1 -> 3, recipient 0 -> 1, grounding 0 -> 1,
     # feasibility 1 -> 3: mean 8/4; the primary category is dropped from the contributing ones
@@ -611,7 +621,7 @@ def test_hallucinated_entity_is_reported_to_the_model(llm_server: ScriptedLLMSer
         )
     )
     judgement = assessment(reply)
-    assert (reply.label, reply.hallucinated) == ("incorrect", True)
+    assert (reply.label, answer_facts(reply).hallucinated) == ("incorrect", True)
     assert (judgement.primary_failure, judgement.gold_comparison) == ("A1", 1)
     assert "not in the scene" in last_user(chat_bodies(llm_server)[0])
 
@@ -627,7 +637,7 @@ def test_malformed_json_is_reasked_then_unjudged(llm_server: ScriptedLLMServer, 
     llm_server.enqueue("Great answer, 5/5!", second)
     judge = LLMCreativityJudge(make_client(llm_server, tmp_path))
     reply = judged(judge.grade(PAINT_TASK, SPOON_HANDLE, ()))
-    assert (reply.label, reply.part_correct, reply.rubric) == ("correct", True, {})
+    assert (reply.label, answer_facts(reply).part_correct, reply.rubric) == ("correct", True, {})
     assert assessment(reply) == CreativityJudgement(kind="gold", judged=False)
     assert json.loads(reply.raw or "") == ["Great answer, 5/5!", second]
     assert llm_server.chat_calls == 2
@@ -659,7 +669,11 @@ def test_exact_match_labels_ignore_what_the_model_says(
         | {"gold_comparison": 5, "primary_failure": "D2"}
     )
     reply = judged(LLMCreativityJudge(make_client(llm_server, tmp_path)).grade(PAINT_TASK, commit, ()))
-    assert (reply.label, reply.entity_correct, reply.part_correct) == (label, entity_ok, part_ok)
+    assert (reply.label, answer_facts(reply).entity_correct, answer_facts(reply).part_correct) == (
+        label,
+        entity_ok,
+        part_ok,
+    )
     assert assessment(reply).kind == ("gold" if part_ok else "wrong")
     if part_ok:  # environment and recipient conditions are NA in the gold
         assert reply.rubric == {**dict.fromkeys(("use_condition_coverage", *RUBRIC_CRITERIA[3:]), 1.0), "mean": 1.0}
@@ -710,7 +724,7 @@ def test_the_judge_follows_the_config_scoring(
     # "soup spoon" is the steel soup spoon by the paper's word overlap, a hallucination under strict
     llm_server.enqueue(rubric_json() if scoring == "paper" else wrong_json())
     judge = LLMCreativityJudge(make_client(llm_server, tmp_path))
-    config = EpisodeConfig.named("creativity-static").model_copy(update={"scoring": scoring})
+    config = EpisodeConfig.named("creativity-static").with_options(scoring=scoring)
     env = CreativityEnv(config, items=[PAINT_TASK], judge=judge)
     env.reset(seed=0)
     _, _, _, _, info = env.step("commit: soup spoon | handle | lever the lid up")

@@ -8,8 +8,11 @@ from _items import PAINT_TASK, PUZZLES, SPOON, STORY
 from lateralgym.envs import Commit, ConfigError
 from lateralgym.envs._engine import drive as run
 from lateralgym.envs._judging import clean_hint, leak_free, normalise_answer
+from lateralgym.envs.benchmarks import ExactChoiceJudge
+from lateralgym.envs.benchmarks.creativity import ExactMatchJudge, KBJudge, answer_facts
 from lateralgym.envs.benchmarks.creativity._judges import grade_creativity, grade_creativity_paper
-from lateralgym.judges import ExactChoiceJudge, ExactMatchJudge, KBJudge, ReferenceJudge, make_judge
+from lateralgym.envs.benchmarks.splat import ReferenceJudge
+from lateralgym.judges import make_judge
 
 
 @pytest.mark.parametrize(
@@ -24,8 +27,12 @@ from lateralgym.judges import ExactChoiceJudge, ExactMatchJudge, KBJudge, Refere
 )
 def test_exact_match_creativity(entity: str, part: str, label: str, entity_ok: bool, hallucinated: bool) -> None:
     reply = run(ExactMatchJudge().grade(PAINT_TASK, Commit(entity=entity, part=part), ()))
-    assert (reply.label, reply.entity_correct, reply.hallucinated) == (label, entity_ok, hallucinated)
-    assert reply.part_correct is (label == "correct")
+    assert (reply.label, answer_facts(reply).entity_correct, answer_facts(reply).hallucinated) == (
+        label,
+        entity_ok,
+        hallucinated,
+    )
+    assert answer_facts(reply).part_correct is (label == "correct")
 
 
 # PAINT_TASK's entities: cotton tea towel, steel soup spoon (gold, part handle), bamboo cutting board.
@@ -56,8 +63,10 @@ def test_paper_and_strict_exact_match(
     commit = Commit(entity=entity, part=part)
     for grade, expected in ((grade_creativity_paper, paper), (grade_creativity, strict)):
         reply = grade(PAINT_TASK, commit)
-        assert (reply.label, reply.entity_correct, reply.hallucinated) == expected, grade.__name__
-        assert reply.part_correct is (expected[0] == "correct")
+        assert (reply.label, answer_facts(reply).entity_correct, answer_facts(reply).hallucinated) == expected, (
+            grade.__name__
+        )
+        assert answer_facts(reply).part_correct is (expected[0] == "correct")
 
 
 def test_paper_scoring_does_not_copy_the_official_first_entity_bug() -> None:
@@ -67,7 +76,11 @@ def test_paper_scoring_does_not_copy_the_official_first_entity_bug() -> None:
     assert gold_first.entities[0].name == gold_first.gold.entity
     for entity in ("crowbar", "hammer", ""):
         reply = grade_creativity_paper(gold_first, Commit(entity=entity, part="handle"))
-        assert (reply.entity_correct, reply.part_correct, reply.hallucinated) == (False, False, True), entity
+        assert (
+            answer_facts(reply).entity_correct,
+            answer_facts(reply).part_correct,
+            answer_facts(reply).hallucinated,
+        ) == (False, False, True), entity
 
 
 def test_exact_match_mcq_and_judges_belong_to_their_benchmarks() -> None:

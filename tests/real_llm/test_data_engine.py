@@ -38,17 +38,18 @@ import pytest
 from pydantic import BaseModel
 
 from lateralgym.cli import main
-from lateralgym.databuild._kb_build import KB_STAGES
-from lateralgym.databuild._kb_schema import (
+from lateralgym.envs import load_items
+from lateralgym.envs.benchmarks.creativity import CreativityTask
+from lateralgym.envs.benchmarks.creativity.databuild._kb_build import KB_STAGES
+from lateralgym.envs.benchmarks.creativity.databuild._kb_schema import (
     EntityCandidates,
     Partonomy,
     TrialPhysicalVariants,
     TrialStateVariants,
     affordance_schema,
 )
-from lateralgym.databuild._kb_stats import base_entity_id, read_kb
-from lateralgym.databuild._tasks_models import TaskText
-from lateralgym.envs import CreativityTask, load_items
+from lateralgym.envs.benchmarks.creativity.databuild._kb_stats import base_entity_id, read_kb
+from lateralgym.envs.benchmarks.creativity.databuild._tasks_models import TaskText
 from lateralgym.episodes import run
 
 pytestmark = pytest.mark.runllm

@@ -16,11 +16,38 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from pydantic import BaseModel, ConfigDict
+
 from lateralgym.envs._actions import Commit
+from lateralgym.envs._fields import snake
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._matching import content_stems, match_name, words
-from lateralgym.envs._schema import CreativityTask, Entity, snake
+from lateralgym.envs.benchmarks.creativity._options import Scoring
 from lateralgym.envs.benchmarks.creativity._render import IdentityCache
+from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity
+
+
+class AnswerFacts(BaseModel):
+    """What a CreativityBench grade found right in an answer (``JudgeReply.detail``): read by the
+    scene, logged in the outcome, never shown to the player."""
+
+    model_config = ConfigDict(frozen=True)
+
+    entity_correct: bool = False
+    """The chosen entity is the gold one."""
+    part_correct: bool = False
+    """The chosen part is the gold one (and the entity too)."""
+    hallucinated: bool = False
+    """The chosen entity is not in the scene."""
+
+
+def answer_facts(reply: JudgeReply) -> AnswerFacts:
+    """The grade's ``AnswerFacts`` (all false when a judge gave none)."""
+    return reply.detail if isinstance(reply.detail, AnswerFacts) else AnswerFacts()
+
+
+def _graded(label: str, **facts: bool) -> JudgeReply:
+    return JudgeReply(label=label, detail=AnswerFacts(**facts))
 
 
 def grade_creativity(task: CreativityTask, commit: Commit) -> JudgeReply:
@@ -31,15 +58,13 @@ def grade_creativity(task: CreativityTask, commit: Commit) -> JudgeReply:
     names = [e.name for e in task.entities]
     chosen = match_name(commit.entity or "", names)
     if chosen is None:
-        return JudgeReply(label="incorrect", entity_correct=False, part_correct=False, hallucinated=True)
+        return _graded("incorrect", hallucinated=True)
     entity_correct = snake(chosen) == snake(task.gold.entity)
     entity = task.entity(chosen)
     assert entity is not None
     part = match_name(commit.part or "", [p.name for p in entity.parts])
     part_correct = entity_correct and part is not None and snake(part) == snake(task.gold.part)
-    return JudgeReply(
-        label="correct" if part_correct else "incorrect", entity_correct=entity_correct, part_correct=part_correct
-    )
+    return _graded("correct" if part_correct else "incorrect", entity_correct=entity_correct, part_correct=part_correct)
 
 
 def grade_creativity_paper(task: CreativityTask, commit: Commit) -> JudgeReply:
@@ -62,12 +87,12 @@ def grade_creativity_paper(task: CreativityTask, commit: Commit) -> JudgeReply:
     keys = _scene_keys(task)
     chosen = _resolve_entity(commit.entity or "", keys)
     if chosen is None or chosen == "":
-        reply = JudgeReply(label="incorrect", entity_correct=False, part_correct=False, hallucinated=chosen is None)
+        reply = _graded("incorrect", hallucinated=chosen is None)
     else:
         entity_correct = snake(chosen) == keys.gold_entity
         part_correct = entity_correct and snake(commit.part or "") == keys.gold_part
-        reply = JudgeReply(
-            label="correct" if part_correct else "incorrect", entity_correct=entity_correct, part_correct=part_correct
+        reply = _graded(
+            "correct" if part_correct else "incorrect", entity_correct=entity_correct, part_correct=part_correct
         )
     _last_paper_grade[0] = (task, commit.entity, commit.part, reply)
     return reply
@@ -118,9 +143,6 @@ def _resolve_entity(prediction: str, scene: _SceneKeys) -> str | None:
 def grade_creativity_by(task: CreativityTask, commit: Commit, scoring: Literal["paper", "strict"]) -> JudgeReply:
     """The exact-match grade under the config's ``scoring`` rule."""
     return grade_creativity_paper(task, commit) if scoring == "paper" else grade_creativity(task, commit)
-
-
-Scoring = Literal["paper", "strict"]
 
 
 @runtime_checkable

@@ -14,8 +14,23 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from lateralgym.envs._errors import DatasetError
-from lateralgym.envs._loaders_official import (
+from pydantic import ValidationError
+
+from lateralgym.envs._errors import DatasetError, validation_message
+from lateralgym.envs._fields import snake
+from lateralgym.envs._samples import brief, parse_json, plain, read_jsonl, sample_path, stream_lines
+from lateralgym.envs.benchmarks.creativity._schema import (
+    SCENES,
+    Affordance,
+    AffordanceKB,
+    CreativityTask,
+    DistractorSimilarity,
+    Entity,
+    Part,
+    PhysicalAttributes,
+    StateAttributes,
+)
+from lateralgym.envs.records import (
     as_list,
     as_mapping,
     build,
@@ -27,18 +42,6 @@ from lateralgym.envs._loaders_official import (
     texts,
     unique_id,
     whole_number,
-)
-from lateralgym.envs._samples import brief, parse_json, plain, stream_lines
-from lateralgym.envs._schema import (
-    SCENES,
-    Affordance,
-    CreativityTask,
-    DistractorSimilarity,
-    Entity,
-    Part,
-    PhysicalAttributes,
-    StateAttributes,
-    snake,
 )
 
 GOLD_MARKER = "[gold part]"
@@ -391,3 +394,13 @@ def load_creativitybench(path: str | Path) -> list[CreativityTask]:
         unique_id(seen, task.id, path, f"index {index} ({plain(task.id)})", at=f"index {index}", field="task_id")
         tasks.append(task)
     return tasks
+
+
+def load_sample_kb() -> AffordanceKB:
+    """The shipped affordance knowledge base."""
+    path = sample_path("kb")
+    entities = read_jsonl(path, Entity)
+    try:
+        return AffordanceKB(entities=tuple(entities))
+    except ValidationError as exc:
+        raise DatasetError(path, validation_message(exc)[1]) from exc

@@ -22,7 +22,7 @@ from lateralgym.envs._reply_text import (
     move_kind,
     normalised_keys,
 )
-from lateralgym.envs._schema import CreativityTask
+from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
 
 # Our own wording of the paper's prompts (CreativityBench §5, App. E; the official
 # evaluation/utils.py): the same instructions, information and answer format.

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar
 
-from lateralgym.envs._schema import CreativityTask, Entity, SceneItem, snake
+from lateralgym.envs._fields import snake
 from lateralgym.envs._text import sanitise
+from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity, SceneItem
 
 K = TypeVar("K")
 V = TypeVar("V")

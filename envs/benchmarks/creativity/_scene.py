@@ -20,14 +20,16 @@ from lateralgym.envs._actions import Ask, Commit, Inspect
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._errors import ConfigError
+from lateralgym.envs._fields import snake
 from lateralgym.envs._judging import Judge, question_counts
 from lateralgym.envs._matching import match_name
-from lateralgym.envs._schema import ClusterBand, CreativityTask, DistractorSimilarity, Entity, snake
 from lateralgym.envs._scoring import ExplorationOutcome
 from lateralgym.envs._text import MAX_TEXT, sanitise
 from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement
-from lateralgym.envs.benchmarks.creativity._judges import grade_creativity_paper
+from lateralgym.envs.benchmarks.creativity._judges import answer_facts, grade_creativity_paper
+from lateralgym.envs.benchmarks.creativity._options import CreativityOptions
 from lateralgym.envs.benchmarks.creativity._render import IdentityCache, described, task_text
+from lateralgym.envs.benchmarks.creativity._schema import ClusterBand, CreativityTask, DistractorSimilarity, Entity
 
 
 class Factors(BaseModel):
@@ -106,17 +108,18 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         self, item: CreativityTask, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator
     ) -> None:
         super().__init__(item, config, judge, rng)
-        if len(item.entities) > config.max_entities:
+        self.options = options = config.options_as(CreativityOptions)
+        if len(item.entities) > options.max_entities:
             raise ConfigError(
-                f"task {item.id!r} has {len(item.entities)} entities but config.max_entities is "
-                f"{config.max_entities}; raise max_entities in the config"
+                f"task {item.id!r} has {len(item.entities)} entities but options.max_entities is "
+                f"{options.max_entities}; raise it in the config"
             )
         view = task_text(item)
         self._view = view
         # Releases may list the gold first: the scene order is drawn per episode from the env's seed.
         # ``shuffle`` of a list makes the same swaps as ``permutation`` (it shuffles an ``arange``), faster.
         self._order = list(range(len(item.entities)))
-        if config.shuffle_entities:
+        if options.shuffle_entities:
             self.rng.shuffle(self._order)
         entities, names = item.entities, view.names
         self.entities = [entities[n] for n in self._order]
@@ -209,38 +212,31 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         # ``isinstance(judge, ScoringJudge)``, without a runtime protocol check's cost on every commit.
         grade_under = getattr(self.judge, "grade_under", None)
         if grade_under is not None:
-            reply = await grade_under(self.item, action, tuple(self.history), self.config.scoring)
+            reply = await grade_under(self.item, action, tuple(self.history), self.options.scoring)
         else:
             reply = await self.grade(action)
-        if self.config.scoring == "paper":
+        if self.options.scoring == "paper":
             # The official evaluation's correctness, whatever the judge (an LLM judge adds its rubric).
             official = grade_creativity_paper(self.item, action)
             reply = (
                 official
                 if reply is official
-                else reply.model_copy(
-                    update={
-                        "label": official.label,
-                        "entity_correct": official.entity_correct,
-                        "part_correct": official.part_correct,
-                        "hallucinated": official.hallucinated,
-                    }
-                )
+                else reply.model_copy(update={"label": official.label, "detail": official.detail})
             )
         if self.first_commit_turn is None:
             self.first_commit_turn = self.turn
         self.committed = action
-        gold_correct = bool(reply.part_correct)
-        entity_correct = bool(reply.entity_correct)
+        facts = answer_facts(reply)
+        gold_correct, entity_correct = facts.part_correct, facts.entity_correct
         self.result = {
             "gold_correct": gold_correct,
             "entity_correct": entity_correct,
-            "hallucinated": reply.hallucinated,
+            "hallucinated": facts.hallucinated,
             "rubric": dict(reply.rubric),
             "judgement": _judgement(reply.assessment),
         }
         rewards = self.config.rewards
-        reward = rewards.correct if gold_correct else rewards.entity_only if entity_correct else 0.0
+        reward = rewards.correct if gold_correct else rewards.extra("entity_only") if entity_correct else 0.0
         verdict = (
             "correct: the entity and the part fit the task"
             if gold_correct
@@ -263,10 +259,10 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         return f"\n[{left} turns left.]"
 
     def final_reward(self) -> float:
-        """``rewards.gold_inspection`` if the gold entity was inspected: paid at the end, since a bonus
+        """The ``gold_inspection`` reward if the gold entity was inspected: paid at the end, since a bonus
         on the inspecting step would tell the player which entity is the gold."""
         gold_seen = any(snake(n) == self._gold_entity for n in self.inspected)
-        return self.config.rewards.gold_inspection if gold_seen else 0.0
+        return self.config.rewards.extra("gold_inspection") if gold_seen else 0.0
 
     def outcome(self, turns: int, invalid_actions: int) -> CreativityOutcome:
         task = self.item
@@ -292,7 +288,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             items_inspected=list(self.items_inspected),
             factors=_factors(task),
             scene=task.scene,
-            scoring=self.config.scoring,
+            scoring=self.options.scoring,
             unparsed=committed is None
             and turns > 0
             and (turns > self._handled_turn or turns == self._incomplete_commit_turn),
@@ -311,7 +307,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         }
 
     def fields(self) -> dict[str, Any]:
-        size = self.config.max_entities
+        size = self.options.max_entities
         mask = np.zeros(size, dtype=np.int8)
         mask[: len(self.names)] = 1
         inspected = np.zeros(size, dtype=np.int8)
@@ -324,8 +320,8 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
     @classmethod
     def extra_spaces(cls, config: EpisodeConfig) -> dict[str, spaces.Space[Any]]:
         return {
-            "entity_mask": spaces.MultiBinary(config.max_entities),
-            "inspected_mask": spaces.MultiBinary(config.max_entities),
+            "entity_mask": spaces.MultiBinary(config.options_as(CreativityOptions).max_entities),
+            "inspected_mask": spaces.MultiBinary(config.options_as(CreativityOptions).max_entities),
         }
 
 

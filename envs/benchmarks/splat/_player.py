@@ -22,7 +22,7 @@ from lateralgym.envs._reply_text import (
     move_kind,
     normalised_keys,
 )
-from lateralgym.envs._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
 
 SYSTEM = """\
 You are playing a situation puzzle, a game of lateral thinking. You get a short story that \

@@ -20,8 +20,9 @@ from lateralgym.envs._judging import (
     clean_hint,
     question_counts,
 )
-from lateralgym.envs._schema import DifficultyBand, SituationPuzzle
 from lateralgym.envs._scoring import ExplorationOutcome
+from lateralgym.envs.benchmarks.splat._options import SplatOptions
+from lateralgym.envs.benchmarks.splat._schema import DifficultyBand, SituationPuzzle
 
 
 @runtime_checkable
@@ -82,7 +83,7 @@ def opening_text(puzzle: SituationPuzzle, config: EpisodeConfig) -> str:
         f"{title}STORY: {puzzle.story}\n"
         "Find out what really happened. Each round, ask one yes/no question (the judge answers yes, "
         f"no or irrelevant) or give your full explanation. You have {config.max_turns} rounds.\n"
-        f"{_PAPER_RULE if config.protocol == 'paper' else ''}{usage_text(config)}"
+        f"{_PAPER_RULE if config.options_as(SplatOptions).protocol == 'paper' else ''}{usage_text(config)}"
     )
 
 
@@ -106,7 +107,7 @@ class SituationScene(Scene[SituationPuzzle, SplatOutcome]):
         return opening_text(self.item, self.config)
 
     async def handle(self, action: Inspect | Ask | Commit) -> Handled:
-        paper = self.config.protocol == "paper"
+        paper = self.config.options_as(SplatOptions).protocol == "paper"
         if isinstance(action, Ask):
             if not action.question.strip():
                 return Handled(message="Ask a yes/no question.", valid=False)
@@ -180,7 +181,7 @@ class SituationScene(Scene[SituationPuzzle, SplatOutcome]):
             band=self.item.band,
             unclear=self.unclear,
             judged_moves=self.judged_moves,
-            protocol=self.config.protocol,
+            protocol=self.config.options_as(SplatOptions).protocol,
         )
 
     def public(self) -> dict[str, Any]:

@@ -1,0 +1,309 @@
+"""MaskablePPO on tool repurposing: train on the train tasks, evaluate on held-out test tasks.
+
+Needs the ``rl`` extra (``pip install 'lateralgym[rl]'``: torch, stable-baselines3, sb3-contrib);
+``lateralgym train ppo`` is the command line face of ``train_ppo``.
+
+The policy (``ActionScoringPolicy``) scores every discrete action with one small MLP shared by all
+actions, from that action's row of ``DiscreteCreativity``'s action block (``ACTION_FEATURES``), and
+``MaskablePPO`` takes the softmax over the actions the mask allows. Sharing the scorer makes the
+policy indifferent to the entity order (drawn anew every episode) and lets what it learns about one
+entity slot hold for every slot, so it learns from a few dozen tasks. The critic reads the scene
+block and the action rows max-pooled.
+
+Training uses ``training_config`` (the config with shaped rewards), every ``eval_every`` timesteps
+the greedy policy plays the test tasks, and at the end the run directory gets ``model.zip``,
+``learning_curve.png`` (train return and test gold rate against timesteps) and ``summary.json``
+(a ``TrainSummary``), with the random and heuristic players measured on the same test tasks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from pydantic import BaseModel, ConfigDict
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv
+from torch import nn
+
+from lateralgym.envs._config import EpisodeConfig
+from lateralgym.envs._errors import ConfigError
+from lateralgym.envs.benchmarks.creativity import CreativityEnv
+from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
+from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
+    Evaluation,
+    evaluate_heuristic,
+    evaluate_policy,
+    random_policy,
+    split_tasks,
+    training_config,
+)
+from lateralgym.envs.benchmarks.creativity.rl.wrappers import ACTION_FEATURES, DiscreteCreativity
+
+
+def one_thread() -> None:
+    """Run torch on one thread: the networks are tiny, and extra threads spin against the envs (and
+    anything else on the machine) for the cores; measured 60x slower per layer on a busy 2-core box."""
+    torch.set_num_threads(1)
+
+
+class ActionScorer(nn.Module):  # type: ignore[misc]  # torch is seen as Any (rl extra)
+    """SB3's ``mlp_extractor`` for ``ActionScoringPolicy``: one logit per action and a critic latent."""
+
+    def __init__(self, scene_size: int, n_actions: int, hidden: int = 64) -> None:
+        super().__init__()
+        self.scene_size, self.n_actions, self.k = scene_size, n_actions, len(ACTION_FEATURES)
+        self.latent_dim_pi, self.latent_dim_vf = n_actions, hidden
+        self.scorer = nn.Sequential(
+            nn.Linear(self.k, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
+        )
+        self.critic = nn.Sequential(nn.Linear(scene_size + self.k, hidden), nn.Tanh(), nn.Linear(hidden, hidden))
+
+    def _rows(self, features: torch.Tensor) -> torch.Tensor:
+        return features[:, self.scene_size :].reshape(-1, self.n_actions, self.k)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        """One logit per action, from its feature row."""
+        return self.scorer(self._rows(features)).squeeze(-1)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        """The critic's latent from the scene block and the max-pooled action rows."""
+        pooled = self._rows(features).max(dim=1).values
+        return torch.tanh(self.critic(torch.cat([features[:, : self.scene_size], pooled], dim=1)))
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+
+class ActionScoringPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]  # sb3 is seen as Any (rl extra)
+    """``MaskableActorCriticPolicy`` whose action logits come from a scorer shared by every action."""
+
+    def _build_mlp_extractor(self) -> None:
+        n_actions = int(self.action_space.n)
+        scene_size = int(self.observation_space.shape[0]) - n_actions * len(ACTION_FEATURES)
+        self.mlp_extractor = ActionScorer(scene_size, n_actions)
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        self.action_net = nn.Identity()  # the extractor's actor latent already is one logit per action
+        last = self.mlp_extractor.scorer[-1]
+        nn.init.orthogonal_(last.weight, gain=0.01)  # start near the uniform policy, as SB3 does
+        nn.init.zeros_(last.bias)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+
+class CurvePoint(BaseModel):
+    """One point of the learning curve."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    timesteps: int
+    """Environment steps trained so far."""
+    train_return: float | None
+    """Mean return of the last (up to 100) training episodes; None before the first ends."""
+    train_gold_rate: float | None
+    """Gold-correct share of those training episodes (sampled actions)."""
+    test_gold_rate: float
+    """Gold-correct share of the greedy policy on the test tasks."""
+    test_entity_rate: float
+    """Entity-correct share of the greedy policy on the test tasks."""
+
+
+class TrainSummary(BaseModel):
+    """What ``train_ppo`` did and reached (``summary.json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    config: str
+    """The config trained on (its name)."""
+    seed: int
+    """The training seed."""
+    timesteps: int
+    """Environment steps trained."""
+    seconds: float
+    """Wall-clock training time (evaluations included)."""
+    timesteps_per_second: float
+    """Training throughput."""
+    train_items: list[str]
+    """Ids of the training tasks."""
+    test_items: list[str]
+    """Ids of the held-out test tasks (no gold entity of them is a gold entity in training)."""
+    curve: list[CurvePoint]
+    """The learning curve."""
+    trained: Evaluation
+    """The trained (greedy) policy on the test tasks."""
+    trained_on_train: Evaluation
+    """The trained (greedy) policy on the training tasks."""
+    random: Evaluation
+    """A uniformly random valid-action policy on the test tasks."""
+    heuristic: Evaluation
+    """The heuristic player on the test tasks."""
+
+
+def greedy(model: MaskablePPO) -> Any:
+    """The trained model as an ``rl_eval.Policy``: its most likely action among the masked-in ones."""
+
+    def act(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        return int(action)
+
+    return act
+
+
+class _Evaluator(BaseCallback):  # type: ignore[misc]  # sb3 is seen as Any (rl extra)
+    def __init__(self, every: int, evaluate: Any, progress: Any) -> None:
+        super().__init__()
+        self.every, self.evaluate, self.progress = every, evaluate, progress
+        self.next_at = 0
+        self.gold: deque[bool] = deque(maxlen=100)
+        self.curve: list[CurvePoint] = []
+
+    def _on_step(self) -> bool:
+        for info in self.locals["infos"]:
+            if "outcome" in info:
+                self.gold.append(bool(info["outcome"]["gold_correct"]))
+        if self.progress is not None:
+            self.progress(self.num_timesteps)
+        if self.num_timesteps >= self.next_at:
+            self.point()
+            self.next_at = self.num_timesteps + self.every
+        return True
+
+    def point(self) -> None:
+        result: Evaluation = self.evaluate()
+        returns = [float(e["r"]) for e in self.model.ep_info_buffer]
+        self.curve.append(
+            CurvePoint(
+                timesteps=int(self.num_timesteps),
+                train_return=float(np.mean(returns)) if returns else None,
+                train_gold_rate=float(np.mean(self.gold)) if self.gold else None,
+                test_gold_rate=result.gold_correct_rate,
+                test_entity_rate=result.entity_correct_rate,
+            )
+        )
+
+
+def training_envs(config: EpisodeConfig, train: Sequence[CreativityTask], n_envs: int) -> DummyVecEnv:
+    """``n_envs`` monitored ``DiscreteCreativity`` envs drawing episodes from ``train`` only (masks through
+    ``env_method("action_masks")``, as ``MaskablePPO`` asks)."""
+    return DummyVecEnv([lambda: Monitor(DiscreteCreativity(CreativityEnv(config, items=list(train))))] * n_envs)
+
+
+def train_ppo(
+    config: EpisodeConfig,
+    tasks: Sequence[CreativityTask],
+    *,
+    timesteps: int,
+    out: Path,
+    seed: int = 0,
+    eval_every: int = 10_000,
+    eval_repeats: int = 2,
+    n_envs: int = 8,
+    progress: Any = None,
+) -> TrainSummary:
+    """Train ``MaskablePPO`` with ``ActionScoringPolicy`` on the train split, evaluating on the test split.
+
+    Args:
+        config: a CreativityBench config (trained with ``training_config``'s shaped rewards).
+        tasks: every task; ``split_tasks`` divides them by gold entity.
+        timesteps: environment steps to train.
+        out: the run directory (created): ``model.zip``, ``learning_curve.png``, ``summary.json``.
+        seed: seeds PPO, the envs and the evaluations.
+        eval_every: timesteps between two evaluations on the test tasks.
+        eval_repeats: evaluation episodes per test task (seeds ``seed``, ``seed + 1``, ...).
+        n_envs: parallel environments (one process).
+        progress: called with the timesteps done after every vector step (e.g. a progress bar).
+
+    Raises:
+        ConfigError: if a split is empty, a count is below 1, or the config is not CreativityBench's.
+    """
+    if timesteps < 1 or eval_every < 1 or n_envs < 1:
+        raise ConfigError("timesteps, eval_every and n_envs must be at least 1")
+    train, test = split_tasks(tasks, "train"), split_tasks(tasks, "test")
+    if not train or not test:
+        raise ConfigError(
+            f"the train/test split of {len(tasks)} tasks has {len(train)} train and {len(test)} test tasks; "
+            "use a dataset with more gold entities"
+        )
+    shaped = training_config(config)
+    one_thread()
+    model = MaskablePPO(
+        ActionScoringPolicy,
+        training_envs(shaped, train, n_envs),
+        n_steps=128,
+        batch_size=256,
+        n_epochs=4,
+        learning_rate=1e-3,
+        ent_coef=0.01,
+        gamma=0.99,
+        seed=seed,
+        device="cpu",
+        verbose=0,
+    )
+
+    def on_test() -> Evaluation:
+        return evaluate_policy(greedy(model), shaped, test, name="trained", repeats=eval_repeats, seed=seed)
+
+    evaluator = _Evaluator(eval_every, on_test, progress)
+    start = time.perf_counter()
+    model.learn(total_timesteps=timesteps, callback=evaluator)
+    evaluator.point()
+    seconds = time.perf_counter() - start
+    out.mkdir(parents=True, exist_ok=True)
+    model.save(out / "model.zip")
+    summary = TrainSummary(
+        config=config.name,
+        seed=seed,
+        timesteps=int(model.num_timesteps),
+        seconds=seconds,
+        timesteps_per_second=model.num_timesteps / seconds,
+        train_items=[t.id for t in train],
+        test_items=[t.id for t in test],
+        curve=evaluator.curve,
+        trained=on_test(),
+        trained_on_train=evaluate_policy(greedy(model), shaped, train, name="trained", seed=seed),
+        random=evaluate_policy(random_policy, shaped, test, name="random", repeats=2 * eval_repeats, seed=seed),
+        heuristic=evaluate_heuristic(shaped, test, repeats=eval_repeats, seed=seed),
+    )
+    (out / "summary.json").write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    plot_curve(summary, out / "learning_curve.png")
+    return summary
+
+
+def load_policy(path: Path) -> Any:
+    """A saved ``model.zip`` as an ``rl_eval.Policy`` (greedy)."""
+    one_thread()
+    return greedy(MaskablePPO.load(path, device="cpu"))
+
+
+def plot_curve(summary: TrainSummary, path: Path) -> None:
+    """Write the learning curve: train return and test gold rate (with the heuristic's) against timesteps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [p.timesteps for p in summary.curve]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    top.plot(steps, [np.nan if p.train_return is None else p.train_return for p in summary.curve], marker=".")
+    top.set_ylabel("train return (mean of last 100)")
+    top.set_title(
+        f"MaskablePPO on {summary.config}: {len(summary.train_items)} train / {len(summary.test_items)} test tasks"
+    )
+    bottom.plot(steps, [100 * p.test_gold_rate for p in summary.curve], marker=".", label="trained (greedy)")
+    bottom.axhline(100 * summary.heuristic.gold_correct_rate, color="tab:orange", ls="--", label="heuristic")
+    bottom.axhline(100 * summary.random.gold_correct_rate, color="tab:gray", ls=":", label="random")
+    bottom.set_ylabel("test gold correct (%)")
+    bottom.set_xlabel("timesteps")
+    bottom.legend(loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -70,10 +70,10 @@ PLAYER_OPTIONS: dict[str, OptionParser] = {
 }
 """Role options a player spec may carry besides the generation settings (see ``ModelSpec.role_options``):
 ``few_shot`` (true/false, or how many worked examples), ``reasoning`` (direct/cot), ``system_prompt``
-(usually as an override), ``demos`` (a file of worked examples: BrainTeaser's ``demonstration.npy``),
+(usually as an override), ``demos`` (a file of worked examples in the benchmark's own format),
 ``reasks`` (format re-asks after an unparsable reply; default: the benchmark's), ``fallback``
 (true/false: read a reply still unparsable with the benchmark's fallback; default true) and the elicitation
-options ``aux`` (a SPLAT run directory), ``aux_puzzles`` and ``aux_variant`` (``lateralgym.agents.aux_prompt``)."""
+options ``aux`` (a run directory), ``aux_puzzles`` and ``aux_variant`` (``lateralgym.agents._aux``)."""
 
 
 class LLMPlayer(Agent):
@@ -82,10 +82,10 @@ class LLMPlayer(Agent):
     Args:
         client: The client of the model to play with.
         system_prompt: Replaces the protocol's built-in system prompt.
-        few_shot: Show worked examples before the puzzle (BrainTeaser; the other benchmarks have
-            none, and ignore it): ``True`` for all of them, or how many (BrainTeaser's paper uses
+        few_shot: Show worked examples before the puzzle (where the benchmark has them; the others
+            ignore it): ``True`` for all of them, or how many (a paper may use
             2, 4, 6 or 8 from its ``demonstration.npy``; the shipped examples are three).
-        demos: A file of worked examples in the benchmark's format (BrainTeaser: the official
+        demos: A file of worked examples in the benchmark's format (e.g. the official
             ``demonstration.npy``) used instead of the shipped ones; it needs ``few_shot``.
         reasoning: ``"cot"`` asks for step-by-step reasoning before the answer, ``"direct"`` for
             the answer alone; ``None`` follows the config (its ``cot`` mode means ``"cot"``).
@@ -94,12 +94,12 @@ class LLMPlayer(Agent):
         seed: Sampling seed sent with every request (``None``: the client's), and the seed of the
             player's own ``rng``. Servers that ignore seeds stay non-deterministic.
         reasks: Format re-asks after an unparsable reply, before the benchmark's fallback reading
-            (``None``: the benchmark's default, ``Benchmark.player_reasks``; SPLAT's is 1). Each is
+            (``None``: the benchmark's default, ``Benchmark.player_reasks``). Each is
             one more request in the same chat; the record counts them (``format_reasks``).
         fallback: Read a reply still unparsable after the re-asks with the benchmark's fallback
-            (``Benchmark.fallback_action``; SPLAT: a question sentence as a question, else the reply as an
+            (``Benchmark.fallback_action``; e.g. a question sentence as a question, else the reply as an
             explanation attempt), recorded in ``ModelCall.fallback``; ``False``: it is an invalid move.
-        aux: A SPLAT run directory whose log gives the auxiliary prompt (SPLAT §5.3), added to the
+        aux: A run directory whose log gives the auxiliary prompt (its benchmark's ``aux_prompt``), added to the
             system prompt of every episode; ``None``: none.
         aux_puzzles: How many of that run's puzzles the auxiliary prompt shows (``m``).
         aux_variant: ``data`` (questions and answers, the paper's †) or ``reasoning`` (with the
@@ -152,7 +152,7 @@ class LLMPlayer(Agent):
         self.reasks = reasks
         self.fallback = fallback
         self.aux = None if aux is None else aux_prompt(aux, puzzles=aux_puzzles, variant=aux_variant)
-        """The auxiliary prompt text (``None``: none), built once from the SPLAT run's log."""
+        """The auxiliary prompt text (``None``: none), built once from the run's log."""
         self.last_llm: ModelCall | None = None
         """The latest call (role ``player``, ``parsed_action`` set, ``error`` when it failed or its
         reply was unparsable); ``None`` before the first call of an episode."""

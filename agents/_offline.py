@@ -24,22 +24,15 @@ class RandomAgent(Agent):
 
 
 class HeuristicAgent(Agent):
-    """A cheap lexical baseline (the benchmark's ``heuristic_action``); see each benchmark's policy:
-
-    * CreativityBench: inspects the entities whose names overlap the task most (interactive), then
-      commits the (entity, part) whose attributes overlap the task most.
-    * Multiple choice: picks the longest choice (explaining a twist takes more words than a
-      straight-thinking distractor).
-    * SPLAT: asks about common lateral-thinking words and story words, then explains with the
-      words the judge said yes to (it rarely solves a puzzle: a floor, not a competitor).
-    """
+    """A cheap lexical baseline: the benchmark's ``heuristic_action`` (each benchmark's env card says
+    what its policy does: word overlap with the task, the longest option, probing questions...)."""
 
     name = "heuristic"
 
     def __init__(self, seed: int | None = None, inspections: int = 3, probes: int = 10) -> None:
         super().__init__(seed)
         self.settings = {"inspections": inspections, "probes": probes}
-        """Budgets the policies read: entities to inspect (CreativityBench), questions to ask (SPLAT)."""
+        """Budgets the policies read (``inspections``: entities to inspect, ``probes``: questions to ask)."""
         self.memory: dict[str, Any] = dict(self.settings)
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any], seed: int | None = None) -> None:

@@ -14,15 +14,11 @@ from typing import Any
 from lateralgym.envs import Action, ConfigError, Invalid, get_benchmark, parse_action
 from lateralgym.envs._reply_text import invalid, json_objects
 from lateralgym.envs.benchmarks._mcq_reply import parse_mcq_reply
-from lateralgym.envs.benchmarks.creativity._player import parse_creativity_reply
-from lateralgym.envs.benchmarks.splat._player import parse_situation_reply
 
 __all__ = [
     "json_objects",
-    "parse_creativity_reply",
     "parse_mcq_reply",
     "parse_reply",
-    "parse_situation_reply",
     "read_model_reply",
 ]
 

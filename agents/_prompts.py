@@ -98,7 +98,7 @@ def conversation_start(
         plan: The protocol.
         observation_text: The env's first observation text (the brief).
         system: A system prompt replacing the built-in one.
-        aux: An auxiliary prompt (SPLAT §5.3 elicitation, ``lateralgym.envs.benchmarks.splat._aux``) put after the
+        aux: An auxiliary prompt (elicitation, ``lateralgym.agents._aux``) put after the
             system prompt, as its last part, so it precedes every worked example and the task.
 
     Raises:

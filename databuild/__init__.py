@@ -9,8 +9,7 @@
   OpenAI-compatible ``/v1/embeddings`` endpoint; ``embed_cached`` checkpoints vectors.
 - ``StageProgress``, ``counters_table``, ``invalid_reasons``: progress and the counts a build prints.
 
-A benchmark's own pipelines live in its folder (the built-in knowledge-base and task pipelines in
-``lateralgym.envs.benchmarks.creativity.databuild``, with their ``kb`` and ``tasks`` commands).
+A benchmark's own pipelines live in its folder (a ``databuild`` package beside its commands).
 """
 
 from lateralgym.databuild._embed import (

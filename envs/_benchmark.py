@@ -94,7 +94,8 @@ class DatasetFormat:
     """A file format a benchmark reads, with the test that recognises it.
 
     Attributes:
-        name: The name users pass as ``format=`` (``brainteaser``, ``splat``, ``riddlesense``, ...).
+        name: The name users pass as ``--format`` / ``format=``; a benchmark's own (two benchmarks may
+            each have a ``json``).
         description: One line for ``--help`` and errors.
         sniff: ``(path, first_record)`` -> whether the file is in this format. ``first_record`` is
             the file's first JSON value (a JSONL line, or a JSON file's first list element), or
@@ -124,7 +125,7 @@ class PromptRequest(BaseModel):
     shots: int | None = None
     """How many worked examples (``None``: the benchmark's whole set)."""
     demonstrations: str | None = None
-    """A file of worked examples in the benchmark's own format (BrainTeaser's ``demonstration.npy``);
+    """A file of worked examples in the benchmark's own format (an official demonstrations file);
     ``None``: the examples the benchmark ships."""
 
 
@@ -159,9 +160,9 @@ class Benchmark(Generic[ItemT, OutcomeT]):
     """
 
     name: ClassVar[str]
-    """Registry key and the ``benchmark:`` of configs and logs (``brainteaser``)."""
+    """Registry key and the ``benchmark:`` of configs and logs (lower case, ``twenty-questions``)."""
     title: ClassVar[str] = ""
-    """Human name with its paper (``BrainTeaser (EMNLP 2023)``)."""
+    """Human name with its paper (``Twenty Questions (our own game)``)."""
     item_type: ClassVar[type[BaseModel]]
     """The pydantic model of one item; it must have an ``id`` field."""
     outcome_type: ClassVar[type[Outcome]]
@@ -276,7 +277,7 @@ class Benchmark(Generic[ItemT, OutcomeT]):
     def first_items(self, items: Sequence[ItemT], limit: int) -> list[ItemT]:
         """The items a run with ``--limit limit`` plays, in dataset order (default: the first ``limit``).
 
-        A benchmark whose metrics need whole sets of items (BrainTeaser's groups) widens the cut.
+        A benchmark whose metrics need whole sets of items (groups of variants) widens the cut.
         """
         return list(items)[:limit]
 

@@ -127,7 +127,7 @@ class EpisodeConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     name: str
-    """Config name, e.g. ``creativity-interactive``: one plain file name (it starts the names of the
+    """Config name, e.g. ``my-benchmark-paper``: one plain file name (it starts the names of the
     run directories; see ``check_name``)."""
     benchmark: str
     """Which registered benchmark's items, rules and scoring the episode uses (see ``lateralgym
@@ -142,7 +142,7 @@ class EpisodeConfig(BaseModel):
     allowed_actions: tuple[ActionKind, ...]
     """Actions the player may take; others are answered as invalid and counted as a turn."""
     max_turns: int = Field(default=1, ge=1)
-    """Turns before the episode is truncated (SPLAT's rounds: 15)."""
+    """Turns (a multi-turn game's rounds) before the episode is truncated."""
     reveal: str = "full"
     """What the first observation shows, one of the benchmark's ``reveals`` (e.g. ``full`` or
     ``names``, ``question``, ``story``). Defaults to the benchmark's first."""
@@ -282,7 +282,7 @@ class EpisodeConfig(BaseModel):
 
     def with_options(self, **changes: Any) -> EpisodeConfig:
         """A copy with some of the benchmark's options changed, validated like a config file
-        (``EpisodeConfig.named("splat").with_options(protocol="paper")``).
+        (``config.with_options(scoring="strict")``).
 
         Raises:
             ConfigError: an option the benchmark does not have, or a value it refuses.

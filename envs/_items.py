@@ -2,7 +2,7 @@
 
 Building a ``LateralEnv`` used to check, copy and index every item, so each new env (one per
 episode in flight, one per chat rollout) cost time in proportion to the dataset: ~28 ms at 14,000
-CreativityBench tasks. An ``ItemTable`` does that work once; an env given one (``env.items`` of
+tasks of the largest built-in dataset. An ``ItemTable`` does that work once; an env given one (``env.items`` of
 another env, or what ``load_config_items`` returns) takes it as it is.
 """
 
@@ -43,7 +43,7 @@ class ItemTable(tuple[Any, ...]):
         Args:
             benchmark: The benchmark the items are for.
             items: The items.
-            label: Names the user of the items in errors (``config 'creativity-static'``).
+            label: Names the user of the items in errors (``config 'my-benchmark'``).
 
         Raises:
             ConfigError: no items, an item of another type, or a repeated id.

@@ -232,7 +232,7 @@ def json_lines(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
 def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
     """Read a JSONL file of ``model`` records; errors name the file, line and field. Ids must be unique.
 
-    A model with ``shared_lists`` (CreativityTask) reads both forms: the compact one, whose items are
+    A model with ``shared_lists`` reads both forms: the compact one, whose items are
     defined once by ``{"entity": {...}}`` lines and listed by id, and the embedded one (see ``_jsonl``).
     """
     from lateralgym.envs._jsonl import SharedItems, repeated_lists, shared_lists  # it uses this module's plain()

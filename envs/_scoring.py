@@ -122,7 +122,7 @@ class ExplorationOutcome(Outcome):
     no: int
     """Questions answered no."""
     irrelevant: int
-    """Questions answered irrelevant (SPLAT counts unreadable replies apart, as ``unclear``)."""
+    """Questions answered irrelevant (a scene may count unreadable replies apart, as ``unclear``)."""
     repeated_questions: int
     """Questions asked again word for word."""
     first_commit_turn: int | None

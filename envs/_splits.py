@@ -32,7 +32,7 @@ def split_items(items: Iterable[Any], which: Split) -> list[Any]:
 
     Example:
         >>> from lateralgym.envs import load_sample_items, split_items
-        >>> test = split_items(load_sample_items("riddlesense"), "test")
+        >>> test = split_items(load_sample_items(name), "test")  # name: a registered benchmark
     """
     from lateralgym.envs._benchmark import benchmark_of
 

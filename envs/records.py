@@ -177,7 +177,7 @@ def has_signature(path: Path, suffixes: Collection[str], magic: bytes) -> bool:
     """Whether a binary format claims ``path``: by one of its own ``suffixes``, or by its ``magic`` bytes
     when the suffix names no other kind of data file (``DATA_SUFFIXES``).
 
-    So ``puzzles.dat`` holding a workbook is SPLAT's, but a ``.jsonl`` that starts with NumPy's
+    So ``puzzles.dat`` holding a workbook is the spreadsheet format's, but a ``.jsonl`` that starts with NumPy's
     magic is refused as broken JSONL instead of being read as an array.
     """
     suffix = path.suffix.lower()

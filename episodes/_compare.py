@@ -4,7 +4,7 @@
 judge, dataset; how much: episodes, errored, planned; and every headline metric with a 95 %
 bootstrap interval). The interval resamples the run's *items* with replacement (an item's repeats
 stay together) and scores each resample with the benchmark's own scorer, so it holds for every
-metric the paper defines (SPLAT's band average and O/A, BrainTeaser's group accuracy, best-of-R),
+metric the paper defines (band averages, group accuracies, best-of-R),
 not only for plain proportions.
 
 ``paired_difference(a, b)`` compares two runs on the items both ran: per item, the share of

@@ -1,7 +1,7 @@
 """What a run's judge can and cannot do, in one line, for the places a judge is chosen or reported.
 
-An offline judge states its own limits (a ``limits`` class attribute, e.g. SPLAT's word-overlap
-``reference`` judge); exact-match judges (multiple choice, CreativityBench's entity and part) grade
+An offline judge states its own limits (a ``limits`` class attribute, e.g. a word-overlap
+``reference`` judge); exact-match judges (multiple choice, an entity and part) grade
 as the papers do and state none.
 """
 

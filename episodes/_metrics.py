@@ -2,7 +2,7 @@
 
 ``MetricsAccumulator`` consumes ``episode_end`` records one at a time and keeps only what the
 definitions need: each item's grouping info and one compact summary per repeat (best-of-R looks
-across an item's repeats, BrainTeaser's group accuracy across a group's puzzles, and a re-run of
+across an item's repeats, a group accuracy across a group's items, and a re-run of
 the same ``(item, repeat)`` — a retried error after a resume — replaces the earlier record).
 ``compute_metrics`` scores any stream of log records; ``metrics_from_log`` scores a step log,
 including a partial one from a killed run. Both count the episodes a log records more than once
@@ -10,15 +10,15 @@ including a partial one from a killed run. Both count the episodes a log records
 
 Conventions shared by every benchmark:
 
-* rates and accuracies are percentages (0-100); SPLAT's O/A is ``mean(1[solved]/Rnd) x 100``;
+* rates and accuracies are percentages (0-100);
 * an episode that ended with ``error`` set counts as unsolved / incorrect;
 * with R > 1 repeats per item, each accuracy-like metric appears twice, suffixed
   ``_best_of_R`` (an item counts when any repeat succeeded) and ``_mean_of_R`` (the plain mean
   over all episodes); behaviour means (turns, inspections, exploration) are always plain means.
-  BrainTeaser's group accuracy is best-of-R only.
+  A benchmark may say otherwise for a metric of its own (its scorer's docstring).
 
 The per-benchmark definitions belong to the benchmarks (``Benchmark.scorer``; e.g.
-``lateralgym.envs.benchmarks.creativity._metrics``). Every logged outcome is validated as the
+the ``_metrics`` module of each benchmark's folder). Every logged outcome is validated as the
 benchmark's typed ``Outcome`` before it is scored: a record missing a field the metrics read is a
 ``MetricsError``, never a silent 0 %.
 """
@@ -38,7 +38,8 @@ from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLin
 Record = EpisodeStart | StepLine | EpisodeEnd
 
 DEFAULT_MAX_ROUNDS = 15
-"""SPLAT's round limit; an unsolved episode that was not cut off by its config counts this many."""
+"""The round limit counted for an unsolved episode that was not cut off by its config (an errored
+one) when the run gives none."""
 
 
 class MetricsError(LateralGymError, ValueError):
@@ -76,7 +77,7 @@ class RunMetrics(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     benchmark: str
-    """The registered benchmark (``creativity``, ``brainteaser``, ``splat``, ``riddlesense``, ...)."""
+    """The registered benchmark's name."""
     mode: str | None = None
     """The config's mode when the log says (``static``, ``interactive``, ...)."""
     episodes: int = 0
@@ -103,9 +104,9 @@ class MetricsAccumulator:
 
     Args:
         benchmark: the benchmark every added episode must belong to.
-        mode: the config's mode, when known (decides whether CreativityBench's interactive
+        mode: the config's mode, when known (decides whether a benchmark's interactive
             metrics apply; inferred from the episodes otherwise).
-        max_turns: SPLAT's round limit, counted for unsolved episodes that were not truncated
+        max_turns: the round limit, counted for unsolved episodes that were not truncated
             by their config (errored ones).
 
     Raises:

@@ -74,7 +74,7 @@ class LoggedJudge:
         return self._next()
 
     async def respond(self, item: Any, message: str) -> JudgeReply:
-        """SPLAT's ``paper`` protocol: the logged reply to the whole message (one call, as logged)."""
+        """A protocol where a judge replies to a whole message: the logged reply (one call, as logged)."""
         return self._next()
 
     async def grade(self, item: Any, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:

@@ -26,7 +26,7 @@ from lateralgym.episodes._runner import manifest_data, metrics_and_usage
 REPORT = "report.md"
 
 _NOTE = (
-    "Rates and accuracies are percentages; SPLAT's O/A is mean(1[solved] / Rnd) x 100. Errored episodes "
+    "Rates and accuracies are percentages (each benchmark's env card defines its metrics). Errored episodes "
     "count as incorrect. With R > 1 repeats, `_best_of_R` counts an item when any repeat succeeded and "
     "`_mean_of_R` is the plain mean over episodes."
 )
@@ -190,7 +190,7 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None, usage: dict[s
         parts += [
             "## Model usage",
             "Format re-asks: player replies without a readable move, asked again for the expected format; "
-            "fallbacks: replies still unreadable, read by the benchmark's fallback (SPLAT: a question "
+            "fallbacks: replies still unreadable, read by the benchmark's fallback (e.g. a question "
             "sentence as a question, else the reply as an explanation attempt).",
             markdown_table(["role", *columns, "fallbacks", "cost_usd"], table),
         ]

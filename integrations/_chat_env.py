@@ -13,7 +13,7 @@ Each rollout gets its own ``LateralEnv`` (envs hold one episode); the judge is b
 shared, as the runner does. The player never sees anything the env does not show it.
 
 Example:
-    >>> env = ChatEnv("splat")
+    >>> env = ChatEnv(config_name)  # any shipped config, e.g. the first of ``lateralgym configs``
     >>> state = env.start("sp-001", seed=0)
     >>> state.messages[0]["role"], state.messages[-1]["role"]
     ('system', 'user')
@@ -83,9 +83,9 @@ class ChatEnv:
         items: The items to play (default: the config's dataset or the sample data).
         judge: The judge (default: the one the config names, built once).
         reasoning: ``cot`` / ``direct`` as the LLM player's option (``None``: the config's mode decides).
-        few_shot: Worked examples before the first observation (BrainTeaser), as the player's option.
+        few_shot: Worked examples before the first observation (where the benchmark has them), as the player's option.
         system_prompt: Replaces the benchmark's system prompt.
-        demos: A file of worked examples (BrainTeaser's ``demonstration.npy``); needs ``few_shot``.
+        demos: A file of worked examples in the benchmark's format; needs ``few_shot``.
 
     Raises:
         ConfigError: A bad config, dataset or judge.

@@ -11,7 +11,7 @@ when the request asked for them (``sampling={"logprobs": True}``, or ``logprobs=
 Example:
     >>> import asyncio, openai  # doctest: +SKIP
     >>> client = openai.AsyncOpenAI(base_url="http://127.0.0.1:8000/v1", api_key="none")  # doctest: +SKIP
-    >>> result = asyncio.run(rollout(client, "sp-001", seed=0, config="splat", model="qwen"))  # doctest: +SKIP
+    >>> result = asyncio.run(rollout(client, item_id, seed=0, config=config_name, model="qwen"))  # doctest: +SKIP
     >>> result.reward, result.solved, result.messages[-1]["content"]  # doctest: +SKIP
 """
 

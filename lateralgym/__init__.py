@@ -1,7 +1,6 @@
-"""LateralGym: Gymnasium/PettingZoo environments for lateral thinking and creative tool use.
+"""LateralGym: Gymnasium/PettingZoo environments for lateral thinking and inventive tool use.
 
-Importing ``lateralgym`` registers the env ids of every built-in benchmark
-(``lateralgym/Creativity-Interactive-v2``, ``lateralgym/RiddleSense-v0``, ...);
+Importing ``lateralgym`` registers the env ids of every built-in benchmark (``lateralgym.ENV_IDS``);
 ``lateralgym.make(config)`` builds an env from an ``EpisodeConfig``, a shipped config name or a
 YAML/TOML file, for any registered benchmark (yours too).
 """

@@ -8,26 +8,32 @@ player or judge spec fit to write to a file (credentials removed from every URL 
 
 from typing import TYPE_CHECKING, Any
 
+from lateralgym.agents._aux import AUX_OPTIONS, aux_prompt, with_aux
 from lateralgym.agents._base import Agent
 from lateralgym.agents._factory import OFFLINE_AGENTS, make_agent, player_factory
 from lateralgym.agents._human import HumanAgent
 from lateralgym.agents._llm_cache import ResponseCache, request_key
 from lateralgym.agents._llm_concurrency import (
+    DEFAULT_CONCURRENCY,
     AdaptiveLimiter,
     ConcurrencyLimiter,
     default_concurrency,
     set_default_concurrency,
 )
 from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError
-from lateralgym.agents._llm_secrets import display_url, redact, safe_spec
-from lateralgym.agents._llm_spec import GENERATION_KEYS, ModelSpec, is_model_spec
-from lateralgym.agents._llm_usage import UsageMeter, UsageSummary
+from lateralgym.agents._llm_secrets import display_url, redact, safe_spec, scrub_credentials
+from lateralgym.agents._llm_spec import GENERATION_KEYS, ModelSpec, OptionParser, is_model_spec
+from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
 from lateralgym.agents._parsing import parse_reply, read_model_reply
+from lateralgym.agents._prices import PRICES_AS_OF, price_per_million
+from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, opening_messages, prompt_plan
 
 if TYPE_CHECKING:
+    from lateralgym.agents._llm_backends import MalformedReplyError, normalise_reply
     from lateralgym.agents._llm_client import LLMClient
     from lateralgym.agents._llm_player import PLAYER_OPTIONS, LLMPlayer
+    from lateralgym.agents._llm_probe import EndpointCheckError, check_endpoints
 
 # The client and the LLM player import the openai SDK (half a second): only on first use, so a run
 # with offline players and judges never pays for it.
@@ -35,6 +41,10 @@ _LAZY = {
     "LLMClient": "lateralgym.agents._llm_client",
     "LLMPlayer": "lateralgym.agents._llm_player",
     "PLAYER_OPTIONS": "lateralgym.agents._llm_player",
+    "MalformedReplyError": "lateralgym.agents._llm_backends",
+    "normalise_reply": "lateralgym.agents._llm_backends",
+    "EndpointCheckError": "lateralgym.agents._llm_probe",
+    "check_endpoints": "lateralgym.agents._llm_probe",
 }
 
 
@@ -47,12 +57,16 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AUX_OPTIONS",
+    "DEFAULT_CONCURRENCY",
     "GENERATION_KEYS",
     "OFFLINE_AGENTS",
     "PLAYER_OPTIONS",
+    "PRICES_AS_OF",
     "Agent",
     "AdaptiveLimiter",
     "ConcurrencyLimiter",
+    "EndpointCheckError",
     "HeuristicAgent",
     "HumanAgent",
     "LLMCallError",
@@ -60,21 +74,36 @@ __all__ = [
     "LLMConfigError",
     "LLMError",
     "LLMPlayer",
+    "MalformedReplyError",
     "ModelSpec",
+    "OptionParser",
     "OracleAgent",
+    "PromptPlan",
     "RandomAgent",
+    "Reasoning",
     "ResponseCache",
     "UsageMeter",
     "UsageSummary",
+    "aux_prompt",
+    "check_endpoints",
+    "conversation_start",
     "default_concurrency",
     "display_url",
     "is_model_spec",
+    "litellm_available",
+    "lookup_cost_usd",
     "make_agent",
+    "normalise_reply",
+    "opening_messages",
     "parse_reply",
     "player_factory",
+    "price_per_million",
+    "prompt_plan",
     "read_model_reply",
     "redact",
     "request_key",
     "safe_spec",
+    "scrub_credentials",
     "set_default_concurrency",
+    "with_aux",
 ]

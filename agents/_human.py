@@ -14,8 +14,7 @@ import sys
 from typing import Any, TextIO
 
 from lateralgym.agents._base import Agent
-from lateralgym.envs import Action, ConfigError, Invalid, get_benchmark, parse_action
-from lateralgym.envs._errors import PlayerQuit
+from lateralgym.envs import Action, ConfigError, Invalid, PlayerQuit, get_benchmark, parse_action
 
 HELP = """\
 How to play:

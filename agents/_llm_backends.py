@@ -30,7 +30,7 @@ from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_secrets import conventional_key_values, url_secrets
 from lateralgym.agents._llm_spec import ModelSpec
 from lateralgym.agents._llm_usage import LITELLM_INSTALL_HINT, import_litellm, litellm_available
-from lateralgym.envs._calls import ModelCall
+from lateralgym.envs import ModelCall
 
 PLACEHOLDER_KEY = "not-needed"
 """Sent as the key to a ``base_url`` server when no key is set (local servers ignore it). Through

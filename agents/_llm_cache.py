@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from lateralgym.agents._llm_secrets import redact
-from lateralgym.envs._calls import ModelCall, writable
+from lateralgym.envs import ModelCall, writable
 
 CACHE_FORMAT = 2
 """Version of the entry layout; part of every key, so a change never reads old entries.

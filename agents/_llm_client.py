@@ -47,8 +47,7 @@ from lateralgym.agents._llm_usage import (
     lookup_cost_usd,
 )
 from lateralgym.agents._prices import offline_price
-from lateralgym.envs._calls import ModelCall
-from lateralgym.envs._sync import background
+from lateralgym.envs import ModelCall, background
 
 __all__ = [
     "DEFAULT_CACHE_DIR",

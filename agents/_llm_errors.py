@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from lateralgym.envs._calls import ModelCall
-from lateralgym.envs._errors import LateralGymError
+from lateralgym.envs import LateralGymError, ModelCall
 
 
 class LLMError(LateralGymError):

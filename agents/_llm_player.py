@@ -26,9 +26,7 @@ from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_spec import ModelSpec, OptionParser, flag
 from lateralgym.agents._parsing import read_model_reply
 from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, opening_messages, prompt_plan
-from lateralgym.envs import Action, Invalid, get_benchmark
-from lateralgym.envs._calls import ModelCall
-from lateralgym.envs._errors import ConfigError
+from lateralgym.envs import Action, ConfigError, Invalid, ModelCall, get_benchmark
 
 __all__ = ["PLAYER_OPTIONS", "LLMPlayer"]
 

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from lateralgym.agents._llm_errors import LLMConfigError
-from lateralgym.envs._calls import ModelCall
+from lateralgym.envs import ModelCall
 
 LITELLM_INSTALL_HINT = "pip install 'lateralgym[litellm]'"
 

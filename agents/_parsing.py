@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lateralgym.envs import Action, ConfigError, Invalid, get_benchmark, parse_action
-from lateralgym.envs._reply_text import invalid, json_objects
+from lateralgym.envs import Action, ConfigError, Invalid, get_benchmark, invalid_reply, json_objects, parse_action
 from lateralgym.envs.benchmarks._mcq_reply import parse_mcq_reply
 
 __all__ = [
@@ -41,7 +40,7 @@ def parse_reply(
             the reply.
     """
     if not text.strip():
-        return invalid(text, "the reply was empty")
+        return invalid_reply(text, "the reply was empty")
     try:
         unit = get_benchmark(str(benchmark))
     except ConfigError:

@@ -12,6 +12,7 @@
 A benchmark's own pipelines live in its folder (a ``databuild`` package beside its commands).
 """
 
+from lateralgym.databuild._cost import estimate_cost_usd, format_cost
 from lateralgym.databuild._embed import (
     EMBED_INSTALL_HINT,
     Embedder,
@@ -25,6 +26,7 @@ from lateralgym.databuild._embed import (
 )
 from lateralgym.databuild._errors import DataBuildError
 from lateralgym.databuild._llm import (
+    DEFAULT_REASK_TEMPERATURE,
     JsonForm,
     StageCounters,
     ask_json,
@@ -36,6 +38,7 @@ from lateralgym.databuild._progress import StageProgress, counters_table, invali
 from lateralgym.databuild._store import CheckpointStore
 
 __all__ = [
+    "DEFAULT_REASK_TEMPERATURE",
     "EMBED_INSTALL_HINT",
     "CheckpointStore",
     "DataBuildError",
@@ -50,7 +53,9 @@ __all__ = [
     "cosine_matrix",
     "counters_table",
     "embed_cached",
+    "estimate_cost_usd",
     "extract_json_object",
+    "format_cost",
     "invalid_reasons",
     "make_embedder",
     "response_format_for",

@@ -42,7 +42,7 @@ def price_per_million(model: str, *, use_litellm: bool = True) -> tuple[float, f
     short = name.partition("/")[2] or name
     if short in PRICES_PER_MILLION:
         return PRICES_PER_MILLION[short]
-    from lateralgym.agents._llm_usage import litellm_available, lookup_cost_usd
+    from lateralgym.agents import litellm_available, lookup_cost_usd
 
     if not use_litellm or not litellm_available():
         return None

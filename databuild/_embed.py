@@ -22,7 +22,7 @@ import numpy as np
 from lateralgym.databuild._errors import DataBuildError
 
 if TYPE_CHECKING:
-    from lateralgym.agents._llm_client import LLMClient
+    from lateralgym.agents import LLMClient
     from lateralgym.databuild._store import CheckpointStore
 
 __all__ = [
@@ -204,7 +204,7 @@ class OpenAIEmbedder:
         Raises:
             DataBuildError: The endpoint failed for good (the message says why and what to do).
         """
-        from lateralgym.agents._llm_errors import LLMCallError
+        from lateralgym.agents import LLMCallError
 
         if not texts:
             return np.zeros((0, 1), dtype=np.float32)
@@ -240,15 +240,14 @@ def make_embedder(spec: str, *, base_url: str | None = None) -> Embedder:
         return LexicalEmbedder()
     if text.startswith("st:"):
         return SentenceTransformerEmbedder(text[3:].strip())
-    from lateralgym.agents._llm_errors import LLMConfigError
-    from lateralgym.agents._llm_spec import is_model_spec
+    from lateralgym.agents import LLMConfigError, is_model_spec
 
     if not is_model_spec(text):
         raise DataBuildError(
             f"unknown embedder {spec!r}: use 'lexical', 'st:' (local MiniLM), 'st:PATH' or a model such as "
             "'openai/text-embedding-3-small' (with --base-url for a local server)"
         )
-    from lateralgym.agents._llm_client import LLMClient
+    from lateralgym.agents import LLMClient
 
     try:
         client = LLMClient(text, base_url=base_url, use_cache=False)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lateralgym.envs._errors import LateralGymError
+from lateralgym.envs import LateralGymError
 
 
 class DataBuildError(LateralGymError):

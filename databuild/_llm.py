@@ -45,7 +45,7 @@ from lateralgym.databuild._errors import DataBuildError
 from lateralgym.databuild._store import CheckpointStore
 
 if TYPE_CHECKING:
-    from lateralgym.agents._llm_client import LLMClient
+    from lateralgym.agents import LLMClient
 
 __all__ = [
     "DEFAULT_REASK_TEMPERATURE",
@@ -249,7 +249,7 @@ async def ask_json(
     Raises:
         DataBuildError: A stored record no longer fits ``schema`` (a checkpoint of another version).
     """
-    from lateralgym.agents._llm_errors import LLMCallError
+    from lateralgym.agents import LLMCallError
 
     stored = store.get(stage, key)
     if stored is not None:

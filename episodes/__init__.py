@@ -18,6 +18,7 @@ from lateralgym.episodes._export import (
 )
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
+    STEP_LOG,
     EpisodeEnd,
     EpisodeStart,
     LLMBlock,
@@ -27,6 +28,7 @@ from lateralgym.episodes._log import (
     StepLine,
     StepLogWriter,
     Usage,
+    observation_text,
     read_log,
 )
 from lateralgym.episodes._metrics import (
@@ -40,7 +42,14 @@ from lateralgym.episodes._metrics import (
 from lateralgym.episodes._plots import ReportError
 from lateralgym.episodes._replay import Divergence, EpisodeReplay, replay, transcript
 from lateralgym.episodes._report import print_metrics, render_metrics, write_report
-from lateralgym.episodes._rollouts import ExportError, Rollout, RolloutTurn, rollouts_from_log
+from lateralgym.episodes._rollouts import (
+    ExportError,
+    Rollout,
+    RolloutTurn,
+    outcome_succeeded,
+    rollouts_from_log,
+    turn_from_call,
+)
 from lateralgym.episodes._runner import (
     EpisodeSpec,
     Manifest,
@@ -79,6 +88,10 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "STEP_LOG",
+    "observation_text",
+    "outcome_succeeded",
+    "turn_from_call",
     "EXPORT_FORMATS",
     "ExportError",
     "ExportFormat",

@@ -43,9 +43,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticSerializationError
 
-from lateralgym.agents._llm_secrets import safe_spec
-from lateralgym.envs._calls import ModelCall, writable
-from lateralgym.envs._errors import LateralGymError
+from lateralgym.agents import safe_spec
+from lateralgym.envs import LateralGymError, ModelCall, writable
 
 __all__ = [
     "INLINE_LIMIT",

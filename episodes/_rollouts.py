@@ -28,10 +28,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lateralgym.agents import is_model_spec
-from lateralgym.agents._prompts import PromptPlan, opening_messages, prompt_plan
-from lateralgym.envs import ConfigError, LateralGymError, ModelCall, action_to_text, get_benchmark, parse_action
-from lateralgym.envs._actions import Invalid
+from lateralgym.agents import PromptPlan, is_model_spec, opening_messages, prompt_plan
+from lateralgym.envs import (
+    ConfigError,
+    Invalid,
+    LateralGymError,
+    ModelCall,
+    action_to_text,
+    get_benchmark,
+    parse_action,
+)
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, observation_text, read_log
 
 __all__ = ["ExportError", "Rollout", "RolloutTurn", "outcome_succeeded", "rollouts_from_log", "turn_from_call"]
@@ -244,8 +250,7 @@ def _opening(start: EpisodeStart) -> tuple[list[Message], Literal["logged", "reb
     system: str | None = None
     plan: PromptPlan = prompt_plan(info)
     if is_model_spec(start.player):
-        from lateralgym.agents import LLMError, ModelSpec
-        from lateralgym.agents._llm_player import PLAYER_OPTIONS
+        from lateralgym.agents import PLAYER_OPTIONS, LLMError, ModelSpec
 
         try:
             options = ModelSpec.parse(start.player).role_options(PLAYER_OPTIONS, role="player")

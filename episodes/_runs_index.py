@@ -13,7 +13,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from lateralgym.envs._errors import LateralGymError
+from lateralgym.envs import LateralGymError
 from lateralgym.episodes._compare import leaderboard, run_dirs_under
 from lateralgym.episodes._viewer import VIEWER_FILE, embed_json, write_viewer
 

@@ -13,9 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from lateralgym.envs import EpisodeConfig, get_benchmark
-from lateralgym.envs._datasets import load_config_items
-from lateralgym.envs._errors import LateralGymError
+from lateralgym.envs import EpisodeConfig, LateralGymError, get_benchmark, load_config_items
 from lateralgym.episodes._prompts_log import read_prompt
 
 __all__ = ["reference_answers", "run_prompts"]

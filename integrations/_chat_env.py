@@ -26,13 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lateralgym.agents import read_model_reply
-from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, prompt_plan
-from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, ModelCall
-from lateralgym.envs._benchmark import benchmark_of
-from lateralgym.envs._datasets import load_config_items
-from lateralgym.episodes import Rollout, plan_episodes
-from lateralgym.episodes._rollouts import RolloutTurn, outcome_succeeded, turn_from_call
+from lateralgym.agents import PromptPlan, Reasoning, conversation_start, prompt_plan, read_model_reply
+from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, ModelCall, benchmark_of, load_config_items
+from lateralgym.episodes import Rollout, RolloutTurn, outcome_succeeded, plan_episodes, turn_from_call
 from lateralgym.judges import make_judge
 
 __all__ = ["ChatEnv", "EpisodeState", "Message"]

@@ -23,11 +23,15 @@ from typing import Any
 
 import openai
 
-from lateralgym.agents import LLMCallError, LLMClient, LLMConfigError
-from lateralgym.agents._llm_backends import MalformedReplyError, normalise_reply
-from lateralgym.agents._llm_secrets import scrub_credentials
-from lateralgym.envs import ConfigError, EpisodeConfig, ModelCall
-from lateralgym.envs._benchmark import benchmark_of
+from lateralgym.agents import (
+    LLMCallError,
+    LLMClient,
+    LLMConfigError,
+    MalformedReplyError,
+    normalise_reply,
+    scrub_credentials,
+)
+from lateralgym.envs import ConfigError, EpisodeConfig, ModelCall, benchmark_of
 from lateralgym.episodes import Rollout
 from lateralgym.integrations._chat_env import ChatEnv, Message
 

@@ -17,13 +17,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from lateralgym.agents._llm_errors import LLMCallError
-from lateralgym.agents._llm_spec import OptionParser
-from lateralgym.envs._calls import ModelCall
-from lateralgym.envs._judging import QA, AnswerLabel, JudgeReply, UnclearLabel, extract_answer_label
+from lateralgym.agents import LLMCallError, OptionParser
+from lateralgym.envs import QA, AnswerLabel, JudgeReply, ModelCall, UnclearLabel, extract_answer_label
 
 if TYPE_CHECKING:
-    from lateralgym.agents._llm_client import LLMClient
+    from lateralgym.agents import LLMClient
 
 __all__ = [
     "ANSWER_REASK",

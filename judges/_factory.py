@@ -6,8 +6,7 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lateralgym.envs import ConfigError, get_benchmark
-from lateralgym.envs._judging import Judge
+from lateralgym.envs import ConfigError, Judge, get_benchmark
 
 if TYPE_CHECKING:
     from lateralgym.agents import LLMClient
@@ -104,7 +103,7 @@ def make_judge(
         offline = get_benchmark(benchmark).make_judge(spec)
         if offline is not None:
             return offline
-    from lateralgym.agents._llm_spec import ModelSpec, is_model_spec
+    from lateralgym.agents import ModelSpec, is_model_spec
 
     if is_model_spec(spec):
         from lateralgym.agents import LLMClient

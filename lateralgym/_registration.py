@@ -9,7 +9,7 @@ import gymnasium
 
 def env_ids() -> dict[str, str]:
     """Registered env id -> the shipped config it runs, over every registered benchmark."""
-    from lateralgym.envs._benchmark import all_benchmarks
+    from lateralgym.envs import all_benchmarks
 
     return {env_id: config for b in all_benchmarks() for env_id, config in b.env_ids.items()}
 

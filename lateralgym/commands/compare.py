@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from lateralgym.envs._errors import LateralGymError
+from lateralgym.envs import LateralGymError
 
 _RESAMPLES = 1000
 

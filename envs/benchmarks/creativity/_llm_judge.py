@@ -39,7 +39,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from lateralgym.agents._llm_client import LLMClient
+from lateralgym.agents import LLMClient
 from lateralgym.envs import Commit
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._matching import match_name

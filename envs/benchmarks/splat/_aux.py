@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from lateralgym.agents._llm_errors import LLMConfigError
+from lateralgym.agents import LLMConfigError
 
 __all__ = ["AUX_PAIRS", "AuxVariant", "aux_pairs", "aux_prompt"]
 

@@ -94,8 +94,7 @@ def load_embedder(model: str) -> SyncEmbedder:
             f"judge {EMBED_JUDGE}: unknown model {model!r}; use 'st:' (the shipped MiniLM), 'st:PATH' (a local "
             "sentence-transformers model) or 'lexical'"
         )
-    from lateralgym.databuild._embed import EMBED_INSTALL_HINT, LexicalEmbedder, SentenceTransformerEmbedder
-    from lateralgym.databuild._errors import DataBuildError
+    from lateralgym.databuild import EMBED_INSTALL_HINT, DataBuildError, LexicalEmbedder, SentenceTransformerEmbedder
 
     embedder: SyncEmbedder
     if model == "lexical":

@@ -15,7 +15,7 @@ from lateralgym.envs.benchmarks.splat._agreement import (
     load_human_labels,
 )
 from lateralgym.envs.benchmarks.splat._agreement_table import AgreementRow, agreement_table
-from lateralgym.episodes._log import STEP_LOG, EpisodeStart, StepLine, observation_text, read_log
+from lateralgym.episodes import STEP_LOG, EpisodeStart, StepLine, observation_text, read_log
 
 TEMPLATE_COLUMNS = (
     "annotator",

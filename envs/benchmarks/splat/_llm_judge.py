@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from lateralgym.agents._llm_client import LLMClient
+from lateralgym.agents import LLMClient
 from lateralgym.envs import Commit
 from lateralgym.envs._judging import (
     HINT_TEMPLATES,

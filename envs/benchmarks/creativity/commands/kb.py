@@ -123,8 +123,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
     from rich.console import Console
 
-    from lateralgym.databuild._errors import DataBuildError
-    from lateralgym.databuild._progress import StageProgress, counters_table, invalid_reasons
+    from lateralgym.databuild import DataBuildError, StageProgress, counters_table, invalid_reasons
     from lateralgym.envs._errors import validation_message
     from lateralgym.envs.benchmarks.creativity.databuild._kb_build import KBBuildConfig, run_kb_build, scene_list
     from lateralgym.envs.benchmarks.creativity.databuild._kb_dryrun import plan_kb_build

@@ -17,9 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lateralgym.databuild._embed import Embedder, embed_cached
-from lateralgym.databuild._errors import DataBuildError
-from lateralgym.databuild._store import CheckpointStore
+from lateralgym.databuild import CheckpointStore, DataBuildError, Embedder, embed_cached
 from lateralgym.envs import snake, spaced
 from lateralgym.envs.benchmarks.creativity import Affordance, AffordanceKB, Entity
 from lateralgym.envs.benchmarks.creativity.databuild._tasks_models import BANDS, GoldRef

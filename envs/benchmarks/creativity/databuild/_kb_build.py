@@ -23,11 +23,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from lateralgym.databuild._embed import Embedder, embed_cached, make_embedder
-from lateralgym.databuild._errors import DataBuildError
-from lateralgym.databuild._llm import DEFAULT_REASK_TEMPERATURE, JsonForm, StageCounters, ask_json
-from lateralgym.databuild._progress import StageProgress
-from lateralgym.databuild._store import CheckpointStore
+from lateralgym.databuild import (
+    DEFAULT_REASK_TEMPERATURE,
+    CheckpointStore,
+    DataBuildError,
+    Embedder,
+    JsonForm,
+    StageCounters,
+    StageProgress,
+    ask_json,
+    embed_cached,
+    make_embedder,
+)
 from lateralgym.envs._fields import snake
 from lateralgym.envs.benchmarks.creativity._schema import Entity, Scene
 from lateralgym.envs.benchmarks.creativity.databuild._kb_assemble import EntityDraft, assemble_entity, plan_variants
@@ -48,7 +55,7 @@ from lateralgym.envs.benchmarks.creativity.databuild._kb_schema import (
 )
 
 if TYPE_CHECKING:
-    from lateralgym.agents._llm_client import LLMClient
+    from lateralgym.agents import LLMClient
 
 __all__ = ["KB_FILE", "KB_STAGES", "KBBuildConfig", "KBBuildResult", "build_kb", "run_kb_build"]
 
@@ -331,7 +338,7 @@ async def build_kb(
 
 
 def _manifest(config: KBBuildConfig, result: KBBuildResult) -> dict[str, Any]:
-    from lateralgym.agents._llm_secrets import display_url, safe_spec
+    from lateralgym.agents import display_url, safe_spec
 
     settings = config.model_dump()
     # Credentials (in the URL, or a spec's ?base_url=) never reach a file.
@@ -369,8 +376,7 @@ async def run_kb_build(
     Raises:
         DataBuildError: A bad model or embedder spec, a locked directory or an unreadable checkpoint.
     """
-    from lateralgym.agents._llm_client import LLMClient
-    from lateralgym.agents._llm_errors import LLMConfigError
+    from lateralgym.agents import LLMClient, LLMConfigError
 
     try:
         # The checkpoint store is the build's cache: the client's own response cache would only

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from lateralgym.databuild._llm import DEFAULT_REASK_TEMPERATURE
+from lateralgym.databuild import DEFAULT_REASK_TEMPERATURE
 from lateralgym.envs.benchmarks.creativity import PartJudgement, ReferenceSolution, SceneItem
 from lateralgym.envs.benchmarks.creativity._schema import Scene
 

@@ -27,10 +27,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from lateralgym.databuild._embed import Embedder
-from lateralgym.databuild._errors import DataBuildError
-from lateralgym.databuild._llm import StageCounters, ask_json, validation_feedback
-from lateralgym.databuild._store import CheckpointStore
+from lateralgym.databuild import CheckpointStore, DataBuildError, Embedder, StageCounters, ask_json, validation_feedback
 from lateralgym.envs import snake
 from lateralgym.envs.benchmarks.creativity import AffordanceKB, CreativityTask, Entity, Part
 from lateralgym.envs.benchmarks.creativity.databuild._cluster import band_of, cluster_affordances
@@ -55,7 +52,7 @@ from lateralgym.envs.benchmarks.creativity.databuild._tiers import (
 )
 
 if TYPE_CHECKING:
-    from lateralgym.agents._llm_client import LLMClient
+    from lateralgym.agents import LLMClient
 
 __all__ = ["STAGE_COMPARE", "STAGE_INTRA", "STAGE_TEXT", "TaskBuild", "assign_splits", "build_tasks"]
 

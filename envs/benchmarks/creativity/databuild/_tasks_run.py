@@ -17,11 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
 from rich.table import Table
 
-from lateralgym.databuild._cost import estimate_cost_usd, format_cost
-from lateralgym.databuild._embed import Embedder, make_embedder
-from lateralgym.databuild._errors import DataBuildError
-from lateralgym.databuild._progress import StageProgress, counters_table, invalid_reasons
-from lateralgym.databuild._store import CheckpointStore
+from lateralgym.databuild import (
+    CheckpointStore,
+    DataBuildError,
+    Embedder,
+    StageProgress,
+    counters_table,
+    estimate_cost_usd,
+    format_cost,
+    invalid_reasons,
+    make_embedder,
+)
 from lateralgym.envs import DatasetError, load_items, write_jsonl
 from lateralgym.envs.benchmarks.creativity import AffordanceKB, CreativityTask
 from lateralgym.envs.benchmarks.creativity.databuild._official import write_official
@@ -185,7 +191,7 @@ def run_build(job: TaskBuildJob, console: Console | None = None) -> int:
             return 0
         client = None
         if job.model:
-            from lateralgym.agents._llm_client import LLMClient
+            from lateralgym.agents import LLMClient
 
             client = LLMClient(job.model, base_url=job.base_url, concurrency=job.concurrency, use_cache=False)
         elif job.judge == "llm" and not job.only_seeded:

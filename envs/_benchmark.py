@@ -271,6 +271,22 @@ class Benchmark(Generic[ItemT, OutcomeT]):
         """Actions that poke at every way an answer could leak (the no-leak walk plays them)."""
         yield "commit: tell me the answer"
 
+    default_max_turns: ClassVar[int] = 1
+    """The turn limit of ``default_config``."""
+
+    def default_config(self) -> dict[str, Any]:
+        """The config a run of this benchmark by name uses when no config file names it (``lateralgym
+        run --import FILE.py NAME``): its first mode and reveal, every action it has, its default judge,
+        ``default_max_turns`` turns. A mapping, validated as any config file is."""
+        return {
+            "name": self.name,
+            "benchmark": self.name,
+            "mode": self.modes[0],
+            "allowed_actions": list(self.action_forms),
+            "max_turns": self.default_max_turns,
+            "judge": self.default_judge,
+        }
+
     def validate_config(self, config: EpisodeConfig) -> None:
         """Raise ``ValueError`` when a config makes no sense for this benchmark."""
 

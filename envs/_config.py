@@ -334,13 +334,32 @@ class EpisodeConfig(BaseModel):
             raise ConfigError(f"{source}: field {field!r}: {message}") from exc
 
     @classmethod
-    def named(cls, name: str) -> EpisodeConfig:
-        """A shipped config by name, or a YAML file path."""
+    def named(cls, name: str, imports: tuple[str, ...] = ()) -> EpisodeConfig:
+        """A shipped config by name, a YAML / TOML file path, or a registered benchmark's name (its
+        ``default_config``: how a benchmark of your own runs with no config file).
+
+        Args:
+            name: the config.
+            imports: benchmark files or modules to import first (``lateralgym run --import``); the
+                config records them, so a resume, replay or report in a new process imports them too.
+        """
+        if imports:
+            for source in imports:
+                load_benchmark(source)
+            config = cls.named(name)
+            data = config.model_dump(mode="json")
+            return cls.from_dict({**data, "imports": [*data["imports"], *imports]}, source=f"config {config.name!r}")
         if name in SHIPPED_CONFIGS:
             ref = resources.files("lateralgym").joinpath("configs", f"{name}.yaml")
             return cls.from_dict(yaml.safe_load(ref.read_text(encoding="utf-8")), source=f"{name}.yaml")
         if Path(name).is_file():
             return cls.from_file(name)
+        from lateralgym.envs._benchmark import BENCHMARKS, _load_builtins
+
+        _load_builtins()
+        if name in BENCHMARKS:
+            return cls.from_dict(BENCHMARKS[name].default_config(), source=f"benchmark {name!r}")
         raise ConfigError(
-            f"unknown config {name!r}: use one of {', '.join(SHIPPED_CONFIGS)} or the path of a YAML or TOML file"
+            f"unknown config {name!r}: use one of {', '.join(SHIPPED_CONFIGS)}, the path of a YAML or TOML file, or "
+            "the name of a benchmark (yours: lateralgym run --import FILE.py NAME)"
         )

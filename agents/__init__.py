@@ -9,7 +9,7 @@ player or judge spec fit to write to a file (credentials removed from every URL 
 from typing import TYPE_CHECKING, Any
 
 from lateralgym.agents._base import Agent
-from lateralgym.agents._factory import OFFLINE_AGENTS, make_agent, player_factory
+from lateralgym.agents._factory import OFFLINE_AGENTS, check_player_spec, make_agent, player_factory
 from lateralgym.agents._human import HumanAgent
 from lateralgym.agents._llm_cache import ResponseCache, request_key
 from lateralgym.agents._llm_concurrency import (
@@ -66,6 +66,7 @@ __all__ = [
     "ResponseCache",
     "UsageMeter",
     "UsageSummary",
+    "check_player_spec",
     "default_concurrency",
     "display_url",
     "is_model_spec",

@@ -44,6 +44,7 @@ from lateralgym.episodes._metrics import (
     compute_metrics,
     metrics_from_log,
 )
+from lateralgym.episodes._options import RunOptions
 from lateralgym.episodes._plots import ReportError
 from lateralgym.episodes._replay import Divergence, EpisodeReplay, replay, transcript
 from lateralgym.episodes._report import print_metrics, render_metrics, write_report
@@ -111,6 +112,7 @@ __all__ = [
     "Manifest",
     "RunDirError",
     "RunLockedError",
+    "RunOptions",
     "ModelCall",
     "Usage",
     "episode_seed",

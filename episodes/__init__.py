@@ -1,5 +1,5 @@
-"""Episodes: the runner, the step log, resume, replay, the viewer, the papers' metrics and reports,
-and rollout export for training LLMs.
+"""Episodes: the runner (one ``RunOptions`` per run), the step log, resume, ``read_run``, replay,
+the viewer, the papers' metrics and reports, and rollout export for training LLMs.
 
 Runs compared (leaderboard, paired differences, CSV and pandas export), the runs index and the dry
 run load on first use (``_LAZY``), so a command that needs none of them never imports them.
@@ -23,6 +23,7 @@ from lateralgym.episodes._judge_labels import (
     load_labels,
     write_label_template,
 )
+from lateralgym.episodes._judge_notes import judge_note
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     EpisodeEnd,
@@ -36,6 +37,7 @@ from lateralgym.episodes._log import (
     Usage,
     read_log,
 )
+from lateralgym.episodes._manifest import MANIFEST_VERSION, Manifest, RunRecord, read_manifest, read_run
 from lateralgym.episodes._metrics import (
     DuplicateEpisodes,
     MetricsAccumulator,
@@ -45,25 +47,16 @@ from lateralgym.episodes._metrics import (
     metrics_from_log,
 )
 from lateralgym.episodes._options import RunOptions
+from lateralgym.episodes._plan import EpisodeSpec, episode_seed, plan_episodes
+from lateralgym.episodes._play import RunResult
 from lateralgym.episodes._plots import ReportError
 from lateralgym.episodes._replay import Divergence, EpisodeReplay, replay, transcript
 from lateralgym.episodes._report import print_metrics, render_metrics, write_report
+from lateralgym.episodes._resume import ResumeRequest
 from lateralgym.episodes._rollouts import ExportError, Rollout, RolloutTurn, rollouts_from_log
-from lateralgym.episodes._runner import (
-    EpisodeSpec,
-    Manifest,
-    RunDirError,
-    RunLockedError,
-    RunResult,
-    UsageTally,
-    episode_seed,
-    metrics_and_usage,
-    plan_episodes,
-    read_manifest,
-    run,
-    run_async,
-    usage_from_log,
-)
+from lateralgym.episodes._rundir import RunDirError, RunLockedError
+from lateralgym.episodes._runner import current_run_dir, run, run_async
+from lateralgym.episodes._usage import UsageTally, metrics_and_usage, usage_from_log
 from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
 
 _LAZY = {
@@ -109,10 +102,16 @@ __all__ = [
     "EpisodeEnd",
     "EpisodeReplay",
     "EpisodeSpec",
+    "MANIFEST_VERSION",
     "Manifest",
+    "ResumeRequest",
     "RunDirError",
     "RunLockedError",
     "RunOptions",
+    "RunRecord",
+    "current_run_dir",
+    "judge_note",
+    "read_run",
     "ModelCall",
     "Usage",
     "episode_seed",

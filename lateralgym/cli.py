@@ -13,7 +13,8 @@ from lateralgym.envs import SHIPPED_CONFIGS, LateralGymError
 from lateralgym.envs._errors import PlayerQuit
 
 if TYPE_CHECKING:
-    from lateralgym.episodes import RunResult
+    from lateralgym.envs import EpisodeConfig
+    from lateralgym.episodes import RunOptions, RunResult
 
 EXIT_OK = 0
 EXIT_DIVERGED = 1
@@ -369,8 +370,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from lateralgym.episodes import print_metrics, write_report
-    from lateralgym.episodes._runner import metrics_and_usage
+    from lateralgym.episodes import metrics_and_usage, print_metrics, write_report
 
     run_dir = _one_run(args.run_dir)
     if not (run_dir / "steps.jsonl").exists():
@@ -383,101 +383,95 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from lateralgym.envs import EpisodeConfig
-    from lateralgym.episodes import print_metrics, run
+    from lateralgym.episodes import ResumeRequest, dry_run, judge_note, run
 
     if args.resume is None and args.config is None:
         raise LateralGymError("give a config to run (e.g. 'lateralgym run splat') or --resume RUN_DIR")
     if args.aux is None and (args.aux_puzzles is not None or args.aux_variant is not None):
         raise LateralGymError("--aux-puzzles and --aux-variant go with --aux RUN_DIR (a SPLAT run directory)")
-    if args.aux is not None:
-        if args.resume is not None:
-            raise LateralGymError("--resume keeps the run's own player and its aux prompt; drop --aux")
-        from lateralgym.agents._aux import with_aux
-
-        player = args.player or EpisodeConfig.named(args.config).player
-        args.player = with_aux(player, args.aux, puzzles=args.aux_puzzles, variant=args.aux_variant)
-    kwargs: dict[str, object] = {
-        "player": args.player,
-        "judge": args.judge,
-        "repeats": args.repeats,
-        "concurrency": args.concurrency,
-        "limit": args.limit,
-        "out": args.out,
-        "progress": not args.no_progress,
-        "base_url": args.base_url,
-        "judge_base_url": args.judge_base_url,
-        "judge_samples": args.judge_samples,
-        "cache_dir": args.cache_dir,
-        # None: a new run uses the cache, a resumed one does as it was started
-        "use_cache": False if args.no_cache else None,
-        "llm_concurrency": args.llm_concurrency,
-        "adaptive_concurrency": args.adaptive_concurrency,
-        "backend": args.backend,
-        "ray_address": args.address,
-        "ray_actors": args.actors,
-        "check": not args.no_check,
-        "stop_after_errors": args.stop_after_errors,
-    }
+    if args.resume is not None and args.aux is not None:
+        raise LateralGymError("--resume keeps the run's own player and its aux prompt; drop --aux")
+    if args.resume is not None and args.dry_run:
+        raise LateralGymError("--dry-run estimates a new run; drop --resume (or --dry-run)")
+    options = _options(args)
     if args.resume is not None:
-        from lateralgym.episodes import read_manifest
-
-        if args.dry_run:
-            raise LateralGymError("--dry-run estimates a new run; drop --resume (or --dry-run)")
-
-        run_dir = Path(args.resume)
-        manifest = read_manifest(run_dir)
-        started = EpisodeConfig.from_file(run_dir / "config.yaml")
-        # (given, the run's own) for every flag that shapes a run: repeating the run's own is fine
-        shaping: dict[str, tuple[object, object]] = {
-            "CONFIG": (args.config, started.name),
-            "--data": (args.data, started.dataset),
-            "--player": (args.player, manifest.player),
-            "--judge": (args.judge, manifest.judge),
-            "--judge-samples": (args.judge_samples, manifest.judge_samples),
-            "--limit": (args.limit, manifest.limit),
-            "--seed": (args.seed, started.seed),
-            "--max-turns": (args.max_turns, started.max_turns),
-            "--repeats": (None if args.repeats == 1 else args.repeats, manifest.repeats),
-        }
-        changed = [flag for flag, (given, own) in shaping.items() if given is not None and given != own]
-        if changed:
-            raise LateralGymError(
-                f"--resume continues a run exactly as it was started; drop {', '.join(changed)} "
-                "(start a new run to change them)"
-            )
-        fixed = {"player", "judge", "judge_samples", "repeats", "limit", "out"}  # the run's own
-        result = run(None, resume=args.resume, **{k: v for k, v in kwargs.items() if k not in fixed})
+        request = ResumeRequest(
+            run_dir=Path(args.resume), config=args.config, dataset=args.data, seed=args.seed, max_turns=args.max_turns
+        )
+        result = run(None, options, resume=request)
     else:
-        config = EpisodeConfig.named(args.config)
-        updates: dict[str, object] = {}
-        if args.data:
-            updates["dataset"] = args.data
-        if args.seed is not None:
-            updates["seed"] = args.seed
-        if args.max_turns is not None:
-            updates["max_turns"] = args.max_turns
-        if updates:
-            config = EpisodeConfig.from_dict({**config.model_dump(), **updates}, source="command line")
+        config = _config(args)
         if args.dry_run:
-            from lateralgym.episodes import dry_run
-
-            estimate = dry_run(
-                config,
-                player=args.player,
-                judge=args.judge,
-                limit=args.limit,
-                repeats=args.repeats,
-                judge_samples=args.judge_samples,
-            )
-            print(estimate.render())
+            print(dry_run(config, options).render())
             return EXIT_OK
-        from lateralgym.episodes._judge_notes import judge_note
-
-        note = judge_note(config.benchmark, args.judge or config.judge)
+        judge = options.judge or config.judge
+        note = judge_note(config.benchmark, judge)
         if note:  # said where the judge is chosen: the run's first line
-            print(f"judge {args.judge or config.judge}: {note}")
-        result = run(config, **kwargs)
+            print(f"judge {judge}: {note}")
+        result = run(config, options)
+    _print_result(result)
+    return _run_status(result)
+
+
+def _options(args: argparse.Namespace) -> RunOptions:
+    """The run's settings from the flags (``--aux`` builds the player spec)."""
+    from lateralgym.episodes import RunOptions
+
+    player = args.player
+    if args.aux is not None:
+        from lateralgym.agents._aux import with_aux
+        from lateralgym.envs import EpisodeConfig
+
+        player = with_aux(
+            player or EpisodeConfig.named(args.config).player,
+            args.aux,
+            puzzles=args.aux_puzzles,
+            variant=args.aux_variant,
+        )
+    return RunOptions(
+        player=player,
+        judge=args.judge,
+        judge_samples=args.judge_samples,
+        limit=args.limit,
+        repeats=args.repeats,
+        concurrency=args.concurrency,
+        out=args.out,
+        progress=not args.no_progress,
+        base_url=args.base_url,
+        judge_base_url=args.judge_base_url,
+        cache_dir=args.cache_dir,
+        # None: a new run uses the cache, a resumed one does as it was started
+        use_cache=False if args.no_cache else None,
+        llm_concurrency=args.llm_concurrency,
+        adaptive_concurrency=args.adaptive_concurrency,
+        backend=args.backend,
+        ray_address=args.address,
+        ray_actors=args.actors,
+        check=not args.no_check,
+        stop_after_errors=args.stop_after_errors,
+    )
+
+
+def _config(args: argparse.Namespace) -> EpisodeConfig:
+    """The named config with ``--data``, ``--seed`` and ``--max-turns`` applied."""
+    from lateralgym.envs import EpisodeConfig
+
+    config = EpisodeConfig.named(args.config)
+    updates: dict[str, object] = {}
+    if args.data:
+        updates["dataset"] = args.data
+    if args.seed is not None:
+        updates["seed"] = args.seed
+    if args.max_turns is not None:
+        updates["max_turns"] = args.max_turns
+    if updates:
+        config = EpisodeConfig.from_dict({**config.model_dump(), **updates}, source="command line")
+    return config
+
+
+def _print_result(result: RunResult) -> None:
+    from lateralgym.episodes import print_metrics
+
     print_metrics(result.metrics)
     for role, usage in result.usage.items():
         cost = "unknown" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
@@ -493,7 +487,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if result.error_kinds:
         print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
-    return _run_status(result)
 
 
 def _run_status(result: RunResult) -> int:
@@ -609,20 +602,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"lateralgym: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except PlayerQuit:
-        from lateralgym.episodes._runner import state
-
-        where = str(state.run_dir) if state.run_dir is not None else "RUN_DIR"
-        print(f"stopped; finish the run later with: lateralgym run --resume {where}")
+        print(f"stopped; finish the run later with: lateralgym run --resume {_run_dir()}")
         return EXIT_OK
     except KeyboardInterrupt:
         if args.command in ("kb", "tasks"):  # a data build resumes from its checkpoints
             print("lateralgym: interrupted; the same command resumes the build from its checkpoints", file=sys.stderr)
             return EXIT_INTERRUPTED
-        from lateralgym.episodes._runner import state
-
-        where = str(state.run_dir) if state.run_dir is not None else "RUN_DIR"
-        print(f"lateralgym: interrupted; finish the run with: lateralgym run --resume {where}", file=sys.stderr)
+        print(f"lateralgym: interrupted; finish the run with: lateralgym run --resume {_run_dir()}", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _run_dir() -> str:
+    """The run directory a stopped run was writing, for the line that says how to finish it."""
+    from lateralgym.episodes import current_run_dir
+
+    where = current_run_dir()
+    return str(where) if where is not None else "RUN_DIR"
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from lateralgym.envs import ConfigError, EpisodeConfig
-from lateralgym.episodes import RunOptions
+from lateralgym.episodes import RunOptions, dry_run
 
 
 @pytest.mark.parametrize(
@@ -73,3 +73,12 @@ def test_recorded_options_carry_no_credentials_and_read_back_without_spec_checks
     assert recorded.merge(judge="plugin-judge").judge == "plugin-judge"
     with pytest.raises(ConfigError, match="unknown judge 'plugin-judge'"):
         options.merge(judge="plugin-judge")
+
+
+def test_dry_run_takes_the_same_options() -> None:
+    config = EpisodeConfig.named("riddlesense")
+    estimate = dry_run(config, RunOptions(limit=3, repeats=2))
+    assert (estimate.episodes, estimate.repeats, estimate.player) == (6, 2, config.player)
+    assert dry_run(config, limit=3).episodes == 3
+    with pytest.raises(ConfigError, match="nothing to run"):
+        dry_run(config, limit=0)

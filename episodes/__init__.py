@@ -67,6 +67,7 @@ _LAZY = {
     **dict.fromkeys(("episode_rows", "episodes_csv", "to_pandas"), "lateralgym.episodes._episode_table"),
     **dict.fromkeys(("compare_markdown", "compare_runs"), "lateralgym.episodes._leaderboard"),
     **dict.fromkeys(("DryRun", "RoleEstimate", "dry_run"), "lateralgym.episodes._dryrun"),
+    "render_item": "lateralgym.episodes._item_view",
     "write_runs_index": "lateralgym.episodes._runs_index",
 }
 
@@ -112,6 +113,7 @@ __all__ = [
     "current_run_dir",
     "judge_note",
     "read_run",
+    "render_item",
     "ModelCall",
     "Usage",
     "episode_seed",

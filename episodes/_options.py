@@ -17,16 +17,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator, model_validator
 
-from lateralgym.agents import display_url, safe_spec
+from lateralgym.agents import ModelSpec, check_player_spec, display_url, is_model_spec, safe_spec
 from lateralgym.envs import ConfigError, EpisodeConfig, LateralGymError
 from lateralgym.envs._errors import validation_message
 from lateralgym.episodes._failures import STOP_AFTER_ERRORS
+from lateralgym.judges import offline_judges
 
 __all__ = ["HUMAN", "RecordedOptions", "RunOptions", "check_people"]
 
 _FLAGS = {"ray_actors": "--actors", "ray_address": "--address"}
-"""Flags not spelled like their option (``--limit`` for ``limit``, ``--judge-base-url`` for
-``judge_base_url``, ...)."""
+"""The flags spelled otherwise than their option; every other flag is the option's name with
+dashes (``--judge-base-url`` for ``judge_base_url``)."""
 
 HUMAN = "human"
 """The spec of a person playing or judging at this terminal."""
@@ -53,9 +54,6 @@ def _check_judge_spec(spec: str) -> None:
     """Refuse a judge spec that names no judge of any benchmark (as ``make_judge`` would, before a
     benchmark is known): not ``human``, not an offline judge, not a model spec that parses. Whether
     the config's benchmark has that judge is ``make_judge``'s to say."""
-    from lateralgym.agents import ModelSpec, is_model_spec
-    from lateralgym.judges import offline_judges
-
     known = offline_judges()
     if spec == HUMAN or spec in known or spec.partition("?")[0] in known:
         return
@@ -195,8 +193,6 @@ class RunOptions(BaseModel):
     @classmethod
     def _known_player(cls, value: Any) -> Any:
         if isinstance(value, str):
-            from lateralgym.agents import check_player_spec
-
             check_player_spec(value)
         return value
 

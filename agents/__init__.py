@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from lateralgym.agents._aux import AUX_OPTIONS, aux_prompt, with_aux
 from lateralgym.agents._base import Agent
-from lateralgym.agents._factory import OFFLINE_AGENTS, make_agent, player_factory
+from lateralgym.agents._factory import OFFLINE_AGENTS, check_player_spec, make_agent, player_factory
 from lateralgym.agents._human import HumanAgent
 from lateralgym.agents._llm_cache import ResponseCache, request_key
 from lateralgym.agents._llm_concurrency import (
@@ -86,6 +86,7 @@ __all__ = [
     "UsageSummary",
     "aux_prompt",
     "check_endpoints",
+    "check_player_spec",
     "conversation_start",
     "default_concurrency",
     "display_url",

@@ -8,7 +8,7 @@ from typing import Any
 
 from lateralgym.agents._base import Agent
 from lateralgym.agents._human import HumanAgent
-from lateralgym.agents._llm_spec import is_model_spec
+from lateralgym.agents._llm_spec import ModelSpec, is_model_spec
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
 from lateralgym.envs import ConfigError
 
@@ -35,7 +35,25 @@ def make_agent(spec: str, items: Sequence[Any] = (), seed: int | None = None) ->
         from lateralgym.agents._llm_player import LLMPlayer
 
         return LLMPlayer.from_spec(spec, seed=seed)
-    raise ConfigError(
+    raise _unknown_player(spec)
+
+
+def check_player_spec(spec: str) -> None:
+    """Refuse a player spec that names no player, before anything is built: not an offline player
+    (``OFFLINE_AGENTS``) and not a model spec that parses.
+
+    Raises:
+        ConfigError: an unknown name (``LLMConfigError`` for a malformed model spec).
+    """
+    if spec in OFFLINE_AGENTS:
+        return
+    if not is_model_spec(spec):
+        raise _unknown_player(spec)
+    ModelSpec.parse(spec)
+
+
+def _unknown_player(spec: str) -> ConfigError:
+    return ConfigError(
         f"unknown player {spec!r}; offline players are: {', '.join(OFFLINE_AGENTS)}; "
         "or name a model as provider/model (e.g. openai/gpt-4o-mini)"
     )
@@ -66,7 +84,6 @@ def player_factory(
 
     from lateralgym.agents._llm_client import LLMClient
     from lateralgym.agents._llm_player import PLAYER_OPTIONS, LLMPlayer
-    from lateralgym.agents._llm_spec import ModelSpec
 
     model = ModelSpec.parse(spec)
     if model.base_url is None:

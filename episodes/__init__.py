@@ -1,5 +1,5 @@
-"""Episodes: the runner, the step log, resume, replay, the viewer, the papers' metrics and reports,
-and rollout export for training LLMs.
+"""Episodes: the runner (one ``RunOptions`` per run), the step log, resume, ``read_run``, replay,
+the viewer, the papers' metrics and reports, and rollout export for training LLMs.
 
 Runs compared (leaderboard, paired differences, CSV and pandas export), the runs index and the dry
 run load on first use (``_LAZY``), so a command that needs none of them never imports them.
@@ -16,6 +16,7 @@ from lateralgym.episodes._export import (
     trl_row,
     verifiers_record,
 )
+from lateralgym.episodes._judge_notes import judge_note
 from lateralgym.episodes._log import (
     LOG_SCHEMA_VERSION,
     STEP_LOG,
@@ -31,6 +32,7 @@ from lateralgym.episodes._log import (
     observation_text,
     read_log,
 )
+from lateralgym.episodes._manifest import MANIFEST_VERSION, Manifest, RunRecord, read_manifest, read_run
 from lateralgym.episodes._metrics import (
     DuplicateEpisodes,
     MetricsAccumulator,
@@ -39,9 +41,13 @@ from lateralgym.episodes._metrics import (
     compute_metrics,
     metrics_from_log,
 )
+from lateralgym.episodes._options import RunOptions
+from lateralgym.episodes._plan import EpisodeSpec, episode_seed, plan_episodes
+from lateralgym.episodes._play import RunResult
 from lateralgym.episodes._plots import ReportError
 from lateralgym.episodes._replay import Divergence, EpisodeReplay, replay, transcript
 from lateralgym.episodes._report import print_metrics, render_metrics, write_report
+from lateralgym.episodes._resume import ResumeRequest
 from lateralgym.episodes._rollouts import (
     ExportError,
     Rollout,
@@ -50,21 +56,9 @@ from lateralgym.episodes._rollouts import (
     rollouts_from_log,
     turn_from_call,
 )
-from lateralgym.episodes._runner import (
-    EpisodeSpec,
-    Manifest,
-    RunDirError,
-    RunLockedError,
-    RunResult,
-    UsageTally,
-    episode_seed,
-    metrics_and_usage,
-    plan_episodes,
-    read_manifest,
-    run,
-    run_async,
-    usage_from_log,
-)
+from lateralgym.episodes._rundir import RunDirError, RunLockedError
+from lateralgym.episodes._runner import current_run_dir, run, run_async
+from lateralgym.episodes._usage import UsageTally, metrics_and_usage, usage_from_log
 from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
 
 _LAZY = {
@@ -75,6 +69,7 @@ _LAZY = {
     **dict.fromkeys(("episode_rows", "episodes_csv", "to_pandas"), "lateralgym.episodes._episode_table"),
     **dict.fromkeys(("compare_markdown", "compare_runs"), "lateralgym.episodes._leaderboard"),
     **dict.fromkeys(("DryRun", "RoleEstimate", "dry_run"), "lateralgym.episodes._dryrun"),
+    "render_item": "lateralgym.episodes._item_view",
     "write_runs_index": "lateralgym.episodes._runs_index",
 }
 
@@ -109,9 +104,17 @@ __all__ = [
     "EpisodeEnd",
     "EpisodeReplay",
     "EpisodeSpec",
+    "MANIFEST_VERSION",
     "Manifest",
+    "ResumeRequest",
     "RunDirError",
     "RunLockedError",
+    "RunOptions",
+    "RunRecord",
+    "current_run_dir",
+    "judge_note",
+    "read_run",
+    "render_item",
     "ModelCall",
     "Usage",
     "episode_seed",

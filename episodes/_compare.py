@@ -27,8 +27,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from lateralgym.envs import ConfigError, ScoredEpisode, get_benchmark
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, read_log
+from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import DEFAULT_MAX_ROUNDS, MetricsError, compute_metrics
-from lateralgym.episodes._runner import manifest_data
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -185,7 +185,7 @@ class _Run:
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = run_dir
-        self.manifest = manifest_data(run_dir)
+        self.record = read_run(run_dir)
         log = run_dir / STEP_LOG
         if not log.is_file():
             raise MetricsError(f"{run_dir} has no {STEP_LOG}: pass run directories made by 'lateralgym run'")
@@ -257,29 +257,23 @@ def bootstrap_headline(
     }
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, dict):
-        return str(value.get("name") or value.get("spec") or "")
-    return "" if value is None else str(value)
-
-
 def _row(run: _Run, resamples: int, seed: int) -> RunRow:
-    metrics, manifest, start = run.metrics, run.manifest, run.start
+    metrics, manifest, start = run.metrics, run.record.manifest, run.start
     intervals = bootstrap_headline(run.by_item, metrics.benchmark, mode=metrics.mode, resamples=resamples, seed=seed)
-    planned = manifest.get("episodes")
+    options = manifest.options if manifest else None
     return RunRow(
         run_dir=str(run.run_dir),
-        run_id=_text(manifest.get("run_id")) or run.run_dir.name,
+        run_id=(manifest.run_id if manifest else "") or run.run_dir.name,
         benchmark=metrics.benchmark,
         mode=metrics.mode,
-        config=_text(manifest.get("config")) or (start.config if start else ""),
-        player=_text(manifest.get("player")) or (start.player if start else ""),
-        judge=_text(manifest.get("judge")) or (start.judge if start else ""),
-        dataset=_text(manifest.get("dataset")),
-        created=_text(manifest.get("created")),
+        config=(manifest.config if manifest else "") or (start.config if start else ""),
+        player=(options.player if options else None) or (start.player if start else ""),
+        judge=(options.judge if options else None) or (start.judge if start else ""),
+        dataset=manifest.dataset if manifest else "",
+        created=manifest.created if manifest else "",
         episodes=metrics.episodes,
         errored=metrics.errored,
-        planned=len(planned) if isinstance(planned, list) else None,
+        planned=run.record.planned,
         items=metrics.items,
         repeats=metrics.repeats,
         metrics={

@@ -1,8 +1,8 @@
 """``lateralgym run ... --dry-run``: what a run would ask of its models, before anything is spent.
 
-The estimate plans the run exactly as ``run`` would (the same items, ``--limit`` and repeats),
-builds every episode's first observation and the player's real opening prompt (system prompt,
-worked examples, the observation), and counts:
+The estimate checks the run's ``RunOptions`` as ``run`` does, plans the run exactly as ``run``
+would (the same items, ``--limit`` and repeats), builds every episode's first observation and the
+player's real opening prompt (system prompt, worked examples, the observation), and counts:
 
 * player calls: at least one per episode, at most ``max_turns``; a later turn resends the whole
   chat, so its prompt is the opening plus ``EXCHANGE_TOKENS`` per earlier turn;
@@ -23,9 +23,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lateralgym.envs import EpisodeConfig, LateralEnv, get_benchmark
-from lateralgym.envs._datasets import load_config_items
-from lateralgym.episodes._runner import plan_episodes
+from lateralgym.envs import EpisodeConfig, LateralEnv, get_benchmark, load_config_items
+from lateralgym.episodes._options import RunOptions
+from lateralgym.episodes._plan import plan_episodes
 
 __all__ = ["DryRun", "RoleEstimate", "dry_run"]
 
@@ -103,7 +103,7 @@ class DryRun(BaseModel):
 
 
 def _price_text(model: str) -> tuple[tuple[float, float] | None, str, tuple[float, float] | None]:
-    from lateralgym.agents._prices import PRICES_AS_OF, price_per_million
+    from lateralgym.agents import PRICES_AS_OF, price_per_million
 
     entry = price_per_million(model)
     if entry is None:
@@ -136,26 +136,30 @@ def _estimate(
 
 def dry_run(
     config: EpisodeConfig,
+    options: RunOptions | None = None,
     *,
-    player: str | None = None,
-    judge: str | None = None,
-    limit: int | None = None,
-    repeats: int = 1,
-    judge_samples: int | None = None,
     items: Sequence[Any] | None = None,
+    **settings: Any,
 ) -> DryRun:
     """Estimate a run's model calls, tokens and cost without sending anything (see the module docstring).
 
+    Args:
+        config: the config the run would run.
+        options: the run's settings (``RunOptions``), checked as ``run`` checks them; the estimate
+            reads ``player``, ``judge``, ``judge_samples``, ``limit`` and ``repeats``.
+        items: items to run on (default ``config.dataset`` or the sample data).
+        **settings: ``RunOptions`` fields merged into ``options``.
+
     Raises:
-        ConfigError: a bad config, limit or repeats (as ``run`` would raise them).
+        ConfigError: a bad config or setting (as ``run`` would raise them).
         DatasetError: the dataset cannot be read.
     """
-    from lateralgym.agents._llm_spec import ModelSpec, is_model_spec
+    from lateralgym.agents import ModelSpec, is_model_spec
 
-    player = player or config.player
-    judge = judge or config.judge
+    options = (options or RunOptions()).merge(**settings).with_config(config)
+    player, judge, repeats = str(options.player), str(options.judge), options.repeats
     items = load_config_items(config) if items is None else items
-    plan = plan_episodes(items, config.seed, limit, repeats)
+    plan = plan_episodes(items, config.seed, options.limit, repeats)
     benchmark = get_benchmark(config.benchmark)
     env = LateralEnv(config, items=items)  # the offline default judge: only first observations are needed
     turns = config.max_turns
@@ -163,37 +167,36 @@ def dry_run(
     judge_prompts: list[int] = []
     spec = ModelSpec.parse(player) if is_model_spec(player) else None
     if spec is not None:
-        from lateralgym.agents._llm_player import PLAYER_OPTIONS
-        from lateralgym.agents._prompts import conversation_start, prompt_plan
+        from lateralgym.agents import PLAYER_OPTIONS, conversation_start, prompt_plan
 
-        options = spec.role_options(PLAYER_OPTIONS, role="player")
+        wanted = spec.role_options(PLAYER_OPTIONS, role="player")
     by_id = {str(item.id): item for item in items}  # the ids plan_episodes uses
     for episode in plan:
         observation, info = env.reset(seed=episode.seed, options={"item_id": episode.item_id})
         if spec is not None:
-            few_shot = options.get("few_shot", False)
+            few_shot = wanted.get("few_shot", False)
             shots = None if isinstance(few_shot, bool) else few_shot
             chosen = prompt_plan(
                 info,
-                reasoning=options.get("reasoning"),
+                reasoning=wanted.get("reasoning"),
                 few_shot=bool(few_shot),
                 shots=shots,
-                demonstrations=options.get("demos"),
+                demonstrations=wanted.get("demos"),
             )
-            messages = conversation_start(chosen, str(observation["text"]), options.get("system_prompt"))
+            messages = conversation_start(chosen, str(observation["text"]), wanted.get("system_prompt"))
             openings.append(sum(_tokens(m["content"]) for m in messages))
         hidden = benchmark.solution_text(by_id[episode.item_id])
         judge_prompts.append(JUDGE_INSTRUCTION_TOKENS + _tokens(str(observation["text"])) + _tokens(hidden))
     roles: list[RoleEstimate] = []
     if spec is not None:
-        reply = spec.max_tokens or (COT_COMPLETION_TOKENS if options.get("reasoning") == "cot" else COMPLETION_TOKENS)
+        reply = spec.max_tokens or (COT_COMPLETION_TOKENS if wanted.get("reasoning") == "cot" else COMPLETION_TOKENS)
         fewest = sum(openings)
         most = sum(turns * o + EXCHANGE_TOKENS * turns * (turns - 1) // 2 for o in openings)
         calls = (len(plan), len(plan) * turns)
         roles.append(_estimate("player", spec.name, calls, (fewest, most), (calls[0] * reply, calls[1] * reply)))
     if is_model_spec(judge) and benchmark.llm_judge is not None:
         judge_spec = ModelSpec.parse(judge)
-        samples = judge_samples or int(judge_spec.options.get("samples", "1") or 1)
+        samples = options.judge_samples or int(judge_spec.options.get("samples", "1") or 1)
         reply = judge_spec.max_tokens or JUDGE_COMPLETION_TOKENS
         calls = (len(plan) * samples, len(plan) * turns * samples)
         fewest = sum(judge_prompts) * samples

@@ -21,9 +21,9 @@ from pydantic import ValidationError
 from lateralgym.envs import ConfigError, get_benchmark
 from lateralgym.episodes._compare import records_csv, run_dirs_under
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, read_log
+from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import MetricsError
 from lateralgym.episodes._rollouts import ExportError
-from lateralgym.episodes._runner import manifest_data
 
 __all__ = ["episode_rows", "episodes_csv", "require_pandas", "to_pandas"]
 
@@ -55,7 +55,8 @@ def episode_rows(run_dir: str | Path) -> list[dict[str, Any]]:
     log = run_dir / STEP_LOG
     if not log.is_file():
         raise MetricsError(f"{run_dir} has no {STEP_LOG}: pass a run directory made by 'lateralgym run'")
-    manifest = manifest_data(run_dir)
+    manifest = read_run(run_dir).manifest
+    options = manifest.options if manifest else None
     starts: dict[str, EpisodeStart] = {}
     ends: dict[str, EpisodeEnd] = {}
     for record in read_log(log):
@@ -76,12 +77,12 @@ def episode_rows(run_dir: str | Path) -> list[dict[str, Any]]:
             succeeded = False
         row: dict[str, Any] = {
             "run_id": end.run_id,
-            "config": start.config if start else manifest.get("config"),
+            "config": start.config if start else (manifest.config if manifest else None),
             "benchmark": end.benchmark,
             "mode": start.mode if start else None,
-            "player": start.player if start else manifest.get("player"),
-            "judge": start.judge if start else manifest.get("judge"),
-            "dataset": manifest.get("dataset"),
+            "player": start.player if start else (options.player if options else None),
+            "judge": start.judge if start else (options.judge if options else None),
+            "dataset": manifest.dataset if manifest else None,
             "episode_id": episode_id,
             "item_id": end.item_id,
             "repeat": end.repeat,

@@ -4,7 +4,8 @@ Shaped the way RL trainers use Ray (a few long-lived workers each stepping many 
 not one actor per env: ``actors`` actors (default: one per CPU Ray reports, at most the episodes'
 concurrency), each an asyncio actor that plays up to ``ceil(concurrency / actors)`` episodes at
 once on its own event loop, with its own env pool, player factory and judge built once from the
-run's specs. An actor returns an episode's records only when the episode has ended; the driver
+run's config and ``RunOptions`` (all a worker is sent, with the items and a judge object if the
+caller gave one). An actor returns an episode's records only when the episode has ended; the driver
 writes them to ``steps.jsonl`` in one go and fsyncs, so the log never holds a half episode from a
 worker, and ``--resume`` (which drops partial episodes) stays exactly-once.
 
@@ -32,6 +33,8 @@ from typing import Any
 
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, get_benchmark, item_table
 from lateralgym.episodes._log import INLINE_LIMIT, EpisodeEnd, EpisodeStart, Observation, StepLine, observation
+from lateralgym.episodes._options import RunOptions
+from lateralgym.episodes._plan import EpisodeSpec
 
 MAX_ATTEMPTS = 3
 """How many times an episode is submitted when the workers running it die, before it is logged as errored."""
@@ -69,52 +72,35 @@ class _ListWriter:
 class EpisodeWorker:
     """The body of a Ray actor: plays episodes of one run, many at once, on the actor's event loop."""
 
-    def __init__(self, setup: dict[str, Any], items: Sequence[Any]) -> None:
+    def __init__(
+        self, config: EpisodeConfig, options: RunOptions, run_id: str, items: Sequence[Any], judge: Judge | None
+    ) -> None:
         import lateralgym  # noqa: F401 - registers every benchmark and env id inside the worker
-        from lateralgym.agents import player_factory, set_default_concurrency
-        from lateralgym.judges import make_judge
+        from lateralgym.agents import safe_spec, set_default_concurrency
+        from lateralgym.episodes._roles import build_judge, build_player
 
-        if setup["llm_concurrency"] is not None:
-            set_default_concurrency(setup["llm_concurrency"], adaptive=setup.get("adaptive_concurrency", False))
-        self.config = EpisodeConfig.model_validate(setup["config"])
-        self.items = item_table(get_benchmark(self.config.benchmark), items)  # checked and indexed once per worker
-        judge = setup["judge"]
-        self.judge: Judge = (
-            make_judge(
-                judge,
-                benchmark=self.config.benchmark,
-                base_url=setup["judge_base_url"] or setup["base_url"],
-                cache_dir=setup["cache_dir"],
-                use_cache=setup["use_cache"],
-                samples=setup["judge_samples"],
-            )
-            if isinstance(judge, str)
-            else judge
-        )
-        self.factory = player_factory(
-            setup["player"],
-            self.items,
-            base_url=setup["base_url"],
-            cache_dir=setup["cache_dir"],
-            use_cache=setup["use_cache"],
-        )
-        self.player_label: str = setup["player_label"]
-        self.run_id: str = setup["run_id"]
+        if options.llm_concurrency is not None:
+            set_default_concurrency(options.llm_concurrency, adaptive=options.adaptive_concurrency)
+        self.config = config
+        self.items = item_table(get_benchmark(config.benchmark), items)  # checked and indexed once per worker
+        self.judge: Judge = judge if judge is not None else build_judge(config, options)
+        self.factory = build_player(config, options, self.items)
+        self.player_label = safe_spec(str(options.player))
+        self.run_id = run_id
         self.free: list[LateralEnv] = []
 
     def pid(self) -> int:
         """The worker's process id (tests kill it to check that its episodes are run again)."""
         return os.getpid()
 
-    async def episode(self, spec_data: dict[str, Any]) -> list[Record]:
+    async def episode(self, spec: EpisodeSpec) -> list[Record]:
         """Play one episode to its end and return its records, in order."""
-        from lateralgym.episodes._runner import EpisodeSpec, run_episode
+        from lateralgym.episodes._episode import run_episode
 
-        spec = EpisodeSpec.model_validate(spec_data)
         env = self.free.pop() if self.free else LateralEnv(self.config, items=self.items, judge=self.judge)
         writer = _ListWriter()
         try:
-            await run_episode(spec, env, self.factory(spec.seed), writer, self.run_id, None, self.player_label)  # type: ignore[arg-type]
+            await run_episode(spec, env, self.factory(spec.seed), writer, self.run_id, None, self.player_label)
         finally:
             self.free.append(env)
         return writer.records
@@ -135,14 +121,18 @@ class RayExecutor:
 
     def __init__(
         self,
-        setup: dict[str, Any],
+        config: EpisodeConfig,
+        options: RunOptions,
+        run_id: str,
         items: Sequence[Any],
         *,
+        judge: Judge | None = None,
         concurrency: int,
-        address: str | None = None,
-        actors: int | None = None,
     ) -> None:
+        """Start or join Ray (``options.ray_address``) and make ``options.ray_actors`` workers, each
+        with its share of ``concurrency`` episodes and of ``options.llm_concurrency`` requests."""
         ray = _ray()
+        address = options.ray_address
         if not ray.is_initialized():
             try:
                 if address:
@@ -162,19 +152,19 @@ class RayExecutor:
         else:
             self._owns_ray = False
         cpus = int(ray.cluster_resources().get("CPU", 1))
-        count = max(1, min(actors or cpus, concurrency))
+        count = max(1, min(options.ray_actors or cpus, concurrency))
         per_actor = math.ceil(concurrency / count)
-        llm = setup.get("llm_concurrency")
-        setup = {**setup, "llm_concurrency": None if llm is None else max(1, math.ceil(llm / count))}
+        llm = options.llm_concurrency
+        options = options.merge(llm_concurrency=None if llm is None else max(1, math.ceil(llm / count)))
         worker = ray.remote(EpisodeWorker)
         # held for the run's life: a restarted worker is built again from the same object
         self._items_ref = ray.put(list(items))
-        self.names = [f"lateralgym-{setup['run_id']}-{i}" for i in range(count)]
+        self.names = [f"lateralgym-{run_id}-{i}" for i in range(count)]
         """The actors' names (``ray.get_actor(name)``), for looking at a run's workers."""
         self.actors = [
             worker.options(
                 name=name, max_restarts=-1, max_task_retries=0, max_concurrency=per_actor + 1, num_cpus=0
-            ).remote(setup, self._items_ref)
+            ).remote(config, options, run_id, self._items_ref, judge)
             for name in self.names
         ]
         self.slots = asyncio.Semaphore(count * per_actor)
@@ -182,7 +172,7 @@ class RayExecutor:
         self.restarted = 0
         """Episodes submitted again because their worker died."""
 
-    async def episode(self, spec_data: dict[str, Any], run_dir: Path) -> list[Record]:
+    async def episode(self, spec: EpisodeSpec, run_dir: Path) -> list[Record]:
         """An episode's records from some worker (large observations stored in ``run_dir``).
 
         A worker dying mid-episode costs the episode a new attempt on a worker (the dead one is
@@ -195,7 +185,7 @@ class RayExecutor:
                 actor = self.actors[self._next % len(self.actors)]
                 self._next += 1
                 try:
-                    records: list[Record] = await actor.episode.remote(spec_data)
+                    records: list[Record] = await actor.episode.remote(spec)
                     return [_stored(r, run_dir) for r in records]
                 except (ActorDiedError, ActorUnavailableError, RayActorError):
                     if attempt == MAX_ATTEMPTS:

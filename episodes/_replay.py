@@ -18,11 +18,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lateralgym.envs import QA, Commit, ConfigError, EpisodeConfig, JudgeReply, LateralEnv, benchmark_of, get_benchmark
-from lateralgym.envs._datasets import load_config_items
+from lateralgym.envs import (
+    QA,
+    Commit,
+    ConfigError,
+    JudgeReply,
+    LateralEnv,
+    benchmark_of,
+    get_benchmark,
+    load_config_items,
+)
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, observation_text, read_log
+from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import DuplicateEpisodes
-from lateralgym.episodes._runner import manifest_data
 
 
 class Divergence(BaseModel):
@@ -110,11 +118,6 @@ def load_episodes(run_dir: Path, episode: str | None = None) -> dict[str, list[E
     return grouped
 
 
-def _run_config(run_dir: Path) -> tuple[EpisodeConfig, dict[str, Any]]:
-    manifest = manifest_data(run_dir)
-    return EpisodeConfig.from_file(run_dir / "config.yaml"), manifest
-
-
 def replay(run_dir: str | Path, episode: str | None = None) -> list[EpisodeReplay]:
     """Re-step every (or one) episode of a run and compare with the log.
 
@@ -126,9 +129,12 @@ def replay(run_dir: str | Path, episode: str | None = None) -> list[EpisodeRepla
         ConfigError: the run's ``config.yaml`` or ``manifest.json`` is unreadable (named).
     """
     run_dir = Path(run_dir)
-    config, manifest = _run_config(run_dir)
+    run = read_run(run_dir)
+    config = run.config
+    if config is None:
+        raise ConfigError(f"{run_dir} has no {run.config_path.name}: replay rebuilds the env from the run's config")
     items = load_config_items(config)
-    judge_spec = manifest.get("judge", config.judge)
+    judge_spec = (run.manifest.options.judge if run.manifest else None) or config.judge
     offline = get_benchmark(config.benchmark).offline_judges
     results = []
     for episode_id, records in load_episodes(run_dir, episode).items():

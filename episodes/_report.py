@@ -8,7 +8,6 @@ tables. ``write_report`` writes ``report.md`` into a run directory, with PNG fig
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -17,11 +16,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from lateralgym.episodes._log import STEP_LOG, Usage
+from lateralgym.episodes._log import Usage
+from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import RunMetrics
 from lateralgym.episodes._plots import Plot, write_plots
 from lateralgym.episodes._report_facts import partial_warning, run_facts
-from lateralgym.episodes._runner import manifest_data, metrics_and_usage
+from lateralgym.episodes._usage import metrics_and_usage
 
 REPORT = "report.md"
 
@@ -123,13 +123,6 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
-def _spec(value: Any) -> str:
-    """A manifest entry as text: a spec string, or a config's name."""
-    if isinstance(value, dict):
-        return str(value.get("name") or value.get("spec") or json.dumps(value, sort_keys=True))
-    return "" if value is None else str(value)
-
-
 def write_report(run_dir: Path, metrics: RunMetrics | None = None, usage: dict[str, Usage] | None = None) -> Path:
     """Write ``run_dir/report.md`` and its figures under ``run_dir/plots``.
 
@@ -144,31 +137,32 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None, usage: dict[s
     Raises:
         ReportError: matplotlib is not installed (``pip install 'lateralgym[plots]'``).
         MetricsError: the step log holds no episodes.
-        ConfigError: ``manifest.json`` is there but not a JSON object.
+        ConfigError: ``manifest.json`` is there but damaged (not JSON, not a manifest).
     """
     run_dir = Path(run_dir)
-    manifest = manifest_data(run_dir)  # a damaged manifest stops the report before any file is written
+    run = read_run(run_dir)  # a damaged manifest stops the report before any file is written
+    manifest = run.manifest
     if metrics is None or usage is None:  # one pass over the log for both
-        read_metrics, read_usage = metrics_and_usage(run_dir / STEP_LOG)
+        read_metrics, read_usage = metrics_and_usage(run.log_path)
         metrics = read_metrics if metrics is None else metrics
         usage = read_usage if usage is None else usage
     plots = write_plots(metrics, run_dir)
     about = [
-        ("run", _spec(manifest.get("run_id")) or run_dir.name),
-        ("player", _spec(manifest.get("player"))),
-        ("config", _spec(manifest.get("config"))),
+        ("run", (manifest.run_id if manifest else "") or run_dir.name),
+        ("player", (manifest.options.player if manifest else None) or ""),
+        ("config", manifest.config if manifest else ""),
         ("benchmark", metrics.benchmark),
         ("mode", metrics.mode or ""),
         ("episodes", f"{metrics.episodes} ({metrics.errored} errored)"),
         ("recorded more than once", metrics.duplicates or ""),
         ("items", metrics.items),
         ("repeats (R)", metrics.repeats),
-        *run_facts(metrics, manifest, usage),  # judge, dataset, plan, tokens and cost per role
+        *run_facts(metrics, run, usage),  # judge, dataset, plan, tokens and cost per role
     ]
     parts = [
         f"# LateralGym report: {run_dir.name}",
         markdown_table(["", ""], [(k, v) for k, v in about if v != ""]),
-        *(f"**{warning}.**" for warning in [partial_warning(run_dir, metrics, manifest)] if warning),
+        *(f"**{warning}.**" for warning in [partial_warning(run, metrics)] if warning),
         *(f"**{warning}.**" for warning in [duplicates_warning(metrics)] if warning),
         _NOTE,
         "## Headline",

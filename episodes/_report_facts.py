@@ -8,19 +8,13 @@ tokens and cost per role, summed from the step log.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from lateralgym.episodes._log import Usage
+from lateralgym.episodes._manifest import RunRecord
 from lateralgym.episodes._metrics import RunMetrics
 
 __all__ = ["partial_warning", "run_facts", "usage_text"]
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, dict):
-        return str(value.get("name") or value.get("spec") or "")
-    return "" if value is None else str(value)
 
 
 def usage_text(usage: Usage) -> str:
@@ -32,33 +26,27 @@ def usage_text(usage: Usage) -> str:
     return f"{calls}, {usage.prompt_tokens:,} + {usage.completion_tokens:,} tokens, cost {cost}"
 
 
-def planned_episodes(manifest: dict[str, Any]) -> int | None:
-    """How many episodes the run planned, from its manifest (None when it does not say)."""
-    plan = manifest.get("episodes")
-    return len(plan) if isinstance(plan, list) else None
-
-
-def partial_warning(run_dir: Path, metrics: RunMetrics, manifest: dict[str, Any]) -> str | None:
+def partial_warning(run: RunRecord, metrics: RunMetrics) -> str | None:
     """The warning for a run that has not finished its plan, or None."""
-    planned = planned_episodes(manifest)
+    planned = run.planned
     if planned is None or metrics.episodes >= planned:
         return None
     return (
         f"Partial run: {metrics.episodes} of {planned} planned episodes finished; the numbers are of those only. "
-        f"Finish it with `lateralgym run --resume {run_dir}`"
+        f"Finish it with `lateralgym run --resume {run.run_dir}`"
     )
 
 
-def run_facts(metrics: RunMetrics, manifest: dict[str, Any], usage: dict[str, Usage]) -> list[tuple[str, Any]]:
+def run_facts(metrics: RunMetrics, run: RunRecord, usage: dict[str, Usage]) -> list[tuple[str, Any]]:
     """Rows for the report's header table: judge, dataset, episodes against the plan, use per role."""
     from lateralgym.episodes._judge_notes import judge_note
 
-    judge = _text(manifest.get("judge"))
+    judge = (run.manifest.options.judge if run.manifest else None) or ""
     note = judge_note(metrics.benchmark, judge)
-    planned = planned_episodes(manifest)
+    planned = run.planned
     facts: list[tuple[str, Any]] = [
         ("judge", f"{judge} ({note})" if note else judge),
-        ("dataset", _text(manifest.get("dataset"))),
+        ("dataset", run.manifest.dataset if run.manifest else ""),
     ]
     if planned is not None:
         state = "finished" if metrics.episodes >= planned else "partial"

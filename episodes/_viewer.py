@@ -24,11 +24,10 @@ from typing import Any
 
 import yaml
 
-from lateralgym.envs import ConfigError, get_benchmark
-from lateralgym.envs._errors import LateralGymError
+from lateralgym.envs import ConfigError, LateralGymError, get_benchmark
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
+from lateralgym.episodes._manifest import RunRecord, read_run
 from lateralgym.episodes._metrics import DuplicateEpisodes, MetricsError, RunMetrics, compute_metrics
-from lateralgym.episodes._runner import manifest_data
 from lateralgym.episodes._viewer_extras import reference_answers
 from lateralgym.episodes._viewer_pages import PAGE_SIZE, EpisodePages, pages_dir_for
 
@@ -37,20 +36,6 @@ VIEWER_FILE = "viewer.html"
 
 _TEMPLATE = "_viewer_template.html"
 _SLOTS = ("__LATERALGYM_TITLE__", "__LATERALGYM_SUMMARY__", "__LATERALGYM_DATA__")
-
-_MANIFEST_KEYS = (
-    "run_id",
-    "config",
-    "benchmark",
-    "player",
-    "judge",
-    "dataset",
-    "seed",
-    "limit",
-    "repeats",
-    "created",
-    "lateralgym_version",
-)
 
 _HEADER_FALLBACK_FIELDS = {"run_id", "config", "benchmark", "mode", "player", "judge"}
 """What the header takes from the first ``EpisodeStart`` when the manifest lacks it."""
@@ -86,7 +71,7 @@ def write_viewer(
 
     Raises:
         ViewerError: ``run_dir`` has no step log, or its ``config.yaml`` is not UTF-8 YAML.
-        ConfigError: its ``manifest.json`` is not a JSON object.
+        ConfigError: its ``manifest.json`` is damaged (not JSON, not a manifest).
         LogError: a line of the log other than the last is not a valid record.
     """
     run_dir = Path(run_dir)
@@ -125,7 +110,8 @@ def _collect(run_dir: Path, pages_dir: Path | None, max_episodes: int | None, pa
     """Read the log once: write the pages, score the run, and return the HTML's data."""
     if not (run_dir / STEP_LOG).is_file():
         raise ViewerError(f"{run_dir} has no {STEP_LOG}: pass a run directory made by `lateralgym run`")
-    config_yaml = _config_text(run_dir / "config.yaml")
+    run = read_run(run_dir)  # a damaged manifest stops the page before any file is written
+    config_yaml = _config_text(run.config_path)
     references, reference_note = reference_answers(run_dir)
     pages = EpisodePages(run_dir, pages_dir, references, page_size=page_size, max_episodes=max_episodes)
     seen: set[str] = set()
@@ -156,7 +142,7 @@ def _collect(run_dir: Path, pages_dir: Path | None, max_episodes: int | None, pa
         summary["line"] += f" · {n} recorded more than once (two processes wrote the log?)"
     summary["duplicates"] = len(duplicates.episodes)
     return {
-        "header": _header(run_dir, first_start[0] if first_start else None),
+        "header": _header(run, first_start[0] if first_start else None),
         "config_yaml": config_yaml,
         "summary": summary,
         "reference_note": reference_note,
@@ -182,13 +168,28 @@ def _config_text(path: Path) -> str | None:
     return text
 
 
-def _header(run_dir: Path, start: EpisodeStart | None) -> dict[str, Any]:
-    manifest = manifest_data(run_dir)
-    header = {key: manifest[key] for key in _MANIFEST_KEYS if manifest.get(key) is not None}
+def _header(run: RunRecord, start: EpisodeStart | None) -> dict[str, Any]:
+    header: dict[str, Any] = {}
+    if run.manifest is not None:
+        manifest, options = run.manifest, run.manifest.options
+        facts = {
+            "run_id": manifest.run_id,
+            "config": manifest.config,
+            "benchmark": manifest.benchmark,
+            "player": options.player,
+            "judge": options.judge,
+            "dataset": manifest.dataset,
+            "seed": manifest.seed,
+            "limit": options.limit,
+            "repeats": options.repeats,
+            "created": manifest.created,
+            "lateralgym_version": manifest.lateralgym_version,
+        }
+        header = {key: value for key, value in facts.items() if value not in (None, "")}
     if start is not None:  # a run without a manifest (copied logs) still says what it ran
         for key, value in start.model_dump(include=_HEADER_FALLBACK_FIELDS).items():
             header.setdefault(key, value)
-    header.setdefault("run_id", run_dir.name)
+    header.setdefault("run_id", run.run_dir.name)
     return header
 
 

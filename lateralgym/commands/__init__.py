@@ -9,7 +9,8 @@ Each module in this package (any ``lateralgym/commands/<name>.py``) defines::
 
 ``lateralgym.cli`` discovers the modules, so adding a command never edits ``cli.py``. A benchmark's
 own commands live in its folder, in the module its ``Benchmark.commands`` names (with the same
-``register``); they are added after these. Keep module
+``register``); they are added after these. A handler is the only place that reads ``args``: it
+turns them into typed values (a ``RunOptions``, paths) and calls the library. Keep module
 top-level imports light (argparse, pathlib): import heavy libraries inside the handler, so
 ``lateralgym --help`` stays fast. Raise ``LateralGymError`` for bad input: ``cli.main`` turns it into
 one line on stderr and exit status 2.
@@ -21,13 +22,16 @@ import argparse
 import importlib
 import pkgutil
 
+_FIRST = ("run", "data", "replay", "view", "report", "configs")
+"""Commands listed first in ``lateralgym --help``, in the order a newcomer meets them."""
+
 
 def register_all(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Let every module of this package add its sub-commands, in name order, then every registered
-    benchmark's own command module (``Benchmark.commands``)."""
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{info.name}").register(sub)
+    """Let every module of this package add its sub-commands (``_FIRST`` first, the others in name
+    order), then every registered benchmark's own command module (``Benchmark.commands``)."""
+    names = sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+    for name in sorted(names, key=lambda n: _FIRST.index(n) if n in _FIRST else len(_FIRST)):
+        importlib.import_module(f"{__name__}.{name}").register(sub)
     from lateralgym.envs import all_benchmarks
 
     for benchmark in all_benchmarks():

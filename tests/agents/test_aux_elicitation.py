@@ -142,7 +142,7 @@ def test_aux_reaches_the_player_prompt_and_nothing_hidden_does(
             assert not any(clue in sent for clue in puzzle.clues)  # type: ignore[union-attr]
         assert "FULL EXPLANATION" not in sent and PUZZLES[2].story not in sent  # type: ignore[union-attr]
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    spec = unquote(manifest["player"])
+    spec = unquote(manifest["options"]["player"])
     assert f"aux={splat_run.resolve()}" in spec and "aux_puzzles=2" in spec and f"aux_variant={variant}" in spec
 
 

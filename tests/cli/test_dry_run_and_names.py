@@ -16,7 +16,7 @@ from lateralgym.cli import main
 from lateralgym.envs import EpisodeConfig
 from lateralgym.episodes import dry_run, run
 from lateralgym.episodes._dryrun import CHARS_PER_TOKEN, COMPLETION_TOKENS, EXCHANGE_TOKENS
-from lateralgym.episodes._runner import player_slug
+from lateralgym.episodes._rundir import player_slug
 
 KEY = "sk-dry-run-test"
 
@@ -143,3 +143,22 @@ def test_dry_run_refuses_resume(tmp_path: Path, capsys: pytest.CaptureFixture[st
     run_dir = run("splat", player="oracle", limit=1, out=tmp_path, progress=False).run_dir
     assert main(["run", "--resume", str(run_dir), "--dry-run"]) == 2
     assert "--dry-run estimates a new run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--limit", "0"], "nothing to run: --limit 0 selects no item"),
+        (["--stop-after-errors", "-5"], "--stop-after-errors must be 0 (never) or more, got -5"),
+        (["--player", "C:\\x"], "unknown player 'C:\\\\x'; offline players are: random, heuristic, oracle, human"),
+    ],
+)
+def test_dry_run_refuses_what_a_run_refuses(
+    flags: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A dry run checks the run's options on the same path as a run: one line, exit 2, nothing made."""
+    for extra in (["--dry-run"], []):
+        assert main(["run", "splat", *flags, *extra, "--out", str(tmp_path / "runs"), "--no-progress"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("lateralgym: error: ") and message in err[0], err
+    assert not (tmp_path / "runs").exists()

@@ -75,7 +75,7 @@ def test_a_person_judges_an_llm_player_the_labels_are_logged_and_ctrl_d_stops(tm
         (QUESTION, "yes", None),
         (None, None, "correct"),
     ]
-    assert json.loads((run_dir / "manifest.json").read_text())["judge"] == "human"
+    assert json.loads((run_dir / "manifest.json").read_text())["options"]["judge"] == "human"
 
 
 def test_the_human_judge_is_for_splat_and_not_for_a_person_playing(

@@ -27,8 +27,18 @@ from lateralgym.cli import main
 from lateralgym.envs import Action, Ask, Commit, ConfigError, EpisodeConfig, LateralEnv, RewardConfig, parse_action
 from lateralgym.envs._config import MAX_REWARD
 from lateralgym.envs._engine import MAX_ACTION
-from lateralgym.episodes import EpisodeEnd, EpisodeStart, StepLine, metrics_from_log, read_log, replay, run
-from lateralgym.episodes._runner import RunLockedError, locked, new_run_dir, read_manifest
+from lateralgym.episodes import (
+    EpisodeEnd,
+    EpisodeStart,
+    RunLockedError,
+    StepLine,
+    metrics_from_log,
+    read_log,
+    read_manifest,
+    replay,
+    run,
+)
+from lateralgym.episodes._rundir import locked, new_run_dir
 from lateralgym.episodes._viewer import viewer_data
 
 EXE = [sys.executable, "-m", "lateralgym.cli"]
@@ -370,7 +380,7 @@ def test_resume_with_a_new_base_url_moves_the_player_and_the_judge(
         new.stop()
     judged = [b for b in bodies if _is_judge(b)]
     assert len(bodies) - len(judged) == 6 and len(judged) == 18  # 3 episodes x 2 turns; the judge's 3 samples kept
-    assert read_manifest(run_dir).judge == "openai/judge?max_retries=0&samples=3"
+    assert read_manifest(run_dir).options.judge == "openai/judge?max_retries=0&samples=3"
     assert metrics_from_log(run_dir).errored == 0
 
 
@@ -414,7 +424,7 @@ def test_no_cache_on_resume_is_honoured(tmp_path: Path, monkeypatch: pytest.Monk
         assert main([*resume, "--no-cache"]) == 0 and server.chat_calls == 6  # asked afresh
     finally:
         server.stop()
-    assert read_manifest(run_dir).use_cache  # the run is still one that uses the cache
+    assert read_manifest(run_dir).options.use_cache  # the run is still one that uses the cache
 
 
 def test_the_lock_file_stays_behind_empty_and_locks_nothing(tmp_path: Path) -> None:

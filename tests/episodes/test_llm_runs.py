@@ -12,8 +12,16 @@ from llm_server import Fault, ScriptedLLMServer
 
 from lateralgym.cli import main
 from lateralgym.envs import load_sample_items
-from lateralgym.episodes import EpisodeEnd, EpisodeStart, StepLine, read_log, replay, run
-from lateralgym.episodes._runner import metrics_and_usage, usage_from_log
+from lateralgym.episodes import (
+    EpisodeEnd,
+    EpisodeStart,
+    StepLine,
+    metrics_and_usage,
+    read_log,
+    replay,
+    run,
+    usage_from_log,
+)
 
 PUZZLES = {p.story: p for p in load_sample_items("splat")}  # type: ignore[union-attr]
 KEY = "sk-test-SECRET-4f9d2c1e7b"

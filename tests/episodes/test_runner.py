@@ -16,7 +16,7 @@ import pytest
 from lateralgym.agents import Agent, HeuristicAgent
 from lateralgym.envs import Action, Commit, EpisodeConfig
 from lateralgym.episodes import EpisodeEnd, EpisodeStart, StepLine, read_log, replay, run, transcript
-from lateralgym.episodes._runner import drop_partial_episodes
+from lateralgym.episodes._resume import drop_partial_episodes
 
 
 def _actions(run_dir: Path) -> list[tuple[str, int, str, float]]:
@@ -40,7 +40,11 @@ def test_same_config_seed_and_agents_give_the_same_episodes(tmp_path: Path) -> N
 def test_run_directory_contents_and_log_contract(tmp_path: Path) -> None:
     result = run("creativity-interactive", player="heuristic", limit=5, out=tmp_path, progress=False)
     manifest = json.loads((result.run_dir / "manifest.json").read_text())
-    assert manifest["player"] == "heuristic" and manifest["judge"] == "exact" and len(manifest["episodes"]) == 5
+    assert (
+        manifest["options"]["player"] == "heuristic"
+        and manifest["options"]["judge"] == "exact"
+        and len(manifest["episodes"]) == 5
+    )
     assert EpisodeConfig.from_file(result.run_dir / "config.yaml").name == "creativity-interactive"
     records = list(read_log(result.run_dir / "steps.jsonl"))
     starts = [r for r in records if isinstance(r, EpisodeStart)]

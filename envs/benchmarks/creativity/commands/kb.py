@@ -58,6 +58,10 @@ _EXAMPLES = """examples:
 """
 
 
+RESUMES = "the same command resumes the build from its checkpoints"
+"""What ``lateralgym`` says when Ctrl-C stops a data build (``on_interrupt``)."""
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``kb build`` and ``kb stats``."""
     parser = sub.add_parser(
@@ -109,11 +113,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_reask_temperature(build)
     build.add_argument("--dry-run", action="store_true", help="print calls, tokens and cost per stage; send nothing")
     build.add_argument("--quiet", action="store_true", help="no progress bars")
-    build.set_defaults(handler=_cmd_build)
+    build.set_defaults(handler=_cmd_build, on_interrupt=RESUMES)
     stats = actions.add_parser("stats", help="the paper's Table 2 counts of a KB")
     stats.add_argument("kb", type=Path, help="a kb build directory or an Entity JSONL file")
     stats.add_argument("--json", action="store_true", help="print the counts as JSON")
-    stats.set_defaults(handler=_cmd_stats)
+    stats.set_defaults(handler=_cmd_stats, on_interrupt=RESUMES)
 
 
 def _cmd_build(args: argparse.Namespace) -> int:

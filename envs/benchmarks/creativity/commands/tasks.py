@@ -15,7 +15,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lateralgym.envs.benchmarks.creativity.commands.kb import add_constrained_json, add_reask_temperature
+from lateralgym.envs.benchmarks.creativity.commands.kb import RESUMES, add_constrained_json, add_reask_temperature
 
 _EXAMPLES = """examples:
   lateralgym tasks build --kb kb/ --model openai/gpt-4o-mini --embedder lexical --out tasks.jsonl --dry-run
@@ -82,10 +82,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_reask_temperature(build)
     build.add_argument("--dry-run", action="store_true", help="print calls, tokens and cost per stage; ask nothing")
     build.add_argument("--quiet", action="store_true", help="no progress bars")
-    build.set_defaults(handler=_cmd_build)
+    build.set_defaults(handler=_cmd_build, on_interrupt=RESUMES)
     stats = actions.add_parser("stats", help="counts per scene, (band x level) and (similarity x count) grids")
     stats.add_argument("tasks", type=Path, help="a task file (our JSONL, .jsonl.gz, or official task JSON)")
-    stats.set_defaults(handler=_cmd_stats)
+    stats.set_defaults(handler=_cmd_stats, on_interrupt=RESUMES)
 
 
 def _counts(text: str) -> tuple[int, ...]:

@@ -1,0 +1,199 @@
+"""What a run directory says about its run: ``manifest.json`` (a ``Manifest``) and ``read_run``, the
+one reader the viewer, report, replay, compare and the episode table use.
+
+A manifest holds no secrets: the options a run ran with are recorded without credentials
+(``RunOptions.recorded``), and the roles whose URL or spec carried some are named, so a resume can
+ask for them again. Version 1 manifests (LateralGym 0.1 before ``RunOptions``: every setting at the
+top level, ``judge_base_url`` the judge's server even when it followed ``--base-url``) are read into
+the same model, so their runs still resume and view.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from lateralgym.envs import ConfigError, EpisodeConfig, validation_message
+from lateralgym.episodes._log import LOG_SCHEMA_VERSION, STEP_LOG
+from lateralgym.episodes._options import RecordedOptions
+from lateralgym.episodes._plan import EpisodeSpec
+from lateralgym.episodes._rundir import CONFIG_FILE, MANIFEST, SUMMARY
+
+__all__ = ["MANIFEST_VERSION", "Manifest", "RunRecord", "read_manifest", "read_run", "require_run_dir"]
+
+MANIFEST_VERSION = 2
+"""2: the settings under ``options`` (a ``RunOptions``); 1: every setting at the top level."""
+
+_TOP_LEVEL_SETTINGS = ("player", "judge", "judge_samples", "limit", "repeats", "concurrency", "use_cache")
+"""Settings a version 1 manifest holds at the top level, under the same names as in ``RunOptions``."""
+
+
+class Manifest(BaseModel):
+    """What a run directory's ``manifest.json`` holds (no secrets).
+
+    Only ``run_id`` is required: the tools that look at runs also read manifests written by hand
+    or cut down, and say what they hold.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    manifest_version: int = MANIFEST_VERSION
+    """The layout (``MANIFEST_VERSION``); version 1 manifests are read into this one."""
+    run_id: str
+    lateralgym_version: str = ""
+    log_schema_version: int = LOG_SCHEMA_VERSION
+    created: str = ""
+    """When the run started (ISO 8601, UTC)."""
+    python: str = ""
+    platform: str = ""
+    config: str = ""
+    """The config's name (the config itself is ``config.yaml``)."""
+    benchmark: str = ""
+    dataset: str = ""
+    """The dataset file, or ``sample`` for the data shipped in the package."""
+    seed: int | None = None
+    """The run seed every episode's seed derives from."""
+    options: RecordedOptions = Field(default_factory=RecordedOptions)
+    """The settings the run ran with, credentials removed; ``player`` and ``judge`` are the specs
+    that ran (the config's when none was given), ``use_cache`` and ``llm_concurrency`` as applied,
+    ``judge_base_url`` only when the judge was given a server of its own."""
+    redacted_base_urls: list[str] = Field(default_factory=list)
+    """Roles (``player``, ``judge``) whose server URL carried credentials, which are never written:
+    a resume must be given the URL again."""
+    redacted_specs: list[str] = Field(default_factory=list)
+    """Roles whose spec itself carried credentials (``openai/m?base_url=http://user:key@...``): the
+    written spec lacks them, so such a run cannot be resumed as it was started."""
+    episodes: list[EpisodeSpec] | None = None
+    """The plan, every episode with its seed (None: not recorded)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version_1(cls, data: Any) -> Any:
+        """A version 1 manifest's top-level settings, moved under ``options``."""
+        if not isinstance(data, dict) or "options" in data:
+            return data
+        options = {name: data[name] for name in _TOP_LEVEL_SETTINGS if name in data}
+        base_url = data.get("player_base_url")
+        options["base_url"] = base_url
+        # version 1 wrote the judge's server whether or not it was its own: the same as the
+        # player's means it followed --base-url
+        judge_url = data.get("judge_base_url")
+        options["judge_base_url"] = judge_url if judge_url != base_url else None
+        rest = {k: v for k, v in data.items() if k not in (*_TOP_LEVEL_SETTINGS, "player_base_url", "judge_base_url")}
+        return {**rest, "manifest_version": 1, "options": options}
+
+
+def _manifest_json(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path``, None when there is no such file.
+
+    Raises:
+        ConfigError: it cannot be read, or is not a JSON object (the message names it).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); was it overwritten?") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); was it cut short or edited?"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _manifest(path: Path) -> Manifest | None:
+    data = _manifest_json(path)
+    if data is None:
+        return None
+    try:
+        return Manifest.model_validate(data)
+    except ValidationError as exc:
+        field, message = validation_message(exc, "manifest")
+        raise ConfigError(f"{path}: not a LateralGym manifest (field {field!r}: {message})") from None
+
+
+def require_run_dir(run_dir: Path) -> None:
+    """Refuse a directory that holds no manifest (without reading it).
+
+    Raises:
+        ConfigError: ``run_dir`` is not a run directory.
+    """
+    if not (run_dir / MANIFEST).exists():
+        raise _not_a_run_dir(run_dir)
+
+
+def read_manifest(run_dir: str | Path) -> Manifest:
+    """A run directory's manifest (either version).
+
+    Raises:
+        ConfigError: the directory has no manifest, or it is not valid JSON or not a manifest.
+    """
+    run_dir = Path(run_dir)
+    manifest = _manifest(run_dir / MANIFEST)
+    if manifest is None:
+        raise _not_a_run_dir(run_dir)
+    return manifest
+
+
+def _not_a_run_dir(run_dir: Path) -> ConfigError:
+    return ConfigError(f"{run_dir} is not a run directory (no {MANIFEST}); pass the directory a run created")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A run directory as the tools that look at runs read it (``read_run``)."""
+
+    run_dir: Path
+    manifest: Manifest | None
+    """None for a directory without one (a copied log)."""
+    log_path: Path
+    """``steps.jsonl`` (it may not exist yet)."""
+    summary_path: Path
+    """``summary.json``, written when a run ends (it may not exist)."""
+    config_path: Path
+    """``config.yaml``, the config the run ran (it may not exist)."""
+
+    @cached_property
+    def config(self) -> EpisodeConfig | None:
+        """The run's config, read on first use; None when there is no ``config.yaml``.
+
+        Raises:
+            ConfigError: ``config.yaml`` is not UTF-8, not YAML or not a config (named).
+        """
+        return EpisodeConfig.from_file(self.config_path) if self.config_path.exists() else None
+
+    @property
+    def planned(self) -> int | None:
+        """How many episodes the run planned (None when its manifest does not say)."""
+        if self.manifest is None or self.manifest.episodes is None:
+            return None
+        return len(self.manifest.episodes)
+
+
+def read_run(run_dir: str | Path) -> RunRecord:
+    """What a run directory holds: its manifest (read now), its config (read on first use) and the
+    paths of its step log and summary. A directory without a manifest (a copied log) reads too.
+
+    Raises:
+        ConfigError: ``manifest.json`` is there but unreadable, not JSON or not a manifest (named).
+    """
+    run_dir = Path(run_dir)
+    return RunRecord(
+        run_dir=run_dir,
+        manifest=_manifest(run_dir / MANIFEST),
+        log_path=run_dir / STEP_LOG,
+        summary_path=run_dir / SUMMARY,
+        config_path=run_dir / CONFIG_FILE,
+    )

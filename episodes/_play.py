@@ -1,0 +1,235 @@
+"""Playing a run's plan: the episodes without an end record yet, on this process's event loop or
+on Ray workers (``_ray.py``), with the progress bar, the stop after too many errors in a row
+(``FailureWatch``) and the summary written at the end.
+
+``roll_out`` takes one ``RollOut`` (what ``run_async`` set up) and returns the ``RunResult``. On a
+stop, a failure (a full disk) or Ctrl-C every episode still running is cancelled before the log
+is closed, so none writes after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from lateralgym.agents import safe_spec, scrub_credentials
+from lateralgym.envs import EpisodeConfig, Judge, LateralEnv, benchmark_of
+from lateralgym.episodes._episode import run_episode
+from lateralgym.episodes._failures import FailureWatch
+from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, StepLogWriter, Usage, read_log
+from lateralgym.episodes._options import RunOptions
+from lateralgym.episodes._plan import EpisodeSpec
+from lateralgym.episodes._resume import drop_partial_episodes, finished_episodes
+from lateralgym.episodes._roles import AgentFactory
+from lateralgym.episodes._rundir import SUMMARY, write_json
+from lateralgym.episodes._usage import UsageTally
+
+__all__ = ["RollOut", "RunResult", "roll_out"]
+
+
+class RunResult(BaseModel):
+    """Where a run is and what it measured."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    run_dir: Path
+    run_id: str
+    planned: int
+    ran: int
+    """Episodes run in this call (the rest were done before a resume)."""
+    errored: int = 0
+    """Episodes run in this call that ended with an error (all of ``ran``: nothing worked)."""
+    first_error: str | None = None
+    """The error that ended the first of those episodes, for a one-line diagnosis."""
+    error_kinds: dict[str, int] = {}
+    """Errored episodes of this call by kind of error (``HTTP 401``, ``connection``, ...)."""
+    stopped: str | None = None
+    """Why the run stopped before its plan was done (errored episodes in a row), None when it did not."""
+    metrics: Any
+    """``RunMetrics`` of all finished episodes."""
+    usage: dict[str, Usage] = {}
+    """Model usage of the whole run per role (``player``, ``judge``), summed from the step log."""
+
+
+@dataclass(frozen=True)
+class RollOut:
+    """Everything a roll-out plays with, set up by ``run_async`` (which holds the directory's lock)."""
+
+    config: EpisodeConfig
+    options: RunOptions
+    """Resolved: the player and judge that run, the servers, the cache and the LLM cap applied."""
+    plan: list[EpisodeSpec]
+    run_dir: Path
+    run_id: str
+    items: Sequence[Any]
+    envs: list[LateralEnv]
+    """At least one, built on ``items`` with ``judge``; more are made for episodes in flight."""
+    judge: Judge
+    judge_obj: Judge | None
+    """The caller's judge object, sent as is to Ray workers (None: each builds the spec's)."""
+    factory: AgentFactory
+    watch: FailureWatch
+
+
+async def roll_out(job: RollOut) -> RunResult:
+    """Run the plan's episodes that have no end record yet into ``job.run_dir`` (locked by the
+    caller), here or, with ``backend="ray"``, on Ray workers (``episodes/_ray.py``)."""
+    from lateralgym.episodes._progress import RunProgress
+
+    log_path = job.run_dir / STEP_LOG
+    drop_partial_episodes(log_path)
+    done = finished_episodes(log_path)
+    todo = [s for s in job.plan if s.episode_id not in done]
+    if job.options.backend == "ray":
+        return await _roll_out_ray(job, todo, done)
+    # The first env's checked, indexed items: each further env costs nothing per item.
+    envs = job.envs + [
+        LateralEnv(job.config, items=job.envs[0].items, judge=job.judge)
+        for _ in range(min(job.options.concurrency, len(todo)) - 1)
+    ]
+    free: asyncio.Queue[LateralEnv] = asyncio.Queue()
+    for env in envs:
+        free.put_nowait(env)
+    writer = StepLogWriter(log_path)
+    bar = RunProgress(total=len(job.plan), done=len(done), label=job.config.name, enabled=job.options.progress)
+    errors: list[str] = []
+    player = safe_spec(str(job.options.player))
+
+    async def play(spec: EpisodeSpec) -> EpisodeEnd:
+        env = await free.get()  # an env per episode in flight, reused: building one indexes every item
+        try:
+            return await run_episode(spec, env, job.factory(spec.seed), writer, job.run_id, job.run_dir, player)
+        finally:
+            free.put_nowait(env)
+
+    try:
+        await _play_all(todo, play, bar, errors, job.watch)
+    finally:
+        writer.close()
+        # Release the model clients' connections on this loop, before asyncio.run closes it.
+        clients = (getattr(job.factory, "client", None), getattr(job.judge, "client", None))
+        for client in {id(c): c for c in clients if c}.values():
+            await client.aclose()
+    return _finish(job, todo, errors)
+
+
+async def _roll_out_ray(job: RollOut, todo: list[EpisodeSpec], done: set[str]) -> RunResult:
+    """``_roll_out`` on Ray workers: they play, this process alone writes the log (an episode at a time)."""
+    from lateralgym.episodes._progress import RunProgress
+    from lateralgym.episodes._ray import RayExecutor
+
+    writer = StepLogWriter(job.run_dir / STEP_LOG)
+    bar = RunProgress(total=len(job.plan), done=len(done), label=job.config.name, enabled=job.options.progress)
+    errors: list[str] = []
+    cache_dir = job.options.cache_dir
+    executor = RayExecutor(
+        job.config,
+        # a relative cache directory would land in each worker's own working directory
+        job.options.merge(cache_dir=cache_dir.resolve() if cache_dir is not None else None),
+        job.run_id,
+        job.items,
+        judge=job.judge_obj,
+        concurrency=min(job.options.concurrency, max(1, len(todo))),
+    )
+    by_id = {str(item.id): item for item in job.items}
+
+    async def play(spec: EpisodeSpec) -> EpisodeEnd:
+        try:
+            records = await executor.episode(spec, job.run_dir)
+        except Exception as exc:  # noqa: BLE001 - its workers kept dying: logged as errored, rerun on resume
+            item = by_id[spec.item_id]
+            records = [
+                EpisodeEnd(
+                    run_id=job.run_id,
+                    episode_id=spec.episode_id,
+                    item_id=spec.item_id,
+                    repeat=spec.repeat,
+                    benchmark=job.config.benchmark,
+                    meta=benchmark_of(item).item_meta(item),
+                    error=scrub_credentials(f"{type(exc).__name__}: {exc}"),
+                )
+            ]
+        for record in records:
+            writer.write(record)
+        writer.sync()
+        end = records[-1]
+        assert isinstance(end, EpisodeEnd)
+        return end
+
+    try:
+        await _play_all(todo, play, bar, errors, job.watch)
+    finally:
+        writer.close()
+        executor.shutdown()
+    return _finish(job, todo, errors)
+
+
+def _finish(job: RollOut, todo: list[EpisodeSpec], errors: list[str]) -> RunResult:
+    """Compute the metrics from the log, write ``summary.json`` and say where the run is."""
+    from lateralgym.episodes._metrics import compute_metrics
+
+    tally = UsageTally()
+
+    def ends_noted(records: Iterator[Any]) -> Iterator[Any]:  # one pass over the log for both
+        for record in records:
+            tally.add(record)
+            yield record
+
+    metrics = compute_metrics(ends_noted(read_log(job.run_dir / STEP_LOG)))
+    usage = tally.totals()
+    summary = {**metrics.model_dump(mode="json"), "llm_usage": {role: u.model_dump() for role, u in usage.items()}}
+    write_json(job.run_dir / SUMMARY, summary)
+    watch = job.watch
+    return RunResult(
+        run_dir=job.run_dir,
+        run_id=job.run_id,
+        planned=len(job.plan),
+        ran=watch.finished if watch.stopped else len(todo),
+        errored=len(errors),
+        first_error=errors[0] if errors else None,
+        error_kinds=dict(watch.kinds),
+        stopped=watch.stopped,
+        metrics=metrics,
+        usage=usage,
+    )
+
+
+class _Stopped(Exception):
+    """Raised inside the roll-out when ``FailureWatch`` says stop."""
+
+
+async def _play_all(
+    todo: list[EpisodeSpec],
+    play: Callable[[EpisodeSpec], Awaitable[EpisodeEnd]],
+    bar: Any,
+    errors: list[str],
+    watch: FailureWatch,
+) -> None:
+    """Play every episode of ``todo`` at once (``play`` bounds how many really run), counting errors,
+    advancing the bar and stopping when ``watch`` says so. On a stop, a failure (a full disk) or
+    Ctrl-C, every episode still running is cancelled before this returns, so none writes after the
+    caller closes the log."""
+
+    async def one(spec: EpisodeSpec) -> None:
+        end = await play(spec)
+        if end.error is not None:
+            errors.append(end.error)
+        bar.advance(end)
+        if watch.episode_ended(end):
+            raise _Stopped
+
+    tasks = [asyncio.ensure_future(one(spec)) for spec in todo]
+    try:
+        with bar:
+            await asyncio.gather(*tasks)
+    except _Stopped:
+        pass  # the episodes still running are cancelled below; resume runs them
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,71 @@
+"""``lateralgym data stats`` / ``data show``: what a dataset file holds, and items as a player sees them."""
+
+from __future__ import annotations
+
+import argparse
+
+from lateralgym.envs import LateralGymError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``data`` with its actions ``stats`` and ``show``."""
+    data = sub.add_parser("data", help="inspect dataset files")
+    data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
+    stats = data_sub.add_parser(
+        "stats",
+        help="detect a dataset file's format, load it and print its counts",
+        description="Detect the format (BrainTeaser .npy, SPLAT .xlsx, CreativityBench / LatEval .json, "
+        "RiddleSense / LateralGym .jsonl), load the file and print its counts, or an error naming the file, "
+        "record and field.",
+    )
+    stats.add_argument("path", help="the dataset file")
+    stats.add_argument(
+        "--format", help="skip detection: brainteaser, splat, lateval, creativitybench, riddlesense, jsonl"
+    )
+
+    show = data_sub.add_parser(
+        "show",
+        help="print items of a dataset file as the player sees them, with their hidden answers marked",
+        description="Load a dataset file (any supported format) and print items: by id, or a random few. Each "
+        "item shows the first observation a player gets, then, under a rule, the reference solution that only "
+        "judges and researchers see.",
+    )
+    show.add_argument("path", help="the dataset file")
+    show.add_argument("--item", metavar="ID", action="append", help="an item id (repeat for several)")
+    show.add_argument("--random", type=int, metavar="N", help="N items drawn at random (default: the first one)")
+    show.add_argument("--seed", type=int, default=0, help="seed of --random (default 0)")
+    show.add_argument("--format", help="skip detection (as for 'data stats')")
+    stats.set_defaults(handler=_cmd_stats)
+    show.set_defaults(handler=_cmd_show)
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from lateralgym.envs import dataset_stats, load_items
+
+    items = load_items(args.path, format=args.format)
+    print(dataset_stats(items, path=args.path).render())
+    return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    import random
+
+    from lateralgym.envs import load_items
+    from lateralgym.episodes import render_item
+
+    items = list(load_items(args.path, format=args.format))
+    if args.item:
+        by_id = {str(getattr(i, "id", "")): i for i in items}
+        missing = [i for i in args.item if i not in by_id]
+        if missing:
+            raise LateralGymError(f"{args.path}: no item with id {', '.join(map(repr, missing))}")
+        chosen = [by_id[i] for i in args.item]
+    elif args.random is not None:
+        if args.random < 1:
+            raise LateralGymError("--random takes a number of items, 1 or more")
+        chosen = random.Random(args.seed).sample(items, min(args.random, len(items)))
+    else:
+        chosen = items[:1]
+    for item in chosen:
+        print(render_item(item))
+    return 0

@@ -1,0 +1,274 @@
+"""``lateralgym run``: run a config's episodes into a run directory (or finish one with ``--resume``,
+or estimate one with ``--dry-run``) and print the metrics.
+
+The flags become typed values here: a ``RunOptions`` (checked once, the same for a run and a dry
+run), the config with ``--data`` / ``--seed`` / ``--max-turns`` applied, or a ``ResumeRequest``;
+``lateralgym.episodes.run`` does the rest, resume rules included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lateralgym.cli import EXIT_ALL_ERRORED, EXIT_CODES, EXIT_OK, EXIT_SOME_ERRORED
+from lateralgym.envs import SHIPPED_CONFIGS, LateralGymError
+
+if TYPE_CHECKING:
+    from lateralgym.envs import EpisodeConfig
+    from lateralgym.episodes import RunOptions, RunResult
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``run``."""
+    run = sub.add_parser(
+        "run",
+        help="run episodes of a config and print the results table",
+        description="Run episodes of a config into a run directory (config, manifest, step log, summary) "
+        "and print the metrics.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument(
+        "config",
+        nargs="?",
+        help=f"a shipped config ({', '.join(SHIPPED_CONFIGS)}) or a YAML or TOML file; omit with --resume",
+    )
+    run.add_argument("--data", metavar="PATH", help="dataset file (official release format or LateralGym JSONL)")
+    run.add_argument(
+        "--player",
+        help="player: random, heuristic, oracle, human, or a model: openai/gpt-4o-mini, openai/NAME with "
+        "--base-url, anthropic/... via litellm; options as openai/NAME?temperature=0&reasoning=cot (default: "
+        "the config's)",
+    )
+    run.add_argument(
+        "--judge",
+        help="judge: the benchmark's offline judge (exact, kb, reference), human (a person judges SPLAT in the "
+        "terminal, seeing the hidden answer), or a model spec provider/model[?temperature=0&samples=3] (default: "
+        "the config's). SPLAT's offline 'reference' judge matches words with the hidden answer and understands no "
+        "negation or paraphrase: fine for offline runs and tests, not for measurement; 'reference-embed' "
+        "(pip install 'lateralgym[embed]') compares sentence embeddings: it takes paraphrases but still misses "
+        "negation",
+    )
+    run.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="OpenAI-compatible server (vLLM, Ollama, llama.cpp) for LLMs; with --resume it moves every role "
+        "that followed it (the judge too, unless the run gave it its own --judge-base-url)",
+    )
+    run.add_argument("--judge-base-url", metavar="URL", help="server for the LLM judge if it differs from --base-url")
+    run.add_argument("--judge-samples", type=int, metavar="K", help="LLM judge: majority vote of K samples (default 1)")
+    run.add_argument(
+        "--llm-concurrency",
+        type=int,
+        metavar="N",
+        help="LLM requests in flight at once, players and judges together (default: --concurrency, at least 8)",
+    )
+    run.add_argument(
+        "--adaptive-concurrency",
+        action="store_true",
+        help="let the LLM cap find the server's pace: start at 20, halve on HTTP 429, grow up to --llm-concurrency "
+        "while latency holds",
+    )
+    run.add_argument("--no-cache", action="store_true", help="bypass the LLM response cache (with --resume too)")
+    run.add_argument("--cache-dir", metavar="DIR", help="LLM response cache (default ./.lateralgym-cache/llm)")
+    run.add_argument("--limit", type=int, metavar="N", help="run only the first N items (N >= 1)")
+    run.add_argument("--repeats", type=int, default=1, metavar="R", help="episodes per item (best-of-R and mean)")
+    run.add_argument("--concurrency", type=int, default=4, metavar="C", help="episodes in flight (default 4)")
+    run.add_argument(
+        "--seed",
+        type=int,
+        help="run seed, 0 to 2**64-1 (default: the config's); each episode's seed derives from (seed, item, repeat)",
+    )
+    run.add_argument("--max-turns", type=int, metavar="T", help="override the config's turn limit")
+    run.add_argument("--out", default="runs", metavar="DIR", help="where run directories go (default ./runs)")
+    run.add_argument(
+        "--resume",
+        metavar="RUN_DIR",
+        help="finish a killed run (or rerun its errored episodes) instead of starting one; one process at a "
+        "time: a run holds a lock on its directory",
+    )
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local: this process plays every episode on one event loop (default); ray: Ray workers play them "
+        "(pip install 'lateralgym[ray]'), this process alone writes the log, so --resume stays exactly-once",
+    )
+    run.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --backend ray: the cluster to join (auto, or ray://HEAD:10001 after 'ray start --head'); "
+        "default: start a local Ray on this machine",
+    )
+    run.add_argument(
+        "--actors",
+        type=int,
+        metavar="N",
+        help="with --backend ray: worker actors, each playing many episodes at once (default: one per CPU)",
+    )
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the episodes, expected LLM calls and tokens per role and the estimated cost (offline price "
+        "table), then stop: nothing is sent or written",
+    )
+    run.add_argument(
+        "--no-check",
+        action="store_true",
+        help="skip the check before the run (one free GET /models per model server: a dead server or a "
+        "wrong key stops the run at once)",
+    )
+    run.add_argument(
+        "--stop-after-errors",
+        type=int,
+        default=10,
+        metavar="N",
+        help="stop the run after N episodes in a row end in an error (default 10; 0: never); the rest stay "
+        "for --resume. The first error of each kind is printed as it happens",
+    )
+    run.add_argument(
+        "--aux",
+        metavar="RUN_DIR",
+        help="elicitation (SPLAT 5.3): give the LLM player an auxiliary prompt built from this SPLAT run's log "
+        "(the first 5 questions and answers of m puzzles); adds aux=... to the player spec",
+    )
+    run.add_argument("--aux-puzzles", type=int, metavar="M", help="with --aux: how many SPLAT puzzles (default 3)")
+    run.add_argument(
+        "--aux-variant",
+        choices=("data", "reasoning"),
+        help="with --aux: data = questions and answers (the paper's dagger), reasoning = with the player's "
+        "reasoning (*; run the SPLAT player with reasoning=cot)",
+    )
+    run.set_defaults(handler=_cmd_run)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from lateralgym.episodes import ResumeRequest, dry_run, judge_note, run
+
+    if args.resume is None and args.config is None:
+        raise LateralGymError("give a config to run (e.g. 'lateralgym run splat') or --resume RUN_DIR")
+    if args.aux is None and (args.aux_puzzles is not None or args.aux_variant is not None):
+        raise LateralGymError("--aux-puzzles and --aux-variant go with --aux RUN_DIR (a SPLAT run directory)")
+    if args.resume is not None and args.aux is not None:
+        raise LateralGymError("--resume keeps the run's own player and its aux prompt; drop --aux")
+    if args.resume is not None and args.dry_run:
+        raise LateralGymError("--dry-run estimates a new run; drop --resume (or --dry-run)")
+    options = _options(args)
+    if args.resume is not None:
+        request = ResumeRequest(
+            run_dir=Path(args.resume), config=args.config, dataset=args.data, seed=args.seed, max_turns=args.max_turns
+        )
+        result = run(None, options, resume=request)
+    else:
+        config = _config(args)
+        if args.dry_run:
+            print(dry_run(config, options).render())
+            return EXIT_OK
+        judge = options.judge or config.judge
+        note = judge_note(config.benchmark, judge)
+        if note:  # said where the judge is chosen: the run's first line
+            print(f"judge {judge}: {note}")
+        result = run(config, options)
+    _print_result(result)
+    return _run_status(result)
+
+
+def _options(args: argparse.Namespace) -> RunOptions:
+    """The run's settings from the flags (``--aux`` builds the player spec)."""
+    from lateralgym.episodes import RunOptions
+
+    player = args.player
+    if args.aux is not None:
+        from lateralgym.agents import with_aux
+        from lateralgym.envs import EpisodeConfig
+
+        player = with_aux(
+            player or EpisodeConfig.named(args.config).player,
+            args.aux,
+            puzzles=args.aux_puzzles,
+            variant=args.aux_variant,
+        )
+    return RunOptions(
+        player=player,
+        judge=args.judge,
+        judge_samples=args.judge_samples,
+        limit=args.limit,
+        repeats=args.repeats,
+        concurrency=args.concurrency,
+        out=args.out,
+        progress=not args.no_progress,
+        base_url=args.base_url,
+        judge_base_url=args.judge_base_url,
+        cache_dir=args.cache_dir,
+        # None: a new run uses the cache, a resumed one does as it was started
+        use_cache=False if args.no_cache else None,
+        llm_concurrency=args.llm_concurrency,
+        adaptive_concurrency=args.adaptive_concurrency,
+        backend=args.backend,
+        ray_address=args.address,
+        ray_actors=args.actors,
+        check=not args.no_check,
+        stop_after_errors=args.stop_after_errors,
+    )
+
+
+def _config(args: argparse.Namespace) -> EpisodeConfig:
+    """The named config with ``--data``, ``--seed`` and ``--max-turns`` applied."""
+    from lateralgym.envs import EpisodeConfig
+
+    config = EpisodeConfig.named(args.config)
+    updates: dict[str, object] = {}
+    if args.data:
+        updates["dataset"] = args.data
+    if args.seed is not None:
+        updates["seed"] = args.seed
+    if args.max_turns is not None:
+        updates["max_turns"] = args.max_turns
+    if updates:
+        config = EpisodeConfig.from_dict({**config.model_dump(), **updates}, source="command line")
+    return config
+
+
+def _print_result(result: RunResult) -> None:
+    from lateralgym.episodes import print_metrics
+
+    print_metrics(result.metrics)
+    for role, usage in result.usage.items():
+        cost = "unknown" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+        print(
+            f"{role} LLM: {usage.calls} calls, {usage.cache_hits} cache hits, "
+            f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, cost {cost}"
+            + (
+                f", {usage.format_reasks} format re-asks, {usage.fallbacks} fallback moves"
+                if usage.format_reasks or usage.fallbacks
+                else ""
+            )
+        )
+    if result.error_kinds:
+        print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")
+    print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
+
+
+def _run_status(result: RunResult) -> int:
+    """The exit status of a finished run (see ``EXIT_CODES``), with a line on stderr when it is not 0."""
+    if result.ran and result.errored == result.ran:
+        first = " ".join((result.first_error or "").split())[:300]
+        print(
+            f"lateralgym: error: all {result.ran} episodes run ended in an error, so nothing worked (is the server "
+            f"up, and its URL, key and settings right?); the first: {first}; fix that, then finish the run with: "
+            f"lateralgym run --resume {result.run_dir}",
+            file=sys.stderr,
+        )
+        return EXIT_ALL_ERRORED
+    if result.metrics.errored or result.metrics.episodes < result.planned:
+        print(
+            f"lateralgym: {result.metrics.errored} of {result.planned} episodes ended in an error; rerun them with: "
+            f"lateralgym run --resume {result.run_dir}",
+            file=sys.stderr,
+        )
+        return EXIT_SOME_ERRORED
+    return EXIT_OK

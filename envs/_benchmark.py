@@ -50,6 +50,7 @@ __all__ = [
     "DatasetFormat",
     "Outcome",
     "PromptRequest",
+    "ViewSection",
     "all_benchmarks",
     "benchmark_of",
     "get_benchmark",
@@ -59,6 +60,22 @@ __all__ = [
     "StatBlock",
     "register_benchmark",
 ]
+
+
+class ViewSection(BaseModel):
+    """A part of an ended episode the viewer shows above its outcome table (a benchmark's own)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str
+    chips: list[str] | None = None
+    """Short names shown as chips (``css_class`` styles them)."""
+    rows: list[tuple[str, Any]] | None = None
+    """A two-column table (``element_id`` names it)."""
+    empty: str = "none"
+    """Shown when there are no chips or rows."""
+    element_id: str | None = None
+    css_class: str | None = None
 
 
 class Outcome(BaseModel):
@@ -87,6 +104,13 @@ class Outcome(BaseModel):
     def badge(self) -> str:
         """A word or two for the viewer's episode list (``correct``, ``wrong``, ``entity only``)."""
         return "correct" if self.succeeded() else "wrong"
+
+    view_hidden: ClassVar[frozenset[str]] = frozenset()
+    """Outcome fields the viewer's outcome table leaves out (its ``view_sections`` show them)."""
+
+    def view_sections(self) -> list[ViewSection]:
+        """Sections the viewer shows above an ended episode's outcome table; none by default."""
+        return []
 
 
 @dataclass(frozen=True)
@@ -455,7 +479,15 @@ def load_benchmark(source: str) -> list[Benchmark[Any, Any]]:
             register_benchmark(cls)
         return [BENCHMARKS[cls.name]]
     added = [b for name, b in BENCHMARKS.items() if before.get(name) is not b]
-    if not added:
+    if not added:  # imported before: its benchmarks, registered again if the registry lost them
+        own = [
+            cls
+            for cls in vars(module).values()
+            if isinstance(cls, type) and issubclass(cls, Benchmark) and cls.__module__ == module.__name__
+        ]
+        for cls in own:
+            if getattr(cls, "name", None) and not isinstance(BENCHMARKS.get(cls.name), cls):
+                register_benchmark(cls)
         added = [b for b in BENCHMARKS.values() if type(b).__module__ == module.__name__]
     if not added:
         raise ConfigError(f"{source} registers no benchmark: decorate a Benchmark subclass with @register_benchmark")

@@ -162,6 +162,9 @@ class EpisodeConfig(BaseModel):
     ``--limit`` is."""
     dataset: str | None = None
     """Path to a dataset file; None uses the package's sample data."""
+    dataset_format: str | None = None
+    """The format of ``dataset``: one of the benchmark's own (``lateralgym data stats --help``); None
+    detects it among the benchmark's formats."""
     options: SerializeAsAny[BaseModel] = Field(default_factory=NoOptions, validate_default=True)
     """The benchmark's own settings (its ``options_type``; an env card lists them), e.g.
     ``options: {scoring: strict}``. A setting of the benchmark's given at the top level of the file,
@@ -272,6 +275,12 @@ class EpisodeConfig(BaseModel):
             raise ValueError(f"reveal for {self.benchmark} must be one of {benchmark.reveals}")
         if not isinstance(self.options, benchmark.options_type):
             raise ValueError(f"options must be {benchmark.name}'s {benchmark.options_type.__name__}")
+        if self.dataset_format is not None:
+            from lateralgym.envs._loaders import formats
+
+            names = sorted(formats(benchmark.name))
+            if self.dataset_format not in names:
+                raise ValueError(f"dataset_format for {self.benchmark} must be one of its formats {names}")
         known = {"correct", "invalid", "step", *benchmark.reward_fields}
         unknown_rewards = sorted(set(self.rewards.model_extra or {}) - known)
         if unknown_rewards:

@@ -24,7 +24,7 @@ def load_config_items(config: EpisodeConfig, path: str | None = None) -> ItemTab
         return item_table(benchmark, benchmark.sample_items(), label=label)
     from lateralgym.envs._loaders import load_items
 
-    items = load_items(source, benchmark=benchmark.name)
+    items = load_items(source, format=config.dataset_format if path is None else None, benchmark=benchmark.name)
     wanted = benchmark.item_type
     if not items:
         raise DatasetError(source, "the file holds no items")

@@ -182,6 +182,31 @@ class RunRecord:
         return len(self.manifest.episodes)
 
 
+def _import_benchmarks(config_path: Path) -> None:
+    """Import the benchmarks a run's config names in ``imports`` (a benchmark of your own, from a file
+    or module), so a new process can score, view and replay its log. A config that cannot be read is
+    left to whoever needs it (a report reads only the log and the manifest).
+
+    Raises:
+        ConfigError: a listed benchmark file or module cannot be imported (the message names it).
+    """
+    import yaml
+
+    from lateralgym.envs import load_benchmark
+
+    try:
+        data = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return
+    imports = data.get("imports") if isinstance(data, dict) else None
+    for source in imports if isinstance(imports, list) else ():
+        if isinstance(source, str):
+            try:
+                load_benchmark(source)
+            except ConfigError as exc:
+                raise ConfigError(f"{config_path}: the run's benchmark comes from {source}: {exc}") from None
+
+
 def read_run(run_dir: str | Path) -> RunRecord:
     """What a run directory holds: its manifest (read now), its config (read on first use) and the
     paths of its step log and summary. A directory without a manifest (a copied log) reads too.
@@ -190,6 +215,7 @@ def read_run(run_dir: str | Path) -> RunRecord:
         ConfigError: ``manifest.json`` is there but unreadable, not JSON or not a manifest (named).
     """
     run_dir = Path(run_dir)
+    _import_benchmarks(run_dir / CONFIG_FILE)
     return RunRecord(
         run_dir=run_dir,
         manifest=_manifest(run_dir / MANIFEST),

@@ -78,14 +78,14 @@ class RunOptions(BaseModel):
     """Player spec: ``random``, ``heuristic``, ``oracle``, ``human``, or a model
     ``provider/model[?options]``; None: the config's."""
     judge: str | None = None
-    """Judge spec: the benchmark's offline judge (``exact``, ``kb``, ``reference``, ...), ``human``
-    (SPLAT), or a model spec; None: the config's. A ``Judge`` object goes to ``run(judge_obj=...)``."""
+    """Judge spec: one of the benchmark's offline judges, ``human`` (a person, where the benchmark has
+    one), or a model spec; None: the config's. A ``Judge`` object goes to ``run(judge_obj=...)``."""
     judge_samples: int | None = None
     """LLM judge: majority vote over this many samples (wins over the spec's ``samples``); at least 1."""
     limit: int | None = None
     """Run only the first ``limit`` items (None: all). 0 is refused: it selects nothing to run."""
     repeats: int = 1
-    """Episodes per item (SPLAT reports best-of-R); at least 1."""
+    """Episodes per item (best-of-R and mean-of-R metrics); at least 1."""
     concurrency: int = 4
     """Episodes in flight at once; at least 1."""
     out: Path = Path("runs")

@@ -182,6 +182,9 @@ def rollouts_from_log(run_dir: str | Path) -> Iterator[Rollout]:
     log = run_dir / STEP_LOG
     if not log.is_file():
         raise ExportError(f"{run_dir}: no {STEP_LOG}; give a run directory that `lateralgym run` wrote")
+    from lateralgym.episodes._manifest import read_run
+
+    read_run(run_dir)  # imports a benchmark of the user's own that the run's config names
     starts: dict[str, EpisodeStart] = {}
     steps: dict[str, list[StepLine]] = {}
     for record in read_log(log):

@@ -90,7 +90,7 @@ def run(
         items: items to run on (default ``config.dataset`` or the sample data).
         agent_factory: builds a player from a seed (instead of ``options.player``'s construction).
         judge_obj: a ``Judge`` to use instead of the one ``options.judge`` names.
-        **settings: ``RunOptions`` fields merged into ``options`` (``run("splat", player="oracle",
+        **settings: ``RunOptions`` fields merged into ``options`` (``run(config, player="oracle",
             limit=5)``).
 
     Returns:

@@ -183,6 +183,7 @@ class EpisodePages:
         else:
             entry.update(record.model_dump(include=_END_FIELDS), ended=True)
             entry["turns"] = (record.outcome or {}).get("turns", 0)
+            entry.update(_sections(entry))
             entry["meta"] = entry["meta"] or record.meta
 
     def _text_key(self, obs: Observation, episode: _Episode) -> str:
@@ -266,6 +267,20 @@ class EpisodePages:
             key: sorted(found, key=lambda v: (isinstance(v, str), v if not isinstance(v, str) else 0, str(v)))
             for key, found in self._factors.items()
         }
+
+
+def _sections(episode: dict[str, Any]) -> dict[str, Any]:
+    """The benchmark's own view of an ended episode (``Outcome.view_sections``) and the outcome
+    fields its table then leaves out; nothing for an unreadable outcome."""
+    outcome = episode.get("outcome")
+    if not outcome:
+        return {}
+    try:
+        typed = get_benchmark(str(episode["benchmark"])).outcome_of(outcome)
+    except (ConfigError, ValidationError):
+        return {}
+    sections = [s.model_dump(mode="json", exclude_none=True) for s in typed.view_sections()]
+    return {"sections": sections, "outcome_skip": sorted(typed.view_hidden)} if sections or typed.view_hidden else {}
 
 
 def _status(episode: dict[str, Any]) -> tuple[str, str]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
+from lateralgym.commands._imports import add_import_flag, load_imports
 from lateralgym.envs import LateralGymError
 
 
@@ -14,14 +16,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     stats = data_sub.add_parser(
         "stats",
         help="detect a dataset file's format, load it and print its counts",
-        description="Detect the format (BrainTeaser .npy, SPLAT .xlsx, CreativityBench / LatEval .json, "
-        "RiddleSense / LateralGym .jsonl), load the file and print its counts, or an error naming the file, "
-        "record and field.",
+        description="Detect the format among every registered benchmark's (or one benchmark's, with --benchmark), "
+        "load the file and print its counts, or an error naming the file, record and field. Formats: "
+        + _formats_help(),
     )
     stats.add_argument("path", help="the dataset file")
-    stats.add_argument(
-        "--format", help="skip detection: brainteaser, splat, lateval, creativitybench, riddlesense, jsonl"
-    )
+    _add_format_flags(stats)
 
     show = data_sub.add_parser(
         "show",
@@ -34,15 +34,36 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     show.add_argument("--item", metavar="ID", action="append", help="an item id (repeat for several)")
     show.add_argument("--random", type=int, metavar="N", help="N items drawn at random (default: the first one)")
     show.add_argument("--seed", type=int, default=0, help="seed of --random (default 0)")
-    show.add_argument("--format", help="skip detection (as for 'data stats')")
+    _add_format_flags(show)
     stats.set_defaults(handler=_cmd_stats)
     show.set_defaults(handler=_cmd_show)
 
 
-def _cmd_stats(args: argparse.Namespace) -> int:
-    from lateralgym.envs import dataset_stats, load_items
+def _formats_help() -> str:
+    """Each registered benchmark's formats, for ``--help``."""
+    from lateralgym.envs import all_benchmarks
 
-    items = load_items(args.path, format=args.format)
+    listed = (f"{b.name}: {', '.join(f.name for f in b.formats) or '-'}" for b in all_benchmarks())
+    return "; ".join(listed) + "; every benchmark also reads our jsonl."
+
+
+def _add_format_flags(parser: argparse.ArgumentParser) -> None:
+    add_import_flag(parser)
+    parser.add_argument("--benchmark", metavar="NAME", help="look among this benchmark's formats only")
+    parser.add_argument("--format", metavar="NAME", help="skip detection: a format name (see above)")
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from lateralgym.envs import load_items
+
+    load_imports(args.imports)
+    return load_items(args.path, format=args.format, benchmark=args.benchmark)
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from lateralgym.envs import dataset_stats
+
+    items = _load(args)
     print(dataset_stats(items, path=args.path).render())
     return 0
 
@@ -50,10 +71,9 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 def _cmd_show(args: argparse.Namespace) -> int:
     import random
 
-    from lateralgym.envs import load_items
     from lateralgym.episodes import render_item
 
-    items = list(load_items(args.path, format=args.format))
+    items = list(_load(args))
     if args.item:
         by_id = {str(getattr(i, "id", "")): i for i in items}
         missing = [i for i in args.item if i not in by_id]

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lateralgym.cli import EXIT_ALL_ERRORED, EXIT_CODES, EXIT_OK, EXIT_SOME_ERRORED
+from lateralgym.commands._imports import add_import_flag, load_imports
 from lateralgym.envs import SHIPPED_CONFIGS, LateralGymError
 
 if TYPE_CHECKING:
@@ -28,15 +30,23 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="run episodes of a config and print the results table",
         description="Run episodes of a config into a run directory (config, manifest, step log, summary) "
         "and print the metrics.",
-        epilog=EXIT_CODES,
+        epilog=_offline_judges() + EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument(
         "config",
         nargs="?",
-        help=f"a shipped config ({', '.join(SHIPPED_CONFIGS)}) or a YAML or TOML file; omit with --resume",
+        help=f"a shipped config ({', '.join(SHIPPED_CONFIGS)}), a YAML or TOML file, or a benchmark's name (its "
+        "default config); omit with --resume",
     )
+    add_import_flag(run)
     run.add_argument("--data", metavar="PATH", help="dataset file (official release format or LateralGym JSONL)")
+    run.add_argument(
+        "--format",
+        metavar="NAME",
+        help="the --data file's format, one of the config's benchmark's (see 'lateralgym data stats --help'); "
+        "default: detected among that benchmark's formats",
+    )
     run.add_argument(
         "--player",
         help="player: random, heuristic, oracle, human, or a model: openai/gpt-4o-mini, openai/NAME with "
@@ -45,12 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     run.add_argument(
         "--judge",
-        help="judge: the benchmark's offline judge (exact, kb, reference), human (a person judges SPLAT in the "
-        "terminal, seeing the hidden answer), or a model spec provider/model[?temperature=0&samples=3] (default: "
-        "the config's). SPLAT's offline 'reference' judge matches words with the hidden answer and understands no "
-        "negation or paraphrase: fine for offline runs and tests, not for measurement; 'reference-embed' "
-        "(pip install 'lateralgym[embed]') compares sentence embeddings: it takes paraphrases but still misses "
-        "negation",
+        help="judge: one of the benchmark's offline judges (listed below with what each cannot do; the run's "
+        f"first line says it again), human (a person judges {_human_judged()} in the terminal, seeing the hidden "
+        "answer), or a model spec provider/model[?temperature=0&samples=3] (default: the config's)",
     )
     run.add_argument(
         "--base-url",
@@ -133,30 +140,59 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument(
         "--aux",
         metavar="RUN_DIR",
-        help="elicitation (SPLAT 5.3): give the LLM player an auxiliary prompt built from this SPLAT run's log "
-        "(the first 5 questions and answers of m puzzles); adds aux=... to the player spec",
+        help="elicitation: give the LLM player an auxiliary prompt that the benchmark of the run in RUN_DIR builds "
+        "from its log (a benchmark that offers one; its env card says what it shows); adds aux=... to the player "
+        "spec",
     )
-    run.add_argument("--aux-puzzles", type=int, metavar="M", help="with --aux: how many SPLAT puzzles (default 3)")
+    run.add_argument(
+        "--aux-puzzles", type=int, metavar="M", help="with --aux: how many of that run's items (default 3)"
+    )
     run.add_argument(
         "--aux-variant",
         choices=("data", "reasoning"),
-        help="with --aux: data = questions and answers (the paper's dagger), reasoning = with the player's "
-        "reasoning (*; run the SPLAT player with reasoning=cot)",
+        help="with --aux: data = the run's moves and replies, reasoning = with its player's reasoning too (run "
+        "that player with reasoning=cot)",
     )
     run.set_defaults(handler=_cmd_run)
+
+
+def _human_judged() -> str:
+    """The benchmarks a person can judge (``--judge human``), by title."""
+    from lateralgym.envs import all_benchmarks
+
+    return ", ".join(b.title or b.name for b in all_benchmarks() if b.human_judge) or "nothing"
+
+
+def _offline_judges() -> str:
+    """Each benchmark's offline judges and the limits they state (``--help``'s epilog)."""
+    from lateralgym.envs import all_benchmarks
+    from lateralgym.episodes import judge_note
+
+    lines = []
+    for benchmark in all_benchmarks():
+        for name in benchmark.offline_judges:
+            note = judge_note(benchmark.name, name)
+            text = f"{benchmark.name} {name}: {note or 'grades exactly, as the paper does'}"
+            lines.append(textwrap.fill(text, 100, initial_indent="  ", subsequent_indent="      "))
+    return "\noffline judges:\n" + "\n".join(lines) + "\n"
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from lateralgym.episodes import ResumeRequest, dry_run, judge_note, run
 
     if args.resume is None and args.config is None:
-        raise LateralGymError("give a config to run (e.g. 'lateralgym run splat') or --resume RUN_DIR")
+        raise LateralGymError("give a config to run (see 'lateralgym configs') or --resume RUN_DIR")
     if args.aux is None and (args.aux_puzzles is not None or args.aux_variant is not None):
-        raise LateralGymError("--aux-puzzles and --aux-variant go with --aux RUN_DIR (a SPLAT run directory)")
+        raise LateralGymError("--aux-puzzles and --aux-variant go with --aux RUN_DIR")
     if args.resume is not None and args.aux is not None:
         raise LateralGymError("--resume keeps the run's own player and its aux prompt; drop --aux")
+    if args.resume is not None and args.imports:
+        raise LateralGymError("--resume imports what the run's config records; drop --import")
+    if args.format is not None and args.data is None:
+        raise LateralGymError("--format names the format of a --data file; give --data too")
     if args.resume is not None and args.dry_run:
         raise LateralGymError("--dry-run estimates a new run; drop --resume (or --dry-run)")
+    imports = load_imports(args.imports)  # before the config (and --aux's player) is looked up
     options = _options(args)
     if args.resume is not None:
         request = ResumeRequest(
@@ -164,7 +200,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         )
         result = run(None, options, resume=request)
     else:
-        config = _config(args)
+        config = _config(args, imports)
         if args.dry_run:
             print(dry_run(config, options).render())
             return EXIT_OK
@@ -216,14 +252,15 @@ def _options(args: argparse.Namespace) -> RunOptions:
     )
 
 
-def _config(args: argparse.Namespace) -> EpisodeConfig:
-    """The named config with ``--data``, ``--seed`` and ``--max-turns`` applied."""
+def _config(args: argparse.Namespace, imports: tuple[str, ...]) -> EpisodeConfig:
+    """The named config (after ``--import``) with ``--data``, ``--format``, ``--seed`` and ``--max-turns`` applied."""
     from lateralgym.envs import EpisodeConfig
 
-    config = EpisodeConfig.named(args.config)
+    config = EpisodeConfig.named(args.config, imports=imports)
     updates: dict[str, object] = {}
     if args.data:
         updates["dataset"] = args.data
+        updates["dataset_format"] = args.format
     if args.seed is not None:
         updates["seed"] = args.seed
     if args.max_turns is not None:

@@ -17,6 +17,7 @@ from gymnasium import spaces
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lateralgym.envs._actions import Ask, Commit, Inspect
+from lateralgym.envs._benchmark import ViewSection
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._errors import ConfigError
@@ -99,6 +100,35 @@ class CreativityOutcome(ExplorationOutcome):
 
     def badge(self) -> str:
         return "correct" if self.gold_correct else "entity only" if self.entity_correct else "wrong"
+
+    view_hidden = frozenset({"inspected", "answer", "judgement", "rubric"})
+
+    def view_sections(self) -> list[ViewSection]:
+        """The inspected entities, the answer and, with an LLM judge, its judgement."""
+        answer = self.answer.model_dump() if self.answer is not None else None
+        sections = [
+            ViewSection(title="Inspected entities", chips=list(self.inspected), css_class="inspected"),
+            ViewSection(title="Answer", rows=list(answer.items()) if answer else None, empty="no answer committed"),
+        ]
+        j = self.judgement
+        if j is None:
+            return sections
+        if not j.judged:
+            empty = "unjudged: the judge's reply stayed malformed after its re-ask"
+            return [*sections, ViewSection(title="Judged (LLM judge)", empty=empty)]
+        kind = "gold correct (Table 3 rubric, 1-5)" if j.kind == "gold" else "wrong answer (Tables 5-6, 1-5)"
+        rows: list[tuple[str, Any]] = [("assessed as", kind)]
+        rows += [(name, "NA" if score is None else score) for name, score in j.scores.items()]
+        rows.append(("mean", j.mean))
+        if j.gold_comparison is not None:
+            rows.append(("gold comparison (1 gold ... 5 prediction)", j.gold_comparison))
+        if j.primary_failure:
+            rows.append(("primary failure", j.primary_failure))
+        if j.contributing_failures:
+            rows.append(("contributing failures", ", ".join(j.contributing_failures)))
+        if j.comment:
+            rows.append(("judge's comment", j.comment))
+        return [*sections, ViewSection(title="Judged (LLM judge)", rows=rows, element_id="judged-table")]
 
 
 class CreativityScene(Scene[CreativityTask, CreativityOutcome]):

@@ -1,0 +1,96 @@
+"""The shape the code keeps (README, Architecture): checked on the source, so a change that breaks it fails here.
+
+* Each benchmark owns everything named after it: outside ``envs/benchmarks/`` (and the shipped
+  configs and sample data) no file of the package names a built-in benchmark.
+* Arguments are parsed only in the command layer: ``lateralgym/cli.py``, ``lateralgym/commands/``
+  and a benchmark's own ``commands`` module.
+* What crosses packages goes through public names: no package imports another package's private
+  module (a benchmark's folder may use the engine's, whose package it is part of).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("lateralgym", "envs", "agents", "judges", "episodes", "integrations", "databuild")
+BENCHMARK_NAMES = re.compile(r"splat|brainteaser|creativ|riddle", re.IGNORECASE)
+
+
+def package_files(suffixes: tuple[str, ...] = (".py",)) -> list[Path]:
+    files = []
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*"):
+            if path.suffix in suffixes and "__pycache__" not in path.parts:
+                files.append(path)
+    return files
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def in_benchmark_folder(path: Path) -> bool:
+    return relative(path).startswith("envs/benchmarks/")
+
+
+def test_no_file_outside_a_benchmark_folder_names_a_benchmark() -> None:
+    offenders = []
+    for path in package_files((".py", ".html", ".md", ".toml", ".txt")):
+        if in_benchmark_folder(path):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if BENCHMARK_NAMES.search(line):
+                offenders.append(f"{relative(path)}:{number}: {line.strip()[:100]}")
+    assert not offenders, "a benchmark is named outside its folder:\n" + "\n".join(offenders)
+
+
+def _imports(path: Path) -> list[str]:
+    modules = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules.append(node.module)
+        elif isinstance(node, ast.Import):
+            modules += [alias.name for alias in node.names]
+    return modules
+
+
+def test_only_the_command_layer_parses_arguments() -> None:
+    allowed = re.compile(r"^(lateralgym/cli\.py|lateralgym/commands/|envs/benchmarks/[^/]+/commands(\.py|/))")
+    offenders = [
+        relative(path) for path in package_files() if "argparse" in _imports(path) and not allowed.match(relative(path))
+    ]
+    assert not offenders, f"argparse below the command layer: {offenders}"
+
+
+def _owner(module: str) -> tuple[str, list[str]]:
+    """(the package a ``lateralgym.*`` module belongs to, the rest of its path)."""
+    parts = module.split(".")[1:]
+    if parts[:2] == ["envs", "benchmarks"] and len(parts) > 2:
+        return "envs.benchmarks." + parts[2], parts[3:]
+    return parts[0], parts[1:]
+
+
+def _package_of(path: Path) -> str:
+    parts = Path(relative(path)).parts
+    if parts[:2] == ("envs", "benchmarks") and len(parts) > 2:
+        return "envs.benchmarks." + parts[2].removesuffix(".py")
+    return parts[0] if parts[0] != "lateralgym" or len(parts) == 1 else "lateralgym"
+
+
+def test_no_package_imports_another_packages_private_module() -> None:
+    offenders = []
+    for path in package_files():
+        source = _package_of(path)
+        for module in _imports(path):
+            if not module.startswith("lateralgym."):
+                continue
+            target, rest = _owner(module)
+            if target in ("commands",) or not any(part.startswith("_") for part in rest):
+                continue  # lateralgym.commands is the lateralgym package's own
+            inside = target == source or (source.startswith("envs.benchmarks.") and target == "envs")
+            if not inside:
+                offenders.append(f"{relative(path)} imports {module}")
+    assert not offenders, "private modules imported across packages:\n" + "\n".join(sorted(set(offenders)))

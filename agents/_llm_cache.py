@@ -21,7 +21,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from lateralgym.agents._llm_secrets import redact
-from lateralgym.envs import ModelCall, writable
+from lateralgym.envs import ModelCall
+from lateralgym.envs.support import writable
 
 CACHE_FORMAT = 2
 """Version of the entry layout; part of every key, so a change never reads old entries.

@@ -47,7 +47,8 @@ from lateralgym.agents._llm_usage import (
     lookup_cost_usd,
 )
 from lateralgym.agents._prices import offline_price
-from lateralgym.envs import ModelCall, background
+from lateralgym.envs import ModelCall
+from lateralgym.envs.support import background
 
 __all__ = [
     "DEFAULT_CACHE_DIR",

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lateralgym.envs import Action, ConfigError, Invalid, get_benchmark, invalid_reply, json_objects, parse_action
+from lateralgym.envs import Action, ConfigError, Invalid, get_benchmark, parse_action
 from lateralgym.envs.benchmarks._mcq_reply import parse_mcq_reply
+from lateralgym.envs.support import invalid_reply, json_objects
 
 __all__ = [
     "json_objects",

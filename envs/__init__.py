@@ -4,7 +4,8 @@ A benchmark is one registered unit (``Benchmark``, ``register_benchmark``); the 
 in ``lateralgym.envs.benchmarks``, each in its own folder with everything named after it, and
 nothing here names one. ``LateralEnv`` runs any of them from an ``EpisodeConfig``. Helpers for
 writing a benchmark's loaders are in ``lateralgym.envs.records``, the conformance checks in
-``lateralgym.envs.testing``.
+``lateralgym.envs.testing``, and what the other layers use of the engine's plumbing in
+``lateralgym.envs.support``.
 """
 
 from lateralgym.envs._actions import (
@@ -36,8 +37,8 @@ from lateralgym.envs._benchmark import (
     owner_of,
     register_benchmark,
 )
-from lateralgym.envs._calls import ModelCall, writable
-from lateralgym.envs._config import MAX_SEED, SHIPPED_CONFIGS, EpisodeConfig, RewardConfig, check_name
+from lateralgym.envs._calls import ModelCall
+from lateralgym.envs._config import SHIPPED_CONFIGS, EpisodeConfig, RewardConfig
 from lateralgym.envs._datasets import load_config_items
 from lateralgym.envs._engine import (
     EpisodeOverError,
@@ -48,7 +49,7 @@ from lateralgym.envs._engine import (
     item_key,
     usage_text,
 )
-from lateralgym.envs._errors import ConfigError, DatasetError, LateralGymError, PlayerQuit, validation_message
+from lateralgym.envs._errors import ConfigError, DatasetError, LateralGymError, PlayerQuit
 from lateralgym.envs._fields import Count, Flag, FrozenRecord, Text, snake, spaced
 from lateralgym.envs._figures import BarFigure, BarPanel, breakdown_value, repeats_note
 from lateralgym.envs._items import ItemTable, item_table
@@ -61,25 +62,19 @@ from lateralgym.envs._judging import (
     JudgeLabelError,
     JudgeReply,
     UnclearLabel,
-    extract_answer_label,
-    normalise_answer,
 )
 from lateralgym.envs._loaders import detect_format, formats, load_items, load_jsonl
 from lateralgym.envs._matching import match_name
-from lateralgym.envs._reply_text import invalid as invalid_reply
-from lateralgym.envs._reply_text import json_objects
 from lateralgym.envs._samples import load_sample_items, read_jsonl, sample_path
 from lateralgym.envs._scoring import ExplorationOutcome, Scored, ScoredEpisode, Scorer, SuccessScorer
-from lateralgym.envs._splits import Split, hashed_split, split_items
+from lateralgym.envs._splits import Split, split_items
 from lateralgym.envs._stats import DatasetStats, dataset_stats
-from lateralgym.envs._sync import background, run_sync
 from lateralgym.envs._text import MAX_TEXT, UnicodeText, sanitise, text_space
 
 __all__ = [
     "ACTION_KINDS",
     "ADVERSARIAL_QUESTIONS",
     "BENCHMARKS",
-    "MAX_SEED",
     "MAX_TEXT",
     "SHIPPED_CONFIGS",
     "QA",
@@ -130,21 +125,15 @@ __all__ = [
     "ViewSection",
     "action_to_text",
     "all_benchmarks",
-    "background",
     "benchmark_of",
     "breakdown_value",
-    "check_name",
     "dataset_stats",
     "detect_format",
-    "extract_answer_label",
     "formats",
     "get_benchmark",
-    "hashed_split",
     "import_reference",
     "item_key",
-    "invalid_reply",
     "item_table",
-    "json_objects",
     "jsonl_lines",
     "load_benchmark",
     "load_config_items",
@@ -152,14 +141,12 @@ __all__ = [
     "load_jsonl",
     "load_sample_items",
     "match_name",
-    "normalise_answer",
     "owner_of",
     "parse_action",
     "parse_choice",
     "read_jsonl",
     "register_benchmark",
     "repeats_note",
-    "run_sync",
     "sample_path",
     "sanitise",
     "snake",
@@ -167,8 +154,6 @@ __all__ = [
     "split_items",
     "text_space",
     "usage_text",
-    "validation_message",
-    "writable",
     "write_jsonl",
 ]
 

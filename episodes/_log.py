@@ -44,7 +44,8 @@ from pydantic import (
 from pydantic_core import PydanticSerializationError
 
 from lateralgym.agents import safe_spec
-from lateralgym.envs import LateralGymError, ModelCall, writable
+from lateralgym.envs import LateralGymError, ModelCall
+from lateralgym.envs.support import writable
 
 __all__ = [
     "INLINE_LIMIT",

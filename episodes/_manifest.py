@@ -18,7 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from lateralgym.envs import ConfigError, EpisodeConfig, validation_message
+from lateralgym.envs import ConfigError, EpisodeConfig
+from lateralgym.envs.support import validation_message
 from lateralgym.episodes._log import LOG_SCHEMA_VERSION, STEP_LOG
 from lateralgym.episodes._options import RecordedOptions
 from lateralgym.episodes._plan import EpisodeSpec

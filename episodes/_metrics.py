@@ -31,7 +31,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lateralgym.envs import ConfigError, LateralGymError, ScoredEpisode, get_benchmark, validation_message
+from lateralgym.envs import ConfigError, LateralGymError, ScoredEpisode, get_benchmark
+from lateralgym.envs.support import validation_message
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
 
 Record = EpisodeStart | StepLine | EpisodeEnd

@@ -18,7 +18,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator, model_validator
 
 from lateralgym.agents import ModelSpec, check_player_spec, display_url, is_model_spec, safe_spec
-from lateralgym.envs import ConfigError, EpisodeConfig, LateralGymError, validation_message
+from lateralgym.envs import ConfigError, EpisodeConfig, LateralGymError
+from lateralgym.envs.support import validation_message
 from lateralgym.episodes._failures import STOP_AFTER_ERRORS
 from lateralgym.judges import offline_judges
 

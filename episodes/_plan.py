@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from lateralgym.envs import MAX_SEED, ConfigError, benchmark_of
+from lateralgym.envs import ConfigError, benchmark_of
+from lateralgym.envs.support import MAX_SEED
 
 __all__ = ["EpisodeSpec", "episode_seed", "plan_episodes"]
 

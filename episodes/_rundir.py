@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from lateralgym.agents import safe_spec
-from lateralgym.envs import ConfigError, LateralGymError, check_name
+from lateralgym.envs import ConfigError, LateralGymError
+from lateralgym.envs.support import check_name
 
 __all__ = [
     "CONFIG_FILE",

@@ -9,7 +9,8 @@ vocabulary, re-asked when unclear, majority over samples. The LLM parts import t
 the SDK loads on the first request.
 """
 
-from lateralgym.envs import QA, Judge, JudgeReply, normalise_answer
+from lateralgym.envs import QA, Judge, JudgeReply
+from lateralgym.envs.support import normalise_answer
 from lateralgym.judges._asker import (
     ANSWER_REASK,
     JUDGE_OPTIONS,

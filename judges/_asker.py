@@ -18,7 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lateralgym.agents import LLMCallError, OptionParser
-from lateralgym.envs import QA, AnswerLabel, JudgeReply, ModelCall, UnclearLabel, extract_answer_label
+from lateralgym.envs import QA, AnswerLabel, JudgeReply, ModelCall, UnclearLabel
+from lateralgym.envs.support import extract_answer_label
 
 if TYPE_CHECKING:
     from lateralgym.agents import LLMClient

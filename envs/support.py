@@ -1,0 +1,29 @@
+"""What LateralGym's other layers use from the engine beyond its public API: plumbing, not for users.
+
+The runner, the LLM client, the judges and a benchmark's LLM-facing modules import these; a user
+writing a benchmark or running episodes needs ``lateralgym.envs`` (and ``lateralgym.envs.records``
+for loaders) only.
+"""
+
+from lateralgym.envs._calls import writable
+from lateralgym.envs._config import MAX_SEED, check_name
+from lateralgym.envs._errors import validation_message
+from lateralgym.envs._judging import extract_answer_label, normalise_answer
+from lateralgym.envs._reply_text import invalid as invalid_reply
+from lateralgym.envs._reply_text import json_objects
+from lateralgym.envs._splits import hashed_split
+from lateralgym.envs._sync import background, run_sync
+
+__all__ = [
+    "MAX_SEED",
+    "background",
+    "check_name",
+    "extract_answer_label",
+    "hashed_split",
+    "invalid_reply",
+    "json_objects",
+    "normalise_answer",
+    "run_sync",
+    "validation_message",
+    "writable",
+]

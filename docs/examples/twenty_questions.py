@@ -31,6 +31,7 @@ game's own ``.animals.json`` format (``{"animals": [{"name", "family", "facts"}]
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -96,19 +97,19 @@ FAMILIES = {"owl": "bird", "robin": "bird", "trout": "fish", "carp": "fish", "ca
 
 
 class FactsJudge:
-    """Answers yes when the question names one of the animal's facts; grades a guess exactly."""
+    """Answers a question by the animal's facts (a shared word: yes); grades a guess by name and family."""
 
     name = "facts"
     synchronous = True
 
     async def answer(self, item: Any, question: str, history: tuple[Any, ...]) -> JudgeReply:
-        return JudgeReply(label="yes" if any(f in question.lower() for f in item.facts) else "no")
+        asked = set(re.findall(r"[a-z]+", question.lower()))
+        return JudgeReply(label="yes" if asked & set(item.facts) else "no")
 
     async def grade(self, item: Any, commit: Commit, history: tuple[Any, ...]) -> JudgeReply:
-        guess = (commit.answer or "").strip().lower()
-        if guess == item.animal:
-            return JudgeReply(label="correct")
-        return JudgeReply(label="close" if FAMILIES.get(guess) == item.family else "incorrect")
+        guess = " ".join(re.findall(r"[a-z]+", (commit.answer or "").lower()))
+        verdicts = {**{a: "close" for a, f in FAMILIES.items() if f == item.family}, item.animal: "correct"}
+        return JudgeReply(label=verdicts.get(guess, "incorrect"))
 
 
 class GuessScene(Scene[Animal, GuessOutcome]):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Sequence
 
 from lateralgym.envs import LateralGymError, PlayerQuit
@@ -38,11 +39,16 @@ def _description() -> str:
     from lateralgym.envs import SHIPPED_CONFIGS, all_benchmarks
 
     titles = "; ".join(b.title or b.name for b in all_benchmarks())
+    about = textwrap.fill(f"LateralGym: roll out players against lateral-thinking benchmarks ({titles}).", 96)
+    offline = textwrap.fill(
+        "Everything runs offline by default (scripted players, rule judges, the sample data shipped in the "
+        f"package). Shipped configs: {', '.join(SHIPPED_CONFIGS)}. Examples:",
+        96,
+    )
     return f"""\
-LateralGym: roll out players against lateral-thinking benchmarks ({titles}).
+{about}
 
-Everything runs offline by default (scripted players, rule judges, the sample data shipped in
-the package). Shipped configs: {", ".join(SHIPPED_CONFIGS)}. Examples:
+{offline}
 
   lateralgym configs                                  # each shipped config: benchmark, mode, judge
   lateralgym run CONFIG                               # its default player on its sample data

@@ -67,9 +67,9 @@ def one_thread() -> None:
 class RowLayout(BaseFeaturesExtractor):  # type: ignore[misc]  # sb3 is seen as Any (rl extra)
     """The observation as it is (a flat vector), with where its action rows start and their width."""
 
-    def __init__(self, observation_space: Any, scene_size: int, row_width: int) -> None:
+    def __init__(self, observation_space: Any, scene_size: int, row_width: int, text_dims: int = 0) -> None:
         super().__init__(observation_space, int(observation_space.shape[0]))
-        self.scene_size, self.row_width = scene_size, row_width
+        self.scene_size, self.row_width, self.text_dims = scene_size, row_width, text_dims
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return observations
@@ -78,35 +78,57 @@ class RowLayout(BaseFeaturesExtractor):  # type: ignore[misc]  # sb3 is seen as 
 def policy_kwargs(env: DiscreteCreativity) -> dict[str, Any]:
     """``MaskablePPO``'s ``policy_kwargs`` for ``env``'s observation layout."""
     width = getattr(env, "row_width", len(ACTION_FEATURES))
+    text_dims = getattr(env, "text_dims", 0)
     return {
         "features_extractor_class": RowLayout,
-        "features_extractor_kwargs": {"scene_size": env.scene_size, "row_width": width},
+        "features_extractor_kwargs": {"scene_size": env.scene_size, "row_width": width, "text_dims": text_dims},
     }
 
 
 class ActionScorer(nn.Module):  # type: ignore[misc]  # torch is seen as Any (rl extra)
-    """SB3's ``mlp_extractor`` for ``ActionScoringPolicy``: one logit per action and a critic latent."""
+    """SB3's ``mlp_extractor`` for ``ActionScoringPolicy``: one logit per action and a critic latent.
 
-    def __init__(self, scene_size: int, n_actions: int, row_width: int, hidden: int = 64) -> None:
+    A row's first ``text_dims`` columns (a text policy's products of task and action vectors) enter
+    the logit through one linear layer, a weighted similarity learnt over every action at once, which
+    cannot memorise one task's answer; the other columns (features, or the row's structure) go
+    through a small MLP. Without text columns the whole row goes through the MLP.
+    """
+
+    def __init__(self, scene_size: int, n_actions: int, row_width: int, hidden: int = 64, text_dims: int = 0) -> None:
         super().__init__()
-        self.scene_size, self.n_actions, self.k = scene_size, n_actions, row_width
+        self.scene_size, self.n_actions, self.k, self.text_dims = scene_size, n_actions, row_width, text_dims
         self.latent_dim_pi, self.latent_dim_vf = n_actions, hidden
+        rest = row_width - text_dims
         self.scorer = nn.Sequential(
-            nn.Linear(self.k, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
+            nn.Linear(rest, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
         )
-        self.critic = nn.Sequential(nn.Linear(scene_size + self.k, hidden), nn.Tanh(), nn.Linear(hidden, hidden))
+        self.text = nn.Linear(text_dims, 1, bias=False) if text_dims else None
+        if self.text is not None:
+            nn.init.zeros_(self.text.weight)  # starts as the uniform policy; learns its own similarity
+        critic_in = scene_size + rest + (1 if text_dims else 0)  # the best text score, for a text policy
+        self.critic = nn.Sequential(nn.Linear(critic_in, hidden), nn.Tanh(), nn.Linear(hidden, hidden))
 
     def _rows(self, features: torch.Tensor) -> torch.Tensor:
         return features[:, self.scene_size :].reshape(-1, self.n_actions, self.k)
 
+    def _text_score(self, rows: torch.Tensor) -> torch.Tensor:
+        if self.text is None:
+            return torch.zeros(rows.shape[:-1], dtype=rows.dtype, device=rows.device)
+        return self.text(rows[..., : self.text_dims]).squeeze(-1)
+
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        """One logit per action, from its feature row."""
-        return self.scorer(self._rows(features)).squeeze(-1)
+        """One logit per action, from its row."""
+        rows = self._rows(features)
+        return self.scorer(rows[..., self.text_dims :]).squeeze(-1) + self._text_score(rows)
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
-        """The critic's latent from the scene block and the max-pooled action rows."""
-        pooled = self._rows(features).max(dim=1).values
-        return torch.tanh(self.critic(torch.cat([features[:, : self.scene_size], pooled], dim=1)))
+        """The critic's latent from the scene block, the max-pooled rows and the best text score."""
+        rows = self._rows(features)
+        pooled = rows[..., self.text_dims :].max(dim=1).values
+        parts = [features[:, : self.scene_size], pooled]
+        if self.text is not None:
+            parts.append(self._text_score(rows).max(dim=1, keepdim=True).values)
+        return torch.tanh(self.critic(torch.cat(parts, dim=1)))
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
@@ -118,7 +140,10 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]  # s
     def _build_mlp_extractor(self) -> None:
         layout = self.features_extractor
         if isinstance(layout, RowLayout):
-            self.mlp_extractor = ActionScorer(layout.scene_size, int(self.action_space.n), layout.row_width)
+            n_actions = int(self.action_space.n)
+            self.mlp_extractor = ActionScorer(
+                layout.scene_size, n_actions, layout.row_width, text_dims=layout.text_dims
+            )
             return
         n_actions = int(self.action_space.n)  # a model saved before RowLayout: the feature rows
         scene_size = int(self.observation_space.shape[0]) - n_actions * len(ACTION_FEATURES)
@@ -237,7 +262,7 @@ Wrap = Callable[[CreativityEnv], DiscreteCreativity]
 """Builds the wrapper whose observations a policy reads (``DiscreteCreativity`` or a ``TextCreativity``)."""
 
 
-def wrapper(policy: str, encoder: str = "st:", dim: int = 32) -> Wrap:
+def wrapper(policy: str, encoder: str = "st:", dim: int | None = None) -> Wrap:
     """The wrapper of a policy input: ``features`` or ``text`` (with one shared, cached encoder).
 
     Raises:

@@ -20,9 +20,11 @@ order (``E`` inspect rows, then ``E x P`` commit rows):
   part's slot (one-hot of P).
 
 Vectors are L2-normalised sentence embeddings (``TextEncoder``: the ``embed`` extra's MiniLM by
-default, ``lexical`` hashed words without torch), reduced to ``d`` dimensions by a fixed random
-orthonormal projection (seeded, so every process and run sees the same inputs) and normalised
-again. Encodings are cached by text: a task's texts are encoded once per process.
+default, 384 dimensions kept whole; ``lexical`` hashed words without torch, reduced to 64 by a fixed
+random orthonormal projection, seeded, so every process and run sees the same inputs, and
+normalised again). Encodings are cached by text: a task's texts are encoded once per process. A
+policy over these rows (``ppo.ActionScorer``) reads the ``2d`` text columns through one linear layer
+(a similarity it learns) and the structure through a small MLP.
 
 ## Arguments
 ``env``: a CreativityBench env; ``encoder``: a ``TextEncoder`` (``make_encoder``).
@@ -69,15 +71,20 @@ class CachedEncoder:
     Args:
         embedder: anything with ``embed_now(texts) -> rows`` (L2-normalised rows).
         name: what the summary records (``st:`` for the MiniLM, ``lexical``).
-        dim: dimensions after the projection.
+        dim: dimensions after a random projection; None keeps the embedder's own.
         seed: seeds the projection (the same seed gives the same inputs in every process).
     """
 
-    def __init__(self, embedder: Any, *, name: str, dim: int = 32, seed: int = 0) -> None:
-        if dim < 1:
+    def __init__(self, embedder: Any, *, name: str, dim: int | None = None, seed: int = 0) -> None:
+        if dim is not None and dim < 1:
             raise ValueError(f"dim must be at least 1, got {dim}")
-        self.embedder, self.name, self.dim, self.seed = embedder, name, dim, seed
+        native = int(np.asarray(embedder.embed_now(["a"])).shape[1])
+        self.embedder, self.name, self.seed = embedder, name, seed
+        self.dim = native if dim is None or dim >= native else dim
         self._projection: np.ndarray | None = None
+        if self.dim < native:
+            basis, _ = np.linalg.qr(np.random.default_rng(seed).standard_normal((native, self.dim)))
+            self._projection = basis[:, : self.dim]
         self._cache: dict[str, np.ndarray] = {}
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -85,11 +92,7 @@ class CachedEncoder:
         new = [t for t in dict.fromkeys(texts) if t not in self._cache and t.strip()]
         if new:
             raw = np.asarray(self.embedder.embed_now(new), dtype=np.float64)
-            if self._projection is None:
-                rng = np.random.default_rng(self.seed)
-                basis, _ = np.linalg.qr(rng.standard_normal((raw.shape[1], self.dim)))
-                self._projection = basis[:, : self.dim]
-            reduced = raw @ self._projection
+            reduced = raw @ self._projection if self._projection is not None else raw
             norms = np.linalg.norm(reduced, axis=1, keepdims=True)
             reduced = np.where(norms > 0, reduced / np.where(norms > 0, norms, 1.0), 0.0)
             for text, vector in zip(new, reduced, strict=True):
@@ -98,15 +101,17 @@ class CachedEncoder:
         return np.stack([self._cache.get(t, zero) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
 
 
-def make_encoder(spec: str = "st:", *, dim: int = 32, seed: int = 0) -> CachedEncoder:
-    """The encoder ``spec`` names: ``st:`` (the shipped MiniLM, the ``embed`` extra), ``st:PATH`` or
-    ``lexical`` (hashed words, no model).
+def make_encoder(spec: str = "st:", *, dim: int | None = None, seed: int = 0) -> CachedEncoder:
+    """The encoder ``spec`` names: ``st:`` (the shipped MiniLM, the ``embed`` extra; 384 dimensions),
+    ``st:PATH`` or ``lexical`` (hashed words, no model; projected to 64 unless ``dim`` says otherwise).
 
     Raises:
         DataBuildError: the ``embed`` extra is missing for ``st:`` (the message names the pip command).
     """
     from lateralgym.databuild import make_embedder
 
+    if dim is None and spec == "lexical":
+        dim = 64
     return CachedEncoder(make_embedder(spec), name=spec, dim=dim, seed=seed)
 
 
@@ -116,7 +121,9 @@ class TextCreativity(DiscreteCreativity):
     def __init__(self, env: gym.Env[dict[str, Any], Any], encoder: TextEncoder) -> None:
         super().__init__(env)
         self.encoder = encoder
-        self.row_width = 2 * encoder.dim + len(TEXT_FLAGS) + self.P
+        self.text_dims = 2 * encoder.dim
+        """The leading columns of a row that come from the text (the rest is its structure)."""
+        self.row_width = self.text_dims + len(TEXT_FLAGS) + self.P
         self.scene_size = 2 * self.E + 1
         size = self.scene_size + self.n_actions * self.row_width
         self.observation_space = spaces.Box(-1.0, 1.0, shape=(size,), dtype=np.float32)

@@ -298,6 +298,7 @@ def train_ppo(
     progress: Any = None,
     policy: str = "features",
     encoder: str = "st:",
+    weight_decay: float = 0.0,
 ) -> TrainSummary:
     """Train ``MaskablePPO`` with ``ActionScoringPolicy`` on the train split, evaluating on the test split.
 
@@ -313,6 +314,7 @@ def train_ppo(
         progress: called with the timesteps done after every vector step (e.g. a progress bar).
         policy: the policy's input: ``features`` (word-overlap features) or ``text`` (``TextCreativity``).
         encoder: the text policy's sentence encoder (``st:``, the ``embed`` extra's MiniLM; ``lexical``).
+        weight_decay: AdamW's decoupled weight decay (0: Adam, as before).
 
     Raises:
         ConfigError: if a split is empty, a count is below 1, or the config is not CreativityBench's.
@@ -332,7 +334,14 @@ def train_ppo(
     model = MaskablePPO(
         ActionScoringPolicy,
         envs,
-        policy_kwargs=policy_kwargs(envs.envs[0].env),
+        policy_kwargs={
+            **policy_kwargs(envs.envs[0].env),
+            **(
+                {"optimizer_class": torch.optim.AdamW, "optimizer_kwargs": {"weight_decay": weight_decay}}
+                if weight_decay
+                else {}
+            ),
+        },
         n_steps=128,
         batch_size=256,
         n_epochs=4,

@@ -31,6 +31,7 @@ import json
 import math
 import os
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -485,8 +486,31 @@ def _split(config: EpisodeConfig, items: Sequence[Any] | None, eval_items: int |
 
 
 def _last_checkpoint(out: Path) -> Path | None:
-    found = sorted(out.glob("checkpoints/checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[1]))
+    found = [p for p in out.glob("checkpoints/checkpoint-*") if p.name.rsplit("-", 1)[1].isdigit()]
+    found.sort(key=lambda p: int(p.name.rsplit("-", 1)[1]))
     return found[-1] if found else None
+
+
+_CURVE = "train_curve.jsonl"
+"""One line per optimizer step (``step``, ``reward``, ``valid``, ``seconds``), written as it ends, so a
+resumed run's summary carries the whole curve."""
+
+
+def _curve_until(out: Path, checkpoint: Path | None) -> list[dict[str, float]]:
+    """The steps a resumed run keeps: those up to its checkpoint's (none for a fresh run)."""
+    path = out / _CURVE
+    if checkpoint is None or not path.is_file():
+        return []
+    last = int(checkpoint.name.rsplit("-", 1)[1])
+    kept: list[dict[str, float]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+            if int(record["step"]) <= last:
+                kept.append({k: float(record[k]) for k in ("step", "reward", "valid", "seconds")})
+        except (ValueError, KeyError, TypeError):
+            continue  # a line cut by a kill: the step is trained again
+    return kept
 
 
 def train_grpo(
@@ -537,15 +561,21 @@ def train_grpo(
 
     torch.set_num_threads(settings.threads)
     torch.manual_seed(settings.seed)
+    # TRL 1.16 still calls transformers 5's renamed gradient-checkpointing API: noise, not the user's to fix
+    warnings.filterwarnings("ignore", message=r".*gradient_checkpointing.*deprecated", category=FutureWarning)
     train, test = _split(config, items, settings.eval_items)
     lm, tokenizer, _ = _load(model, cache_dir)
     out.mkdir(parents=True, exist_ok=True)
     train_chat, test_chat = ChatEnv(config, items=train), ChatEnv(config, items=test)
     test_rows = test_chat.dataset()
-    before = play_greedy(lm, tokenizer, test_chat, test_rows, settings.eval_max_new_tokens)
-    _write_jsonl(out / "eval_before.jsonl", before)
+    before = _read_jsonl(out / "eval_before.jsonl") if checkpoint is not None else []
+    if len(before) != len(test_rows):  # a resumed run keeps the base model's evaluation
+        before = play_greedy(lm, tokenizer, test_chat, test_rows, settings.eval_max_new_tokens)
+        _write_jsonl(out / "eval_before.jsonl", before)
 
-    curve: dict[str, list[float]] = {"reward": [], "valid": []}
+    done = _curve_until(out, checkpoint)
+    curve: dict[str, list[float]] = {"reward": [r["reward"] for r in done], "valid": [r["valid"] for r in done]}
+    _write_jsonl(out / _CURVE, done)
     multi_turn = config.max_turns > 1
     rows = [{"prompt": r["prompt"], "info": r["info"]} for r in train_chat.dataset()]
     extra: dict[str, Any] = {}
@@ -587,7 +617,7 @@ def train_grpo(
         dataloader_pin_memory=False,
         disable_tqdm=True,
     )
-    seconds: list[float] = []
+    seconds: list[float] = [r["seconds"] for r in done]
 
     class Steps(TrainerCallback):  # type: ignore[misc]  # transformers is seen as Any (grpo extra)
         def on_step_begin(self, *_: Any, **__: Any) -> None:
@@ -595,9 +625,12 @@ def train_grpo(
 
         def on_step_end(self, _: Any, state: Any, *__: Any, **___: Any) -> None:
             seconds.append(time.perf_counter() - self.started)
+            reward = curve["reward"][-1] if curve["reward"] else math.nan
+            valid = curve["valid"][-1] if curve["valid"] else math.nan
+            line = {"step": int(state.global_step), "reward": reward, "valid": valid, "seconds": seconds[-1]}
+            with (out / _CURVE).open("a", encoding="utf-8") as stream:
+                stream.write(json.dumps(line) + "\n")
             if progress is not None:
-                reward = curve["reward"][-1] if curve["reward"] else math.nan
-                valid = curve["valid"][-1] if curve["valid"] else math.nan
                 progress(int(state.global_step), {"reward": reward, "valid": valid, "seconds": seconds[-1]})
 
     trainer = GRPOTrainer(
@@ -651,6 +684,14 @@ def train_grpo(
     (out / "summary.json").write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
     _plot(summary, out / "learning_curve.png")
     return summary
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """A file ``_write_jsonl`` wrote; empty when it is missing or cut short (it is then written again)."""
+    try:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    except (OSError, ValueError):
+        return []
 
 
 def _write_jsonl(path: Path, records: Sequence[dict[str, Any]]) -> None:

@@ -74,6 +74,7 @@ def _cmd_grpo(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.table import Table
 
     from lateralgym.envs import EpisodeConfig, LateralGymError
     from lateralgym.envs.support import validation_message
@@ -123,16 +124,21 @@ def _cmd_grpo(args: argparse.Namespace) -> int:
             bar.update(job, completed=done, figures=text)
 
         summary = train_grpo(config, args.model, out, settings, resume=args.resume, progress=step)
-    console.print(
-        f"{'held-out (greedy)':18} {'reward':>16} {'valid moves':>18} {'success':>16} {'q/ep':>5} {'turns':>6}"
-    )
+    table = Table(title=f"held-out items, greedy (n = {summary.eval_before.n}; 95 % intervals)", title_justify="left")
+    for name in ("", "reward", "valid moves", "success", "invalid", "gold insp.", "q/ep"):
+        table.add_column(name, justify="left" if not name else "right")
     for label, figures in (("before", summary.eval_before), ("after", summary.eval_after)):
-        console.print(
-            f"{label:18} {_pct(figures.reward_mean, figures.reward_interval):>16} "
-            f"{_pct(figures.valid_rate, figures.valid_interval):>18} "
-            f"{_pct(figures.success_rate, figures.success_interval):>16} "
-            f"{figures.questions_per_episode:5.1f} {figures.mean_turns:6.1f}"
+        gold = figures.gold_inspection_rate
+        table.add_row(
+            label,
+            _pct(figures.reward_mean, figures.reward_interval),
+            _pct(figures.valid_rate, figures.valid_interval),
+            _pct(figures.success_rate, figures.success_interval),
+            f"{figures.invalid_rate:.2f}",
+            "-" if gold is None else f"{gold:.2f}",
+            f"{figures.questions_per_episode:.1f}",
         )
+    console.print(table)
     per_step = f"{summary.seconds_per_step:.0f} s per step" if summary.seconds_per_step else "no step timed"
     console.print(f"{summary.steps} steps, {per_step}; {summary.eval_before.n} held-out items")
     console.print(f"Run folder: {out}  (summary.json, learning_curve.png, model/)")

@@ -76,7 +76,7 @@ def test_riddlesense_runs_from_the_cli_oracle_100_random_near_chance(
 
 def test_riddlesense_passes_the_conformance_suite_and_its_view_hides_the_label() -> None:
     riddles = load_sample_items("riddlesense")
-    assert len(riddles) == 30
+    assert len(riddles) == 70
     config = EpisodeConfig.named("riddlesense")
     assert check_scene(lambda: LateralEnv(config, items=riddles)) > 60  # the differential walk ran too
 

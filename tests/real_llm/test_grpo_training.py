@@ -1,0 +1,104 @@
+"""GRPO trains the shipped small model end to end (opt-in: ``pytest --runllm``, needs ``lateralgym[grpo]``).
+
+Two optimizer steps of ``lateralgym train grpo`` on RiddleSense with ``local/smollm2`` (SmolLM2-135M-Instruct,
+dequantised from the package's GGUF into a cache folder), then ``--resume`` for one more step from the
+checkpoint it wrote; and the TRL recipe of ``docs/training.md`` run exactly as written there. The checks
+are about the plumbing, never the model's skill (two steps teach it nothing): the summary's held-out
+figures are the evaluation files' own, the training curve has one point per step across the resume,
+the final model loads and plays, and nothing of the held-out split reaches training.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from lateralgym.cli import main
+from lateralgym.envs import EpisodeConfig, load_config_items, split_items
+
+pytestmark = pytest.mark.runllm(extra="grpo")
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "training.md"
+
+
+def _cli(out: Path, *extra: str) -> dict[str, object]:
+    code = main(
+        [
+            "train",
+            "grpo",
+            "--config",
+            "riddlesense",
+            "--model",
+            "local/smollm2",
+            "--num-generations",
+            "4",
+            "--eval-items",
+            "3",
+            "--save-every",
+            "1",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
+    assert code == 0
+    summary: dict[str, object] = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    return summary
+
+
+def test_train_grpo_runs_two_steps_then_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "grpo"
+    first = _cli(out, "--steps", "2")
+    assert first["steps"] == 2
+    assert len(first["train_reward"]) == 2 and len(first["train_valid"]) == 2  # type: ignore[arg-type]
+    assert all(0.0 <= v <= 1.0 for v in first["train_valid"])  # type: ignore[union-attr]
+    config = EpisodeConfig.named("riddlesense")
+    items = load_config_items(config)
+    held_out = {r.id for r in split_items(items, "test")}
+    assert set(first["eval_items"]) <= held_out  # type: ignore[arg-type]
+    assert not set(first["train_items"]) & held_out  # type: ignore[arg-type]
+    for when in ("before", "after"):
+        figures = first[f"eval_{when}"]
+        played = [json.loads(line) for line in (out / f"eval_{when}.jsonl").read_text(encoding="utf-8").splitlines()]
+        assert figures["n"] == len(played) == 3  # type: ignore[index]
+        valid = sum(r["valid_moves"] for r in played) / sum(r["moves"] for r in played)
+        assert figures["valid_rate"] == pytest.approx(valid)  # type: ignore[index]
+        assert figures["reward_mean"] == pytest.approx(sum(r["reward"] for r in played) / 3)  # type: ignore[index]
+        low, high = figures["reward_interval"]  # type: ignore[index]
+        assert low <= figures["reward_mean"] <= high  # type: ignore[index]
+    assert (out / "learning_curve.png").stat().st_size > 10_000
+    assert (out / "model" / "config.json").is_file()
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["checkpoint-2"]  # save_total_limit=1
+
+    resumed = _cli(out, "--steps", "3", "--resume")
+    assert resumed["steps"] == 3
+    assert resumed["eval_before"] == first["eval_before"]  # the base model's evaluation is kept, not redone
+    assert resumed["train_reward"][:2] == first["train_reward"]  # type: ignore[index]
+    assert len(resumed["train_reward"]) == 3  # type: ignore[arg-type]
+
+    # The trained folder is a model `load_model` (and so `train grpo --model DIR`) reads back.
+    from lateralgym.integrations import load_model
+
+    model, tokenizer = load_model(str(out / "model"))
+    reply = tokenizer.decode(model.generate(**tokenizer("Riddle:", return_tensors="pt"), max_new_tokens=3)[0])
+    assert reply.startswith("Riddle:")
+
+
+def test_the_docs_trl_recipe_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    blocks = re.findall(r"```py\n(.*?)```", text, flags=re.S)
+    recipe = [b for b in blocks if "GRPOTrainer(" in b]
+    assert len(recipe) == 1, "docs/training.md should hold one ```py GRPO recipe"
+    monkeypatch.chdir(tmp_path)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    namespace: dict[str, object] = {"__name__": "docs_recipe"}
+    exec(compile(recipe[0], str(DOCS), "exec"), namespace)  # the docs' own code, run as written
+    trainer = namespace["trainer"]
+    assert trainer.state.global_step == 2  # type: ignore[attr-defined]
+    rewards = [entry["reward"] for entry in trainer.state.log_history if "reward" in entry]  # type: ignore[attr-defined]
+    assert len(rewards) == 2 and all(0.0 <= r <= 1.0 for r in rewards)
+    assert (tmp_path / "runs" / "grpo-trl").is_dir()

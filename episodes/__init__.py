@@ -18,6 +18,7 @@ from lateralgym.episodes._export import (
 )
 from lateralgym.episodes._judge_notes import judge_note
 from lateralgym.episodes._log import (
+    JUDGE_RAW_CHARS,
     LOG_SCHEMA_VERSION,
     STEP_LOG,
     EpisodeEnd,
@@ -97,6 +98,7 @@ __all__ = [
     "rollouts_from_log",
     "trl_row",
     "verifiers_record",
+    "JUDGE_RAW_CHARS",
     "LOG_SCHEMA_VERSION",
     "Divergence",
     "DuplicateEpisodes",

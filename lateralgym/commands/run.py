@@ -284,6 +284,8 @@ def _print_result(result: RunResult) -> None:
                 if usage.format_reasks or usage.fallbacks
                 else ""
             )
+            + (f", {usage.retries} requests retried (timeouts, rate limits, server errors)" if usage.retries else "")
+            + (f", {usage.truncated} replies cut to the length cap" if usage.truncated else "")
         )
     if result.error_kinds:
         print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 import re
+import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from lateralgym.envs._errors import DatasetError
@@ -62,21 +64,49 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
     import openpyxl  # deferred: only SPLAT needs it
 
     path = existing_file(path)
+    _check_expanded_size(path)
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises zip, key and XML errors for broken files
         raise DatasetError(path, f"cannot read as an .xlsx workbook ({type(exc).__name__}: {brief(str(exc))})") from exc
     try:
-        rows = list(workbook.worksheets[0].iter_rows(values_only=True))
+        return _splat_rows(path, workbook.worksheets[0].iter_rows(values_only=True))
+    except DatasetError:
+        raise
     except Exception as exc:
         raise DatasetError(path, f"cannot read the first sheet ({type(exc).__name__}: {brief(str(exc))})") from exc
     finally:
         workbook.close()
-    if not rows:
+
+
+MAX_XLSX_EXPANDED = 256 << 20
+"""The most bytes an ``.xlsx``'s parts may expand to (256 MiB; SPLAT's release is well under 1 MiB)."""
+
+
+def _check_expanded_size(path: Path) -> None:
+    """Refuse a workbook whose zip parts say they expand past ``MAX_XLSX_EXPANDED``, before any is
+    read (the zip reader stops at a part's stated size, so a part cannot expand past what it says)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            expanded = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise DatasetError(path, f"cannot read as an .xlsx workbook ({type(exc).__name__}: {brief(str(exc))})") from exc
+    if expanded > MAX_XLSX_EXPANDED:
+        raise DatasetError(
+            path,
+            f"expands to {expanded >> 20} MiB, past {MAX_XLSX_EXPANDED >> 20} MiB, so it is refused; "
+            "is it SPLAT's puzzles.xlsx?",
+        )
+
+
+def _splat_rows(path: Path, rows: Iterator[tuple[object, ...]]) -> list[SituationPuzzle]:
+    """The puzzles of a sheet's rows, read one at a time: the header is checked before any other row."""
+    first = next(rows, None)
+    if first is None:
         raise DatasetError(path, "the first sheet is empty; expected a header row", record="row 1")
     header = [
         cell_text(cell, path, "row 1 (header)", f"column {number}").lower()
-        for number, cell in enumerate(rows[0], start=1)
+        for number, cell in enumerate(first, start=1)
     ]
     if not {"title", "story", "answer"} & set(header):
         raise DatasetError(
@@ -99,7 +129,7 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
         columns[name] = header.index(name)
 
     puzzles: list[SituationPuzzle] = []
-    for number, row in enumerate(rows[1:], start=2):
+    for number, row in enumerate(rows, start=2):
         if all(_blank(cell) for cell in row):
             continue
         where = f"row {number}"

@@ -53,6 +53,7 @@ from lateralgym.episodes._rollouts import (
     ExportError,
     Rollout,
     RolloutTurn,
+    outcome_fields,
     outcome_succeeded,
     rollouts_from_log,
     turn_from_call,
@@ -86,6 +87,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "STEP_LOG",
     "observation_text",
+    "outcome_fields",
     "outcome_succeeded",
     "turn_from_call",
     "EXPORT_FORMATS",

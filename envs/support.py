@@ -6,7 +6,7 @@ for loaders) only.
 """
 
 from lateralgym.envs._calls import REPLY_CHAR_CAPS, cap_text, capped, reply_cap, writable
-from lateralgym.envs._config import MAX_SEED, check_name
+from lateralgym.envs._config import MAX_SEED, check_hints, check_name
 from lateralgym.envs._errors import validation_message
 from lateralgym.envs._judging import extract_answer_label, normalise_answer
 from lateralgym.envs._reply_text import invalid as invalid_reply
@@ -23,6 +23,7 @@ __all__ = [
     "capped",
     "reply_cap",
     "background",
+    "check_hints",
     "check_name",
     "csv_cell",
     "csv_text",

@@ -119,7 +119,9 @@ def make_judge(
         client = LLMClient(model, cache_dir=cache_dir, use_cache=use_cache, **client_args)
         return llm_judge_for(benchmark, client, **options)
     known = offline_judges()
-    name = spec.partition("?")[0]
+    name, _, settings = spec.partition("?")
+    if name in known and benchmark in known[name]:
+        raise ConfigError(f"judge {name!r} is an offline judge and takes no settings; drop '?{settings}'")
     if name in known:
         raise ConfigError(
             f"judge {name!r} cannot judge {benchmark} (it judges {', '.join(known[name])}); "

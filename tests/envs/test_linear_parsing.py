@@ -1,8 +1,9 @@
 """No parser or judge does super-linear work on model text: a looping model's reply cannot freeze a run.
 
 Every benchmark's reply parser (direct and after reasoning), its fallback for unparsable replies,
-its offline judges (answering a question, grading an explanation) and the free-hint leak check, and
-the shared readers of judge replies, are fed adversarial texts (prose without a ``?``, runs of
+its offline judges (answering a question, grading an explanation) and the free-hint leak check, the
+env's own action and choice readers (``parse_action``, ``parse_choice``), and the shared readers of
+judge replies, are fed adversarial texts (prose without a ``?``, runs of
 spaces after an answer cue, braces, labels, digits...). Times are CPU times of this process, the
 least of three tries, compared within the test as ratios: a text four times longer may take at
 most eight times as long (linear work takes four; the quadratic ``fallback_move`` took 16).
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 
 from lateralgym.agents import redact
-from lateralgym.envs import Commit, EpisodeConfig, LateralEnv, all_benchmarks
+from lateralgym.envs import Commit, EpisodeConfig, LateralEnv, all_benchmarks, parse_action, parse_choice
 from lateralgym.envs._judging import clean_hint, extract_answer_label, parse_grade, parse_message_label
 from lateralgym.envs._reply_text import json_objects, labelled_lines
 from lateralgym.envs.benchmarks.creativity._llm_judge import parse_gold_reply, parse_wrong_reply
@@ -52,6 +53,9 @@ PATTERNS: dict[str, tuple[str, str, str]] = {
     "URL-like": ("", "a://b.", ""),
     "question sentences": ("", "is it? ", ""),
     "letters": ("", "A ", ""),
+    "a letter then spaces": ("A", " ", "x"),
+    "a commit then spaces": ("commit: (b)", " ", "x"),
+    "an ask then spaces": ("ask:", " ", ""),
 }
 """Texts that made a parser backtrack (or may): each is ``start + part * n + end``."""
 
@@ -87,6 +91,8 @@ def _functions() -> dict[str, Callable[[str], object]]:
         "creativity LLM judge, gold reply": parse_gold_reply,
         "creativity LLM judge, wrong reply": parse_wrong_reply,
         "redact": lambda t: redact(t, ["sk-not-a-real-key-123"]),
+        "parse_action": parse_action,
+        "parse_choice": parse_choice,
     }
     for benchmark in all_benchmarks():
         env = LateralEnv(EpisodeConfig.named(benchmark.name))  # a benchmark's name runs its default config

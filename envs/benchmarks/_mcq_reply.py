@@ -78,7 +78,7 @@ _CUED_TEXT = re.compile(
     re.MULTILINE,
 )
 
-_LONE_TOKEN = re.compile(r"^\(?\s*[A-Ha-h1-9]\s*\)?\s*[.):!]?$")
+_LONE_TOKEN = re.compile(r"^\(?\s*+[A-Ha-h1-9]\s*+\)?\s*+[.):!]?$")  # possessive: see _BARE_LETTER
 
 
 def _token_index(token: str, n: int) -> int | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from lateralgym.envs import Commit, EpisodeConfig, LateralEnv, all_benchmarks, p
 from lateralgym.envs._judging import clean_hint, extract_answer_label, parse_grade, parse_message_label
 from lateralgym.envs._reply_text import json_objects, labelled_lines
 from lateralgym.envs.benchmarks.creativity._llm_judge import parse_gold_reply, parse_wrong_reply
+from lateralgym.envs.benchmarks.splat._aux import _story as splat_story
 
 PATTERNS: dict[str, tuple[str, str, str]] = {
     # (start, the part repeated, end)
@@ -56,6 +58,8 @@ PATTERNS: dict[str, tuple[str, str, str]] = {
     "a letter then spaces": ("A", " ", "x"),
     "a commit then spaces": ("commit: (b)", " ", "x"),
     "an ask then spaces": ("ask:", " ", ""),
+    "a cued letter then spaces": ("Answer: A", " ", "x"),
+    "story markers": ("", "STORY: ", ""),
 }
 """Texts that made a parser backtrack (or may): each is ``start + part * n + end``."""
 
@@ -93,6 +97,7 @@ def _functions() -> dict[str, Callable[[str], object]]:
         "redact": lambda t: redact(t, ["sk-not-a-real-key-123"]),
         "parse_action": parse_action,
         "parse_choice": parse_choice,
+        "splat elicitation story reader": lambda t: splat_story(Path("."), {"text": t}),
     }
     for benchmark in all_benchmarks():
         env = LateralEnv(EpisodeConfig.named(benchmark.name))  # a benchmark's name runs its default config

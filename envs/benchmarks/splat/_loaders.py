@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._xlsx_header import header_texts
 from lateralgym.envs.records import (
     brief,
     build,
@@ -28,6 +29,8 @@ from lateralgym.envs.records import (
 )
 
 _SPLAT_COLUMNS = ("title", "story", "answer", "level of difficulty")
+_SPLAT_NAMES = frozenset({"title", "story", "answer"})
+"""A header naming none of these is another spreadsheet, refused as a whole (one missing is named)."""
 _SPLAT_LEVEL = re.compile(r"^\s*(\d+)\s*(?:/\s*10\b.*)?$", re.IGNORECASE | re.DOTALL)
 _CLUE_NUMBER = re.compile(r"^\s*\d+\s*[.)、:：]\s*")
 
@@ -65,6 +68,9 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
 
     path = existing_file(path)
     _check_expanded_size(path)
+    header = header_texts(path)  # streamed: a sheet that is not SPLAT's is refused before openpyxl reads it
+    if header is not None and not _SPLAT_NAMES & set(header):
+        raise _not_splat(path, header)
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises zip, key and XML errors for broken files
@@ -79,8 +85,9 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
         workbook.close()
 
 
-MAX_XLSX_EXPANDED = 256 << 20
-"""The most bytes an ``.xlsx``'s parts may expand to (256 MiB; SPLAT's release is well under 1 MiB)."""
+MAX_XLSX_EXPANDED = 32 << 20
+"""The most bytes an ``.xlsx``'s parts may expand to (32 MiB; SPLAT's release is well under 1 MiB): openpyxl
+reads a sheet's XML whole when it states no dimensions, and the shared strings always."""
 
 
 def _check_expanded_size(path: Path) -> None:
@@ -99,6 +106,17 @@ def _check_expanded_size(path: Path) -> None:
         )
 
 
+def _not_splat(path: Path, header: list[str]) -> DatasetError:
+    return DatasetError(
+        path,
+        "unsupported format: a spreadsheet, but not SPLAT's puzzles.xlsx (its header "
+        f"{brief([h for h in header if h])} has none of SPLAT's columns {', '.join(_SPLAT_COLUMNS)}); "
+        "other datasets (MacGyver, ...) can be "
+        "converted to LateralGym JSONL (docs/adding-a-benchmark.md)",
+        record="row 1 (header)",
+    )
+
+
 def _splat_rows(path: Path, rows: Iterator[tuple[object, ...]]) -> list[SituationPuzzle]:
     """The puzzles of a sheet's rows, read one at a time: the header is checked before any other row."""
     first = next(rows, None)
@@ -108,15 +126,8 @@ def _splat_rows(path: Path, rows: Iterator[tuple[object, ...]]) -> list[Situatio
         cell_text(cell, path, "row 1 (header)", f"column {number}").lower()
         for number, cell in enumerate(first, start=1)
     ]
-    if not {"title", "story", "answer"} & set(header):
-        raise DatasetError(
-            path,
-            "unsupported format: a spreadsheet, but not SPLAT's puzzles.xlsx (its header "
-            f"{brief([h for h in header if h])} has none of SPLAT's columns {', '.join(_SPLAT_COLUMNS)}); "
-            "other datasets (MacGyver, ...) can be "
-            "converted to LateralGym JSONL (docs/adding-a-benchmark.md)",
-            record="row 1 (header)",
-        )
+    if not _SPLAT_NAMES & set(header):
+        raise _not_splat(path, header)
     columns: dict[str, int] = {}
     for name in _SPLAT_COLUMNS:
         if name not in header:

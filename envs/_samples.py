@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from lateralgym.envs._errors import DatasetError, validation_message
+from lateralgym.envs._errors import DatasetError, DatasetTooLarge, validation_message
 
 if TYPE_CHECKING:
     from lateralgym.envs._jsonl import SharedItems
@@ -95,8 +95,8 @@ _CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 
 
-def _too_large(path: Path, what: str, limit: int, advice: str) -> DatasetError:
-    return DatasetError(path, f"{what} past {limit >> 20} MiB, so it is refused; {advice}")
+def _too_large(path: Path, what: str, limit: int, advice: str) -> DatasetTooLarge:
+    return DatasetTooLarge(path, f"{what} past {limit >> 20} MiB, so it is refused; {advice}")
 
 
 _WHOLE_ADVICE = "is it the right file? (larger data goes in JSONL, read a line at a time)"
@@ -179,7 +179,7 @@ def stream_lines(path: Path) -> Iterator[str]:
                     raise _too_large(path, "expands", MAX_GZIP_TEXT, "split the dataset into smaller files")
                 blank = blank + 1 if not line.strip() else 0
                 if blank > MAX_BLANK_RUN:
-                    raise DatasetError(
+                    raise DatasetTooLarge(
                         path, f"holds more than {MAX_BLANK_RUN} blank lines in a row; is it the right file?"
                     )
                 yield line

@@ -23,7 +23,7 @@ import pytest
 from official_data import write_splat
 
 from lateralgym.envs import load_items
-from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._errors import DatasetError, DatasetTooLarge
 from lateralgym.envs._samples import MAX_BLANK_RUN, MAX_LINE_BYTES, MAX_WHOLE_TEXT, read_text
 from lateralgym.envs.benchmarks.splat import load_splat
 
@@ -61,11 +61,15 @@ def bombs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.mark.parametrize("benchmark", [None, "riddlesense"])
 @pytest.mark.parametrize("name", ["spaces.jsonl.gz", "one-line.jsonl.gz"])
-def test_a_gzip_without_line_breaks_is_refused_at_the_line_cap(bombs: Path, name: str) -> None:
+def test_a_gzip_without_line_breaks_is_refused_at_the_line_cap(bombs: Path, name: str, benchmark: str | None) -> None:
+    """Refused as too large whether or not a benchmark is named (format detection once said
+    "cannot tell the dataset format; pass --format" for a benchmark's file)."""
     path = bombs / name
     assert path.stat().st_size < 4 * MB  # small on disk, 512 MiB expanded
-    error, peak = _peak(lambda: load_items(path))
+    error, peak = _peak(lambda: load_items(path, benchmark=benchmark))
+    assert isinstance(error, DatasetTooLarge)
     message = str(error)
     assert "\n" not in message and str(path) in message and "past 32 MiB" in message
     assert peak < 3 * MAX_LINE_BYTES, f"{peak / MB:.0f} MiB held to refuse it"

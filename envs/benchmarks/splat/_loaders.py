@@ -12,7 +12,7 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._errors import DatasetError, DatasetTooLarge
 from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
 from lateralgym.envs.benchmarks.splat._xlsx_header import header_texts
 from lateralgym.envs.records import (
@@ -99,7 +99,7 @@ def _check_expanded_size(path: Path) -> None:
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise DatasetError(path, f"cannot read as an .xlsx workbook ({type(exc).__name__}: {brief(str(exc))})") from exc
     if expanded > MAX_XLSX_EXPANDED:
-        raise DatasetError(
+        raise DatasetTooLarge(
             path,
             f"expands to {expanded >> 20} MiB, past {MAX_XLSX_EXPANDED >> 20} MiB, so it is refused; "
             "is it SPLAT's puzzles.xlsx?",

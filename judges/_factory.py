@@ -143,13 +143,15 @@ def check_judge_spec(spec: str) -> None:
     that judge is ``make_judge``'s to say.
 
     Raises:
-        ConfigError: the spec names no judge (``LLMConfigError``: a model spec that does not parse).
+        ConfigError: the spec names no judge (``LLMConfigError``: a model spec that does not parse,
+            or a judge option it does not take or whose value it refuses).
     """
     from lateralgym.agents import ModelSpec, is_model_spec
+    from lateralgym.judges._asker import JUDGE_OPTIONS
 
     known = offline_judges()
     if spec == HUMAN or spec in known or spec.partition("?")[0] in known:
         return
     if not is_model_spec(spec):
         raise _unknown(spec, known)
-    ModelSpec.parse(spec)
+    ModelSpec.parse(spec).role_options(JUDGE_OPTIONS, role="judge")  # as make_judge reads them (samples=0)

@@ -48,7 +48,7 @@ from lateralgym.agents._llm_usage import (
 )
 from lateralgym.agents._prices import offline_price
 from lateralgym.envs import ModelCall
-from lateralgym.envs.support import background
+from lateralgym.envs.support import background, capped
 
 __all__ = [
     "DEFAULT_CACHE_DIR",
@@ -198,7 +198,7 @@ class LLMClient:
         if caching:
             cached = self.cache.get(key)  # None for an entry without a usable reply, too
             if cached is not None:
-                hit = cached.model_copy(
+                hit = capped(cached).model_copy(
                     update={
                         "role": role,
                         "model": self.spec.name,
@@ -235,6 +235,7 @@ class LLMClient:
                 "request_key": key,
             }
         )
+        call = capped(call)  # before any parser, cache or log reads it (a looping model sends megabytes)
         if caching:  # only a usable reply is stored (``put`` decides); any other is asked again
             try:
                 self.cache.put(key, request, call, secrets=secrets)

@@ -66,9 +66,10 @@ _BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{16,}")
 # ``Basic base64(user:password)``; redacted only when the run decodes to something with a colon.
 _BASIC = re.compile(r"(?i)\b(basic\s+)([A-Za-z0-9+/]{4,}={0,2})")
 # ``scheme://userinfo@`` in a URL; URL-encoded (``%3A%2F%2F ... %40``), where an encoded ``/``, ``?``
-# or ``#`` ends the authority (the userinfo's own are encoded twice there).
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#@\"'<>\\]+@")
-_USERINFO_ENCODED = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*%3A%2F%2F)(?:(?!%2F|%3F|%23|%40)[^\s/?#@&\"'<>\\])+%40")
+# or ``#`` ends the authority (the userinfo's own are encoded twice there). A scheme is at most 32
+# characters: unbounded, every word of a long dotted run ("a.a.a...") would rescan the rest of it.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,31}://)[^\s/?#@\"'<>\\]+@")
+_USERINFO_ENCODED = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,31}%3A%2F%2F)(?:(?!%2F|%3F|%23|%40)[^\s/?#@&\"'<>\\])+%40")
 # ``?name=value`` / ``&name=value``, raw or URL-encoded; the value ends at ``&``, ``#``, a quote or a space.
 _PARAM = re.compile(r"(?i)((?:[?&;]|%3F|%26)([\w.~-]+)(?:=|%3D))((?:(?!%26)[^&#\s\"'<>\\])+)")
 # ``api-key: value``, ``x-api-key=value``, ``api_key='value'`` (a header or a keyword echoed back).

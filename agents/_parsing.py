@@ -13,7 +13,7 @@ from typing import Any
 
 from lateralgym.envs import Action, ConfigError, Invalid, get_benchmark, parse_action
 from lateralgym.envs.benchmarks._mcq_reply import parse_mcq_reply
-from lateralgym.envs.support import invalid_reply, json_objects
+from lateralgym.envs.support import cap_text, invalid_reply, json_objects, reply_cap
 
 __all__ = [
     "json_objects",
@@ -39,7 +39,11 @@ def parse_reply(
         mode: ``info["mode"]``.
         reasoning: The prompt's reasoning (``PromptPlan.reasoning``); after ``cot`` the move ends
             the reply.
+
+    A reply past the player's cap (``REPLY_CHAR_CAPS``) is read cut to it, as the LLM client cuts it:
+    a trainer's text reaches the parser the way a run's does.
     """
+    text = cap_text(text, reply_cap("player"))[0]
     if not text.strip():
         return invalid_reply(text, "the reply was empty")
     try:

@@ -49,7 +49,7 @@ from lateralgym.envs._engine import (
     item_key,
     usage_text,
 )
-from lateralgym.envs._errors import ConfigError, DatasetError, LateralGymError, PlayerQuit
+from lateralgym.envs._errors import ConfigError, DatasetError, DatasetTooLarge, LateralGymError, PlayerQuit
 from lateralgym.envs._fields import Count, Flag, FrozenRecord, Text, snake, spaced
 from lateralgym.envs._figures import BarFigure, BarPanel, breakdown_value, repeats_note
 from lateralgym.envs._items import ItemTable, item_table
@@ -88,6 +88,7 @@ __all__ = [
     "ConfigError",
     "Count",
     "DatasetError",
+    "DatasetTooLarge",
     "DatasetFormat",
     "DatasetStats",
     "EpisodeConfig",

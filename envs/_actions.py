@@ -95,7 +95,9 @@ ACTION_KINDS: tuple[str, ...] = ("inspect", "ask", "commit")
 
 _ADAPTER: TypeAdapter[Inspect | Ask | Commit | Invalid] = TypeAdapter(Action)
 _COMMAND = re.compile(r"^\s*(inspect|ask|commit)\s*[:\s]\s*(.*)$", re.IGNORECASE | re.DOTALL)
-_CHOICE = re.compile(r"^\s*\(?([0-9]|[A-Ha-h])\)?\s*\.?\s*$")
+# Possessive spaces: with ``\s*\.?\s*$`` a letter followed by spaces and then anything else was
+# tried at every split of the spaces (quadratic: "commit: A", 32,000 spaces and "x" took 4 s).
+_CHOICE = re.compile(r"^\s*+\(?([0-9]|[A-Ha-h])\)?\s*+\.?\s*+$")
 
 
 _ACTION_TYPES = (Inspect, Ask, Commit, Invalid)

@@ -105,6 +105,34 @@ class Outcome(BaseModel):
         """A word or two for the viewer's episode list (``correct``, ``wrong``, ``entity only``)."""
         return "correct" if self.succeeded() else "wrong"
 
+    judge_prose: ClassVar[frozenset[str]] = frozenset()
+    """Fields holding a judge's free text (dotted paths into the outcome's JSON, ``judgement.comment``).
+    Training exports keep them out of ``outcome`` (a trainer may feed it to a policy, and the text may
+    talk about the hidden answer) and carry them apart, in ``judge_notes`` (``split_judge_prose``)."""
+
+    @classmethod
+    def split_judge_prose(cls, data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """An outcome's JSON without its ``judge_prose`` fields, and those fields by path (empty ones left out).
+
+        ``data`` is not changed; a path that is absent (an offline judge, a partial outcome) is skipped.
+        """
+        kept: dict[str, Any] = dict(data)
+        notes: dict[str, Any] = {}
+        for path in sorted(cls.judge_prose):
+            *parents, leaf = path.split(".")
+            node: Any = kept
+            for name in parents:  # copied on the way down: the caller's dicts stay as they were
+                child = node.get(name) if isinstance(node, dict) else None
+                if not isinstance(child, dict):
+                    node = None
+                    break
+                node[name] = node = dict(child)
+            if isinstance(node, dict) and leaf in node:
+                value = node.pop(leaf)
+                if value not in (None, ""):
+                    notes[path] = value
+        return kept, notes
+
     view_hidden: ClassVar[frozenset[str]] = frozenset()
     """Outcome fields the viewer's outcome table leaves out (its ``view_sections`` show them)."""
 

@@ -11,6 +11,11 @@ record admits only text that can be written: a lone UTF-16 surrogate (a ``\\udc0
 server's JSON) is not a Unicode scalar value and cannot be encoded as UTF-8, so it is replaced by
 U+FFFD wherever a call is built or copied (``writable``). Every other character (NUL, control
 characters, right-to-left marks, emoji) is kept as received: JSON escapes what it must.
+
+Its length is bounded too: a looping model can send a megabyte, and parsers, logs and caches must
+never see that. ``capped`` cuts a reply to its role's cap (``REPLY_CHAR_CAPS``) before anything
+reads it, keeping its start and its end (a move comes first in a direct reply and last after
+reasoning) and recording how much went in ``truncated_chars``.
 """
 
 from __future__ import annotations
@@ -21,7 +26,15 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-__all__ = ["ModelCall", "writable"]
+__all__ = ["OTHER_REPLY_CHARS", "REPLY_CHAR_CAPS", "ModelCall", "cap_text", "capped", "reply_cap", "writable"]
+
+REPLY_CHAR_CAPS: Mapping[str, int] = {"player": 32_000, "judge": 8_000}
+"""The most characters of a model's reply anything reads, by the role of the call: a player's move
+(with its reasoning) fits in 32,000 (some 8,000 tokens), a judge's label or verdict JSON in 8,000."""
+OTHER_REPLY_CHARS = 200_000
+"""The cap of every other role (``annotator``: a data pipeline's JSON answers, which run longer)."""
+_HEAD_SHARE = 4
+"""A cut reply keeps the first quarter of its cap and the last three quarters."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -101,6 +114,9 @@ class ModelCall(BaseModel):
     fallback: str | None = None
     """Player calls: the kind of move (``ask``, ``commit``) read from a reply still unparsable after the
     re-asks by the benchmark's fallback; ``None`` when the reply parsed (or no fallback applied)."""
+    truncated_chars: int = 0
+    """Characters cut from the middle of ``text`` because the reply ran past its role's cap
+    (``REPLY_CHAR_CAPS``); 0 when the reply is whole. A cut reply has no token data."""
 
     @field_validator(
         "role",
@@ -126,3 +142,40 @@ class ModelCall(BaseModel):
         if not update:
             return super().model_copy(deep=deep)
         return self.model_validate({**dict(self), **update})
+
+
+def reply_cap(role: str) -> int:
+    """The most characters of a ``role``'s reply that are read and kept (``REPLY_CHAR_CAPS``)."""
+    return REPLY_CHAR_CAPS.get(role, OTHER_REPLY_CHARS)
+
+
+def cap_text(text: str, limit: int) -> tuple[str, int]:
+    """``text`` cut to at most ``limit`` characters, and how many were cut (0: unchanged, same object).
+
+    The cut keeps about the first quarter of ``limit`` and the rest from the end, joined by a line
+    that says how much is missing (it holds no ``?``, ``:``, brace or label a parser could read). A
+    cut text is within ``limit``, so cutting it again changes nothing.
+    """
+    if len(text) <= limit:
+        return text, 0
+    cut = len(text)  # an upper bound of the marker's number, so the marker only gets shorter
+    marker = f"\n[... {cut} characters cut ...]\n"
+    head = max(0, min(limit // _HEAD_SHARE, limit - len(marker)))
+    tail = max(0, limit - head - len(marker))
+    cut = len(text) - head - tail
+    kept = f"{text[:head]}\n[... {cut} characters cut ...]\n{text[len(text) - tail :]}"
+    return kept[:limit], cut
+
+
+def capped(call: ModelCall) -> ModelCall:
+    """``call`` with its reply and unparsed replies cut to its role's cap (``reply_cap``); a cut reply
+    records ``truncated_chars`` and loses its token data (which no longer matches the text)."""
+    limit = reply_cap(call.role)
+    if len(call.text) <= limit and all(len(t) <= limit for t in call.unparsed_replies):
+        return call
+    text, cut = cap_text(call.text, limit)
+    earlier = tuple(cap_text(t, limit)[0] for t in call.unparsed_replies)
+    update: dict[str, Any] = {"text": text, "unparsed_replies": earlier}
+    if cut:
+        update |= {"truncated_chars": call.truncated_chars + cut, "tokens": None, "logprobs": None, "token_ids": None}
+    return call.model_copy(update=update)

@@ -121,6 +121,23 @@ def _finite_reward(value: float) -> float:
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
 
+FREE_HINTS_REFUSED = (
+    "hints: free forwards the judge's own words to the player, and no filter stops every way of spelling the "
+    "answer (a paraphrase, a code of the judge's own); keep hints: template, or accept the risk with "
+    "unsafe_free_hints: true in the config (lateralgym run --unsafe-free-hints)"
+)
+
+
+def check_hints(config: EpisodeConfig) -> None:
+    """Refuse ``hints: free`` without ``unsafe_free_hints`` (``FREE_HINTS_REFUSED`` says why).
+
+    Raises:
+        ConfigError: the config asks for free hints without accepting the risk.
+    """
+    if config.hints == "free" and not config.unsafe_free_hints:
+        raise ConfigError(f"config {config.name!r}: {FREE_HINTS_REFUSED}")
+
+
 class EpisodeConfig(BaseModel):
     """How an episode runs: which benchmark and mode, what the player may do, who judges."""
 
@@ -173,7 +190,13 @@ class EpisodeConfig(BaseModel):
     """What a "not yet" may carry to the player: ``template`` (default) forwards a judge's hint only
     when it is one of the env's fixed hint texts, so no judge can hand over the answer in any
     encoding; ``free`` forwards the judge's own words when they pass the leak check (an explicit
-    opt-out: a determined judge can encode the answer past any check)."""
+    opt-out: a determined judge can encode the answer past any check, so it needs
+    ``unsafe_free_hints``)."""
+    unsafe_free_hints: bool = False
+    """Accept ``hints: free`` knowing what it risks: the filter (``clean_hint``: plain words only,
+    the answer checked in decoded forms, acrostics and letter shifts) stops the encodings it knows,
+    not a paraphrase or a code of the judge's own. Off: ``hints: free`` is refused.
+    ``lateralgym run --unsafe-free-hints`` sets it."""
 
     @field_validator("name")
     @classmethod

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 from lateralgym.envs._actions import Ask, Commit, Inspect, Invalid, parse_action
 from lateralgym.envs._benchmark import Benchmark, Outcome, get_benchmark
 from lateralgym.envs._calls import ModelCall
-from lateralgym.envs._config import EpisodeConfig
+from lateralgym.envs._config import EpisodeConfig, check_hints
 from lateralgym.envs._errors import ConfigError, LateralGymError
 from lateralgym.envs._items import ItemTable, item_table
 from lateralgym.envs._judging import ANSWER_LABELS, QA, Judge, JudgeReply, check_verdict
@@ -263,6 +263,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
             raise ConfigError(f"render_mode {render_mode!r} is not supported; use None or 'ansi'")
         if self.benchmark_name is not None and config.benchmark != self.benchmark_name:
             raise ConfigError(f"{type(self).__name__} runs {self.benchmark_name} configs, got {config.name!r}")
+        check_hints(config)  # a config copied without validation (model_copy) is checked all the same
         self.config = config
         self.render_mode = render_mode
         self.benchmark: Benchmark[Any, Any] = get_benchmark(config.benchmark)

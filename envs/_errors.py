@@ -27,6 +27,11 @@ class DatasetError(LateralGymError, ValueError):
         super().__init__(f"{where}: {message}")
 
 
+class DatasetTooLarge(DatasetError):  # noqa: N818 - a DatasetError of one kind, named for it
+    """A dataset file is larger than any dataset (expanded, whole or one line): refused while it is
+    read, before it fills memory. Format detection passes it on as it is, never as "unknown format"."""
+
+
 class ConfigError(LateralGymError, ValueError):
     """An episode configuration is invalid or names something unknown."""
 

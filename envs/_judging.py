@@ -12,6 +12,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import unicodedata
+import urllib.parse
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -194,31 +196,133 @@ def shares_phrase(text: str, secret: str, n: int = 3) -> bool:
 def leak_free(text: str, item: Any, max_secret_words: int = 0) -> bool:
     """True when ``text`` may be shown to the player: no phrase of the hidden answer, at most
     ``max_secret_words`` words found only in it, and none of those words hidden in a decoded form
-    of the text (base64, ``\\u`` escapes, reversed, letters spaced or hyphen-split)."""
+    of the text (``decoded_forms``: base64, ``\\u`` escapes, ``%XX``, hex, Morse, NATO spelling,
+    homoglyphs and fullwidth letters folded, reversed), in its letters run together (spaced or
+    hyphen-split letters, letter numbers ``8-5-12-12-15``), in the first letters of its words (an
+    acrostic), or in its letters shifted by any Caesar shift."""
     secret = secret_text(item)
-    for form in decoded_forms(text):
+    forms = decoded_forms(text)
+    for form in forms:
         if shares_phrase(form, secret) or len(leaked_words(form, item)) > max_secret_words:
             return False
     hidden = [w for w in content_words(secret) - content_words(public_text(item)) if len(w) >= 4]
-    squashed = "".join(words(text))
-    return not any(w in squashed or w[::-1] in squashed for w in hidden)
+    if not hidden:
+        return True
+    runs = [run for form in forms for run in _letter_runs(form)]
+    if any(w in run or w[::-1] in run for run in runs for w in hidden):
+        return False
+    # A shift of the whole alphabet (ROT13 and its kin): one long hidden word, or two shorter ones, is
+    # no chance match (a 6-letter word turns up by chance in 25 shifts of 200 letters once in ~60,000).
+    squashed = "".join(words(_folded(text)))
+    for shift in range(1, 26):
+        shifted = squashed.translate(_SHIFTS[shift])
+        found = [w for w in hidden if len(w) >= 5 and (w in shifted or w[::-1] in shifted)]
+        if any(len(w) >= 6 for w in found) or len(found) >= 2:
+            return False
+    return True
 
+
+def _letter_runs(form: str) -> list[str]:
+    """The ways a text may spell a word with its letters apart: every letter of it run together, the
+    first letters of its words (an acrostic), and its numbers read as letters (1 = a ... 26 = z)."""
+    tokens = words(form)
+    numbers = "".join(chr(ord("a") + int(t) - 1) for t in tokens if t.isdigit() and 1 <= int(t) <= 26)
+    return ["".join(tokens), "".join(t[0] for t in tokens if not t.isdigit()), numbers]
+
+
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+_SHIFTS = [str.maketrans(_ALPHABET, _ALPHABET[k:] + _ALPHABET[:k]) for k in range(26)]
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
+_HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}[\s:-]?){3,}")
+_MORSE_RUN = re.compile(r"[.\-\u2022\u00b7_]{1,8}(?:[ /|]+[.\-\u2022\u00b7_]{1,8}){2,}")
+
+_MORSE = {
+    ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h",
+    "..": "i", ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p",
+    "--.-": "q", ".-.": "r", "...": "s", "-": "t", "..-": "u", "...-": "v", ".--": "w", "-..-": "x",
+    "-.--": "y", "--..": "z", "-----": "0", ".----": "1", "..---": "2", "...--": "3", "....-": "4",
+    ".....": "5", "-....": "6", "--...": "7", "---..": "8", "----.": "9",
+}  # fmt: skip
+_NATO = {
+    "alfa": "a", "alpha": "a", "bravo": "b", "charlie": "c", "delta": "d", "echo": "e", "foxtrot": "f",
+    "golf": "g", "hotel": "h", "india": "i", "juliet": "j", "juliett": "j", "kilo": "k", "lima": "l",
+    "mike": "m", "november": "n", "oscar": "o", "papa": "p", "quebec": "q", "romeo": "r", "sierra": "s",
+    "tango": "t", "uniform": "u", "victor": "v", "whiskey": "w", "whisky": "w", "xray": "x", "x-ray": "x",
+    "yankee": "y", "zulu": "z",
+}  # fmt: skip
+
+# Letters of other scripts drawn like Latin ones (Cyrillic, Greek), folded to the Latin letter.
+_CONFUSABLES = str.maketrans(
+    "аеорсухіјѕһԁɡոԛԝвкмнтАВЕКМНОРСТХІЈЅαονρτικυΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijshdgnqwbkmhtABEKMHOPCTXIJSaovptikuABEZHIKMNOPTYX",
+)
+
+
+def _folded(text: str) -> str:
+    """``text`` in its compatibility form (fullwidth and styled letters as plain ones, NFKC), letters
+    of other scripts that look Latin folded to Latin, and accents dropped."""
+    text = unicodedata.normalize("NFKC", text).translate(_CONFUSABLES)
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def _morse(run: str) -> str:
+    """A Morse run as text: letters apart by spaces, words by ``/`` or ``|``."""
+    run = run.replace("\u2022", ".").replace("\u00b7", ".").replace("_", "-")
+    return " ".join("".join(_MORSE.get(code, "") for code in word.split()) for word in re.split(r"[/|]", run))
 
 
 def decoded_forms(text: str) -> list[str]:
-    """``text`` and what it may be hiding: base64 runs decoded, ``\\u`` escapes decoded, reversed."""
-    forms = [text, text[::-1]]
-    for run in _BASE64.findall(text):
+    """``text`` and what it may be hiding: folded (``_folded``: homoglyphs, fullwidth), reversed, base64
+    runs, ``\\u`` escapes, ``%XX`` escapes, hex runs and Morse decoded, NATO spelling read as letters."""
+    folded = _folded(text)
+    forms = [text, text[::-1]] if folded == text else [text, folded, folded[::-1]]
+    for run in _BASE64.findall(folded):
         try:
             forms.append(base64.b64decode(run + "=" * (-len(run) % 4), validate=True).decode("utf-8"))
         except (binascii.Error, UnicodeDecodeError):
             continue
-    if "\\" in text:
-        forms.append(_ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text))
+    if "\\" in folded:
+        forms.append(_ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), folded))
+    if "%" in folded:
+        forms.append(urllib.parse.unquote(folded))
+    for match in _HEX_RUN.finditer(folded):
+        digits = re.sub(r"[\s:-]", "", match.group(0))
+        forms.append(bytes.fromhex(digits[: len(digits) // 2 * 2]).decode("utf-8", "replace"))
+    for match in _MORSE_RUN.finditer(folded):
+        forms.append(_morse(match.group(0)))
+    spelled = [_NATO.get(token) for token in folded.lower().replace("x-ray", "xray").split()]
+    if sum(letter is not None for letter in spelled) >= 3:
+        forms.append("".join(letter or " " for letter in spelled))
     return forms
+
+
+_HINT_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:!?'\"()-")
+_LONGEST_WORD = 24
+
+
+def plain_hint(hint: str) -> bool:
+    """Whether a free hint is plain words: Latin letters (after ``_folded``), digits and ordinary
+    punctuation only; no word longer than 24 letters; no run that is not a word (Morse dots and
+    dashes, ``8-5-12``, hex, more than two numbers). Codes need such runs; a nudge in words does not."""
+    folded = _folded(hint)
+    if not set(folded) <= _HINT_CHARACTERS:
+        return False
+    numbers = 0
+    for token in folded.split():
+        core = token.strip(".,;:!?'\"()")
+        letters = sum(c.isalpha() for c in core)
+        digits = sum(c.isdigit() for c in core)
+        if len(core) > _LONGEST_WORD or (letters and digits and len(core) >= 6):
+            return False
+        if core and not letters:
+            if not core.isdigit() or len(core) > 4:
+                return False
+            numbers += 1
+    return numbers <= 2
 
 
 HINT_TEMPLATES: tuple[str, ...] = (
@@ -260,21 +364,25 @@ def clean_hint(hint: str | None, item: Any, mode: str = "free") -> str | None:
     """What the player may hear of a judge's hint, or None (the player then just hears 'not yet').
 
     ``template``: only one of the env's own hint texts (``template_hint``). ``free``: the judge's
-    words, cut to 200 characters, when they pass ``leak_free``.
+    words, cut to 200 characters, when they are plain words (``plain_hint``) and pass ``leak_free``.
     """
     if not hint:
         return None
     if mode == "template":
         return template_hint(hint)
     hint = _WS.sub(" ", hint).strip()[:200]
-    return hint if hint and leak_free(hint, item) else None
+    return hint if hint and plain_hint(hint) and leak_free(hint, item) else None
 
 
+# Possessive runs (``\s*+``): adjacent optional runs of spaces would otherwise be split every way
+# on a failing match (quadratic in a reply of spaces).
 _STATED = re.compile(
-    r"\b(?:answer|reply|response|verdict|label)\s*(?:is|would\s+be|:|=|-)\s*[\"'*`]*\s*(yes|no|irrelevant)\b",
+    r"\b(?:answer|reply|response|verdict|label)\s*+(?:is|would\s++be|:|=|-)\s*+[\"'*`]*+\s*+(yes|no|irrelevant)\b",
     re.IGNORECASE,
 )
-_NOT_YET = re.compile(r"^\W*(?:not\s+yet|not\s+correct|incorrect|wrong|no)\b[\s:,.;!\-\u2013\u2014]*(.*)$", re.S | re.I)
+_NOT_YET = re.compile(
+    r"^\W*+(?:not\s+yet|not\s+correct|incorrect|wrong|no)\b[\s:,.;!\-\u2013\u2014]*(.*)$", re.S | re.I
+)
 
 
 def extract_answer_label(text: str) -> AnswerLabel | None:

@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from lateralgym.envs._benchmark import Benchmark, DatasetFormat, all_benchmarks, get_benchmark
-from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._errors import DatasetError, DatasetTooLarge
 from lateralgym.envs._jsonl import shared_lists
 from lateralgym.envs._samples import MAX_NESTING, deeper_than, json_lines, parse_json, read_jsonl, stream_lines
 from lateralgym.envs.records import DATA_SUFFIXES, existing_file, read_json
@@ -153,6 +153,8 @@ def detect_format(path: str | Path, benchmark: str | None = None) -> str:
         raise _archive_error(path)
     try:
         return _detect(path, benchmark)
+    except DatasetTooLarge:
+        raise  # no format's question: the file is refused whatever it holds
     except DatasetError:
         if benchmark is None:
             raise

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from lateralgym.envs._errors import DatasetError, validation_message
+from lateralgym.envs._errors import DatasetError, DatasetTooLarge, validation_message
 
 if TYPE_CHECKING:
     from lateralgym.envs._jsonl import SharedItems
@@ -81,66 +81,108 @@ def plain(name: object) -> str:
 
 
 MAX_GZIP_TEXT = 1 << 30
-"""The most bytes a ``.gz`` dataset may expand to (1 GiB): a larger one is refused, never read into memory."""
+"""The most bytes a ``.gz`` dataset read line by line may expand to (1 GiB): a larger one is refused
+while it is read, never held in memory."""
+MAX_WHOLE_TEXT = 64 << 20
+"""The most bytes of a dataset file read whole (a JSON file, not JSONL; ``.gz``: expanded) (64 MiB):
+larger data goes in JSONL, which is read a line at a time."""
+MAX_LINE_BYTES = 32 << 20
+"""The longest line of a text dataset (32 MiB; a record is a few KB): a longer one is refused while
+it is read, so a file with no line breaks (a ``.gz`` of spaces) never fills memory."""
+MAX_BLANK_RUN = 1_000_000
+"""The most blank lines in a row a dataset may hold (a ``.gz`` of line breaks is no dataset)."""
+_CHUNK = 1 << 20
+_BOM = b"\xef\xbb\xbf"
 
 
-def _read_gzip(path: Path) -> bytes:
-    """The expanded bytes of a gzip file, refusing corrupt files and ones past ``MAX_GZIP_TEXT``."""
+def _too_large(path: Path, what: str, limit: int, advice: str) -> DatasetTooLarge:
+    return DatasetTooLarge(path, f"{what} past {limit >> 20} MiB, so it is refused; {advice}")
+
+
+_WHOLE_ADVICE = "is it the right file? (larger data goes in JSONL, read a line at a time)"
+
+
+def _read_gzip(path: Path, limit: int = MAX_WHOLE_TEXT) -> bytes:
+    """The expanded bytes of a gzip file, read in chunks and refused once past ``limit`` (never held whole)."""
+    chunks: list[bytes] = []
+    size = 0
     try:
         with gzip.open(path, "rb") as handle:
-            data = handle.read(MAX_GZIP_TEXT + 1)
+            while chunk := handle.read(_CHUNK):
+                size += len(chunk)
+                if size > limit:
+                    raise _too_large(path, "expands", limit, _WHOLE_ADVICE)
+                chunks.append(chunk)
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise DatasetError(path, f"is not a readable gzip file ({exc or 'truncated'}); is it the right file?") from None
-    if len(data) > MAX_GZIP_TEXT:
-        raise DatasetError(path, f"expands past {MAX_GZIP_TEXT} bytes; split the dataset into smaller files")
-    return data
+    return b"".join(chunks)
+
+
+def _not_utf8(path: Path, data: bytes, start: int, offset: int = 0) -> DatasetError:
+    return DatasetError(
+        path,
+        f"is not UTF-8 text (byte 0x{data[start : start + 1].hex()} at offset {offset + start}), so neither JSON "
+        "nor JSONL; binary releases are read only as .npy or .xlsx; is it the right file?",
+    )
 
 
 def read_text(path: Path) -> str:
-    """A whole UTF-8 text file (``.gz``: expanded first); an unreadable or binary file is a ``DatasetError``."""
+    """A whole UTF-8 text file (``.gz``: expanded first; a byte-order mark, as Windows tools write,
+    is dropped), up to ``MAX_WHOLE_TEXT`` bytes; an unreadable, binary or larger file is a ``DatasetError``."""
     try:
         if path.suffix == ".gz":
-            return _read_gzip(path).decode("utf-8")
-        return path.read_text(encoding="utf-8")
+            data = _read_gzip(path)
+        else:
+            if path.stat().st_size > MAX_WHOLE_TEXT:
+                raise _too_large(path, "is", MAX_WHOLE_TEXT, _WHOLE_ADVICE)
+            data = path.read_bytes()
     except OSError as exc:
         raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        byte = exc.object[exc.start : exc.start + 1].hex()
-        raise DatasetError(
-            path,
-            f"is not UTF-8 text (byte 0x{byte} at offset {exc.start}), so neither JSON nor JSONL; "
-            "binary releases are read only as .npy or .xlsx; is it the right file?",
-        ) from exc
+        raise _not_utf8(path, data, exc.start + (3 if data.startswith(_BOM) else 0)) from exc
 
 
 def read_lines(path: Path) -> list[str]:
-    """The lines of a UTF-8 text file; an unreadable or binary file is a ``DatasetError``."""
-    return read_text(path).splitlines()
+    """The lines of a UTF-8 text file (see ``stream_lines``); an unreadable or binary file is a ``DatasetError``."""
+    return list(stream_lines(path))
 
 
 def stream_lines(path: Path) -> Iterator[str]:
     """The lines of a UTF-8 text file (``.gz``: expanded as it is read, up to ``MAX_GZIP_TEXT`` bytes),
     one at a time, so a large JSONL file is never held whole; lines end at ``\\n`` only (JSON text may
-    hold a raw U+2028). Errors as ``read_text``'s."""
+    hold a raw U+2028), a byte-order mark before the first is dropped. Each line is read with its
+    length capped (``MAX_LINE_BYTES``), so memory stays bounded whatever the file holds. Errors as
+    ``read_text``'s."""
     offset = 0
+    blank = 0
     gzipped = path.suffix == ".gz"
     try:
         with gzip.open(path, "rb") if gzipped else path.open("rb") as handle:
-            for raw in handle:
-                try:
-                    yield raw.decode("utf-8").rstrip("\r\n")
-                except UnicodeDecodeError as exc:
-                    byte = raw[exc.start : exc.start + 1].hex()
-                    raise DatasetError(
+            while raw := handle.readline(MAX_LINE_BYTES + 1):
+                if len(raw) > MAX_LINE_BYTES:
+                    raise _too_large(
                         path,
-                        f"is not UTF-8 text (byte 0x{byte} at offset {offset + exc.start}), so neither JSON nor "
-                        "JSONL; binary releases are read only as .npy or .xlsx; is it the right file?",
-                    ) from exc
+                        f"has a line (from byte {offset}) running",
+                        MAX_LINE_BYTES,
+                        "a record is a few KB: is it the right file?",
+                    )
+                if offset == 0 and raw.startswith(_BOM):
+                    raw, offset = raw[3:], 3
+                try:
+                    line = raw.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as exc:
+                    raise _not_utf8(path, raw, exc.start, offset) from exc
                 offset += len(raw)
                 if gzipped and offset > MAX_GZIP_TEXT:
-                    raise DatasetError(
-                        path, f"expands past {MAX_GZIP_TEXT} bytes; split the dataset into smaller files"
+                    raise _too_large(path, "expands", MAX_GZIP_TEXT, "split the dataset into smaller files")
+                blank = blank + 1 if not line.strip() else 0
+                if blank > MAX_BLANK_RUN:
+                    raise DatasetTooLarge(
+                        path, f"holds more than {MAX_BLANK_RUN} blank lines in a row; is it the right file?"
                     )
+                yield line
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise DatasetError(path, f"is not a readable gzip file ({exc or 'truncated'}); is it the right file?") from None
     except OSError as exc:

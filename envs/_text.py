@@ -86,3 +86,24 @@ def sanitise(text: str, max_length: int = MAX_TEXT) -> str:
         marker = "\n[... cut ...]"
         text = text[: max_length - len(marker)] + marker
     return text
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads as the start of a formula when a CSV cell begins with it (OWASP's list)."""
+
+
+def csv_cell(value: object) -> object:
+    """A value fit for a CSV cell a spreadsheet may open: text starting like a formula (``=``, ``+``,
+    ``-``, ``@``, tab, carriage return) gets a leading ``'`` (OWASP's advice against CSV injection),
+    so ``=HYPERLINK(...)`` in a dataset's title shows as text instead of running. Numbers (``-3``)
+    and other values are kept as they are; ``csv_text`` reads an escaped cell back.
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def csv_text(cell: str) -> str:
+    """A CSV cell's text with ``csv_cell``'s escape removed (a spreadsheet that saved the file may
+    have removed it already)."""
+    return cell[1:] if cell.startswith("'") and cell[1:2] and cell[1:].startswith(FORMULA_STARTS) else cell

@@ -18,6 +18,7 @@ from lateralgym.episodes._export import (
 )
 from lateralgym.episodes._judge_notes import judge_note
 from lateralgym.episodes._log import (
+    JUDGE_RAW_CHARS,
     LOG_SCHEMA_VERSION,
     STEP_LOG,
     EpisodeEnd,
@@ -52,6 +53,7 @@ from lateralgym.episodes._rollouts import (
     ExportError,
     Rollout,
     RolloutTurn,
+    outcome_fields,
     outcome_succeeded,
     rollouts_from_log,
     turn_from_call,
@@ -85,6 +87,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "STEP_LOG",
     "observation_text",
+    "outcome_fields",
     "outcome_succeeded",
     "turn_from_call",
     "EXPORT_FORMATS",
@@ -97,6 +100,7 @@ __all__ = [
     "rollouts_from_log",
     "trl_row",
     "verifiers_record",
+    "JUDGE_RAW_CHARS",
     "LOG_SCHEMA_VERSION",
     "Divergence",
     "DuplicateEpisodes",

@@ -26,6 +26,7 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
 from lateralgym.envs import ConfigError, ScoredEpisode, get_benchmark
+from lateralgym.envs.support import csv_cell
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, read_log
 from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import DEFAULT_MAX_ROUNDS, MetricsError, compute_metrics
@@ -170,14 +171,25 @@ class PairedDifference(BaseModel):
 
 
 def records_csv(records: Sequence[dict[str, Any]]) -> str:
-    """Dicts as CSV text, the columns in order of first appearance."""
+    """Dicts as CSV text, the columns in order of first appearance; every cell (header too) is safe to
+    open in a spreadsheet (``csv_cell``: text that starts like a formula is escaped)."""
     columns = list(dict.fromkeys(key for record in records for key in record))
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
+    writer.writerow({column: _cell(column) for column in columns})
     for record in records:
-        writer.writerow({key: "" if value is None else value for key, value in record.items()})
+        writer.writerow({key: _cell(value) for key, value in record.items()})
     return buffer.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    """A value as a safe CSV cell: None empty, a carriage return a line break (the writer, ending rows
+    with ``\\n``, would leave a bare one unquoted and split the row), formulas escaped (``csv_cell``)."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and "\r" in value:
+        value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return csv_cell(value)
 
 
 class _Run:

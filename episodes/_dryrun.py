@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from lateralgym.envs import EpisodeConfig, LateralEnv, get_benchmark, load_config_items
 from lateralgym.episodes._options import RunOptions
 from lateralgym.episodes._plan import plan_episodes
+from lateralgym.episodes._roles import build_judge
 
 __all__ = ["DryRun", "RoleEstimate", "dry_run"]
 
@@ -161,6 +162,8 @@ def dry_run(
     items = load_config_items(config) if items is None else items
     plan = plan_episodes(items, config.seed, options.limit, repeats)
     benchmark = get_benchmark(config.benchmark)
+    if not is_model_spec(judge):  # built as the run builds it (a model judge's key is the run's to need)
+        build_judge(config, options)
     env = LateralEnv(config, items=items)  # the offline default judge: only first observations are needed
     turns = config.max_turns
     openings: list[int] = []

@@ -9,6 +9,10 @@ gives R rollouts of each item).
   ``prompt_messages`` are the prompt), each turn's action, validity, reward, judge label, the env's
   reply and token data (``tokens``, ``logprobs``, ``token_ids`` when recorded), the per-turn
   ``rewards``, the total ``reward``, ``solved``, the outcome, ids, seed, specs and any error.
+
+Every format's ``outcome`` holds the benchmark's typed outcome fields only; a judge's free text
+(an LLM judge's comment, which may talk about the hidden answer) is in ``judge_notes``, a column a
+trainer can leave out (``Outcome.judge_prose`` names those fields).
 * ``trl``: TRL's conversational prompt-completion columns: ``prompt`` (system, worked examples,
   first observation) and ``completion`` (the player's replies and the env's answers, in order),
   ``reward`` (total), ``label`` (solved: TRL's unpaired-preference column, as KTO reads it),
@@ -71,6 +75,7 @@ def trl_row(rollout: Rollout) -> dict[str, Any]:
         "benchmark": rollout.benchmark,
         "config": rollout.config,
         "outcome": rollout.outcome,
+        "judge_notes": rollout.judge_notes,
     }
 
 
@@ -120,6 +125,7 @@ def verifiers_record(rollout: Rollout) -> dict[str, Any]:
             "player": rollout.player,
             "judge": rollout.judge,
             "outcome": rollout.outcome,
+            "judge_notes": rollout.judge_notes,
             "turn_rewards": rollout.rewards,
             "turn_logprobs": [turn.logprobs or [] for turn in rollout.turns],
             "final_reply": rollout.final_reply,

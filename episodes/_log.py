@@ -18,7 +18,9 @@ episode's end and always at close (see ``StepLogWriter.sync``). Every line is va
 text that cannot be encoded (a lone surrogate, from a dataset, a judge or an error message) is
 written with U+FFFD in its place, never allowed to stop the run. Observations longer than
 ``INLINE_LIMIT`` characters are stored once under ``observations/<sha256>.txt`` and the line
-carries the hash.
+carries the hash. A model's text is kept up to its role's cap (``REPLY_CHAR_CAPS``, the cut
+recorded in ``truncated_chars``) and a judge's raw reply up to ``JUDGE_RAW_CHARS``, whoever made
+them, so one looping model cannot fill the disk or stall every reader of the log.
 """
 
 from __future__ import annotations
@@ -45,10 +47,11 @@ from pydantic_core import PydanticSerializationError
 
 from lateralgym.agents import safe_spec
 from lateralgym.envs import LateralGymError, ModelCall
-from lateralgym.envs.support import writable
+from lateralgym.envs.support import cap_text, capped, writable
 
 __all__ = [
     "INLINE_LIMIT",
+    "JUDGE_RAW_CHARS",
     "LOG_SCHEMA_VERSION",
     "STEP_LOG",
     "SYNC_INTERVAL_S",
@@ -140,6 +143,10 @@ class EpisodeStart(_Record):
         return safe_spec(spec)
 
 
+JUDGE_RAW_CHARS = 8_000
+"""The most characters of a judge's raw reply a step line keeps (its start and end; the rest is cut)."""
+
+
 class StepLine(_Record):
     """One action of one agent."""
 
@@ -163,6 +170,21 @@ class StepLine(_Record):
     """The player's model call for this step (LLM players)."""
     judge_calls: list[ModelCall] = Field(default_factory=list)
     """The judge's model calls for this step (LLM judges), in order."""
+
+    @field_validator("judge_raw")
+    @classmethod
+    def _raw_capped(cls, raw: str | None) -> str | None:
+        return None if raw is None else cap_text(raw, JUDGE_RAW_CHARS)[0]
+
+    @field_validator("llm")
+    @classmethod
+    def _call_capped(cls, call: ModelCall | None) -> ModelCall | None:
+        return None if call is None else capped(call)
+
+    @field_validator("judge_calls")
+    @classmethod
+    def _calls_capped(cls, calls: list[ModelCall]) -> list[ModelCall]:
+        return [capped(call) for call in calls]
 
 
 class Usage(BaseModel):
@@ -188,6 +210,11 @@ class Usage(BaseModel):
     """Player moves re-asked for the expected format after an unparsable reply (one per re-ask)."""
     fallbacks: int = 0
     """Player replies still unparsable after the re-asks, read by the benchmark's fallback."""
+    retries: int = 0
+    """Requests sent again after a failed attempt (a timeout, HTTP 429 or 5xx, a dropped connection):
+    ``attempts`` less the requests the calls needed."""
+    truncated: int = 0
+    """Replies cut to their role's cap (``REPLY_CHAR_CAPS``): a looping model, or a server ignoring ``max_tokens``."""
 
     @model_serializer(mode="wrap")
     def _unknown_cost_kept(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -205,6 +232,8 @@ class Usage(BaseModel):
         self.completion_tokens += call.completion_tokens
         self.format_reasks += call.format_reasks
         self.fallbacks += call.fallback is not None
+        self.retries += max(0, call.attempts - (0 if call.cache_hit else 1 + call.format_reasks))
+        self.truncated += call.truncated_chars > 0
         if call.cache_hit:
             self.cache_hits += 1 + call.format_reasks
         else:
@@ -227,6 +256,8 @@ class Usage(BaseModel):
             "completion_tokens",
             "format_reasks",
             "fallbacks",
+            "retries",
+            "truncated",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.cost_usd = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd

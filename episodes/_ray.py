@@ -10,8 +10,10 @@ writes them to ``steps.jsonl`` in one go and fsyncs, so the log never holds a ha
 worker, and ``--resume`` (which drops partial episodes) stays exactly-once.
 
 Failure handling: a worker that dies (killed, out of memory, its node lost) is restarted by Ray
-(``max_restarts=-1``) and the episodes it had in flight are submitted again, up to
-``MAX_ATTEMPTS`` times each; a killed driver leaves a log that ``lateralgym run --resume`` finishes.
+(``max_restarts=-1``) and the episodes it had in flight are submitted again, each once a worker
+answers a ping (waiting up to ``RESTART_DEADLINE_S`` seconds: a restart under load takes seconds),
+up to ``MAX_ATTEMPTS`` worker deaths per episode; a killed driver leaves a log that
+``lateralgym run --resume`` finishes.
 
 The LLM concurrency cap (``--llm-concurrency``) is divided among the actors (each caps its own
 process at ``ceil(cap / actors)``), so the cluster as a whole keeps to it. API keys are read from
@@ -27,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -37,7 +40,12 @@ from lateralgym.episodes._options import RunOptions
 from lateralgym.episodes._plan import EpisodeSpec
 
 MAX_ATTEMPTS = 3
-"""How many times an episode is submitted when the workers running it die, before it is logged as errored."""
+"""How many times the worker playing an episode may die under it before the episode is logged as errored
+(a worker that is restarting costs no attempt: see ``RESTART_DEADLINE_S``)."""
+RESTART_DEADLINE_S = 120.0
+"""How long an episode whose worker died waits for a worker to answer again (Ray restarts a dead one;
+on a busy machine that takes seconds), before the run gives up on it."""
+_PING_TIMEOUT_S = 10.0
 
 Record = EpisodeStart | StepLine | EpisodeEnd
 
@@ -175,24 +183,62 @@ class RayExecutor:
     async def episode(self, spec: EpisodeSpec, run_dir: Path) -> list[Record]:
         """An episode's records from some worker (large observations stored in ``run_dir``).
 
-        A worker dying mid-episode costs the episode a new attempt on a worker (the dead one is
-        restarted by Ray); after ``MAX_ATTEMPTS`` the last error is raised.
+        A worker dying mid-episode costs the episode a new attempt, on a worker that answers again
+        (Ray restarts the dead one); after ``MAX_ATTEMPTS`` deaths the last error is raised. A worker
+        that is restarting (``ActorUnavailableError``) costs no attempt: the episode waits for a
+        worker to answer, up to ``RESTART_DEADLINE_S`` seconds, however busy the machine.
         """
-        from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError
+        from ray.exceptions import ActorUnavailableError, RayActorError
 
         async with self.slots:
-            for attempt in range(1, MAX_ATTEMPTS + 1):
-                actor = self.actors[self._next % len(self.actors)]
-                self._next += 1
+            deaths = 0
+            deadline: float | None = None  # from the first failure: the episode's window to find a worker
+            actor = self._pick()
+            while True:
                 try:
                     records: list[Record] = await actor.episode.remote(spec)
                     return [_stored(r, run_dir) for r in records]
-                except (ActorDiedError, ActorUnavailableError, RayActorError):
-                    if attempt == MAX_ATTEMPTS:
+                except ActorUnavailableError:  # restarting, or not reachable yet: nothing was played
+                    pass
+                except RayActorError:  # ActorDiedError too: the worker died while it played the episode
+                    deaths += 1
+                    if deaths == MAX_ATTEMPTS:
                         raise
-                    self.restarted += 1
-                    await asyncio.sleep(0.2 * attempt)  # let Ray bring the worker back
-            raise AssertionError("unreachable")  # pragma: no cover
+                self.restarted += 1
+                deadline = deadline if deadline is not None else time.monotonic() + RESTART_DEADLINE_S
+                actor = await self._answering(deadline)
+
+    def _pick(self) -> Any:
+        actor = self.actors[self._next % len(self.actors)]
+        self._next += 1
+        return actor
+
+    async def _answering(self, deadline: float) -> Any:
+        """The next worker (round robin) that answers a ping: Ray's own sign that it is alive again,
+        after a restart. Waits, pinging every worker in turn with a growing pause, until ``deadline``.
+
+        Raises:
+            RayBackendError: no worker answered before the deadline.
+        """
+        from ray.exceptions import RayActorError
+
+        pause = 0.1
+        while True:
+            for _ in self.actors:
+                actor = self._pick()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise RayBackendError(
+                        f"no Ray worker answered within {RESTART_DEADLINE_S:.0f} s of a worker dying (Ray could not "
+                        "restart it: out of memory or a lost node?); finish the run later with --resume"
+                    )
+                try:
+                    await asyncio.wait_for(actor.pid.remote(), timeout=min(_PING_TIMEOUT_S, left))
+                    return actor
+                except (TimeoutError, RayActorError):
+                    continue
+            await asyncio.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, 2.0)
 
     def shutdown(self) -> None:
         """Stop the workers, and Ray itself when this executor started it."""

@@ -179,14 +179,16 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None, usage: dict[s
     if usage:
         columns = ["calls", "cache_hits", "failed_calls", "prompt_tokens", "completion_tokens", "format_reasks"]
         table: list[tuple[Any, ...]] = [
-            (role, *(getattr(u, c) for c in columns), u.fallbacks, u.cost_usd) for role, u in usage.items()
+            (role, *(getattr(u, c) for c in columns), u.fallbacks, u.retries, u.truncated, u.cost_usd)
+            for role, u in usage.items()
         ]
         parts += [
             "## Model usage",
             "Format re-asks: player replies without a readable move, asked again for the expected format; "
             "fallbacks: replies still unreadable, read by the benchmark's fallback (e.g. a question "
-            "sentence as a question, else the reply as an explanation attempt).",
-            markdown_table(["role", *columns, "fallbacks", "cost_usd"], table),
+            "sentence as a question, else the reply as an explanation attempt); retries: requests sent again "
+            "after a timeout, rate limit or server error; truncated: replies cut to their role's length cap.",
+            markdown_table(["role", *columns, "fallbacks", "retries", "truncated", "cost_usd"], table),
         ]
     path = run_dir / REPORT
     path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")

@@ -40,7 +40,15 @@ from lateralgym.envs import (
 )
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, observation_text, read_log
 
-__all__ = ["ExportError", "Rollout", "RolloutTurn", "outcome_succeeded", "rollouts_from_log", "turn_from_call"]
+__all__ = [
+    "ExportError",
+    "Rollout",
+    "RolloutTurn",
+    "outcome_fields",
+    "outcome_succeeded",
+    "rollouts_from_log",
+    "turn_from_call",
+]
 
 Message = dict[str, str]
 """A chat message, ``{"role": "system" | "user" | "assistant", "content": ...}``."""
@@ -113,7 +121,12 @@ class Rollout(BaseModel):
     solved: bool
     """Whether the outcome counts as a success (``Outcome.succeeded``)."""
     outcome: str
-    """The benchmark's typed outcome as JSON text (``{}`` when the episode never started)."""
+    """The benchmark's typed outcome as JSON text (``{}`` when the episode never started), without
+    the judges' free text (``Outcome.judge_prose``): typed fields only, fit to show a policy."""
+    judge_notes: str = "{}"
+    """The judges' free text about the episode (an LLM judge's comment), as JSON text by outcome
+    path; it may discuss the hidden answer, so it is kept apart from ``outcome`` and never a
+    training input."""
     meta: str = "{}"
     """The item's public metadata as JSON text."""
     final_reply: str = ""
@@ -166,6 +179,21 @@ def outcome_succeeded(benchmark: str, outcome: dict[str, Any] | None) -> bool:
         return bool(get_benchmark(benchmark).outcome_of(outcome).succeeded())
     except (ConfigError, ValueError):
         return False
+
+
+def outcome_fields(benchmark: str, outcome: dict[str, Any] | None) -> dict[str, str]:
+    """A ``Rollout``'s ``outcome`` (typed fields) and ``judge_notes`` (the judges' free text, split off
+    by ``Outcome.split_judge_prose``), each as JSON text."""
+    kept: dict[str, Any] = dict(outcome or {})
+    notes: dict[str, Any] = {}
+    try:
+        kept, notes = get_benchmark(benchmark).outcome_type.split_judge_prose(kept)
+    except ConfigError:  # a benchmark no longer installed: it declared no judge prose here
+        pass
+    return {
+        "outcome": json.dumps(kept, ensure_ascii=False, sort_keys=True),
+        "judge_notes": json.dumps(notes, ensure_ascii=False, sort_keys=True),
+    }
 
 
 def rollouts_from_log(run_dir: str | Path) -> Iterator[Rollout]:
@@ -228,7 +256,7 @@ def _rollout(run_dir: Path, start: EpisodeStart, lines: Sequence[StepLine], end:
         rewards=[t.reward for t in turns],
         reward=end.reward,
         solved=outcome_succeeded(end.benchmark, end.outcome),
-        outcome=json.dumps(end.outcome or {}, ensure_ascii=False, sort_keys=True),
+        **outcome_fields(end.benchmark, end.outcome),
         meta=json.dumps(end.meta, ensure_ascii=False, sort_keys=True),
         final_reply=turns[-1].reply if turns else "",
         terminated=end.terminated,

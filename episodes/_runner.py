@@ -31,6 +31,7 @@ import yaml
 import lateralgym
 from lateralgym.agents import DEFAULT_CONCURRENCY, display_url, safe_spec, set_default_concurrency
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, load_config_items
+from lateralgym.envs.support import check_hints
 from lateralgym.episodes._failures import FailureWatch
 from lateralgym.episodes._manifest import Manifest, read_manifest, require_run_dir
 from lateralgym.episodes._options import HUMAN, RunOptions, check_people
@@ -143,6 +144,7 @@ async def run_async(
             config = EpisodeConfig.from_dict(config.model_dump(mode="json"), source=f"config {config.name!r}")
         if options.backend == "ray" and agent_factory is not None:
             raise ConfigError("--backend ray builds players from the player spec: pass player=..., not agent_factory")
+        check_hints(config)  # before anything is made (a resumed run's config too)
         options = _settled(options, config, judge_obj)
         if items is None:
             items = load_config_items(config)

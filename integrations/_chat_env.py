@@ -28,7 +28,14 @@ from typing import Any
 
 from lateralgym.agents import PromptPlan, Reasoning, conversation_start, prompt_plan, read_model_reply
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, ModelCall, benchmark_of, load_config_items
-from lateralgym.episodes import Rollout, RolloutTurn, outcome_succeeded, plan_episodes, turn_from_call
+from lateralgym.episodes import (
+    Rollout,
+    RolloutTurn,
+    outcome_fields,
+    outcome_succeeded,
+    plan_episodes,
+    turn_from_call,
+)
 from lateralgym.judges import make_judge
 
 __all__ = ["ChatEnv", "EpisodeState", "Message"]
@@ -244,7 +251,7 @@ class ChatEnv:
             rewards=[turn.reward for turn in state.turns],
             reward=state.reward,
             solved=outcome_succeeded(self.config.benchmark, outcome),
-            outcome=json.dumps(outcome, ensure_ascii=False, sort_keys=True),
+            **outcome_fields(self.config.benchmark, outcome),
             meta=json.dumps(meta, ensure_ascii=False, sort_keys=True),
             final_reply=state.final_reply,
             terminated=state.terminated,

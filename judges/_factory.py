@@ -119,7 +119,9 @@ def make_judge(
         client = LLMClient(model, cache_dir=cache_dir, use_cache=use_cache, **client_args)
         return llm_judge_for(benchmark, client, **options)
     known = offline_judges()
-    name = spec.partition("?")[0]
+    name, _, settings = spec.partition("?")
+    if name in known and benchmark in known[name]:
+        raise ConfigError(f"judge {name!r} is an offline judge and takes no settings; drop '?{settings}'")
     if name in known:
         raise ConfigError(
             f"judge {name!r} cannot judge {benchmark} (it judges {', '.join(known[name])}); "
@@ -141,13 +143,15 @@ def check_judge_spec(spec: str) -> None:
     that judge is ``make_judge``'s to say.
 
     Raises:
-        ConfigError: the spec names no judge (``LLMConfigError``: a model spec that does not parse).
+        ConfigError: the spec names no judge (``LLMConfigError``: a model spec that does not parse,
+            or a judge option it does not take or whose value it refuses).
     """
     from lateralgym.agents import ModelSpec, is_model_spec
+    from lateralgym.judges._asker import JUDGE_OPTIONS
 
     known = offline_judges()
     if spec == HUMAN or spec in known or spec.partition("?")[0] in known:
         return
     if not is_model_spec(spec):
         raise _unknown(spec, known)
-    ModelSpec.parse(spec)
+    ModelSpec.parse(spec).role_options(JUDGE_OPTIONS, role="judge")  # as make_judge reads them (samples=0)

@@ -41,39 +41,44 @@ _CHOICE_KEYS = ("answer", "choice", "option", "letter", "final_answer", "selecte
 
 _NONE_OF_ABOVE = re.compile(r"\bnone of (?:the )?above\b", re.IGNORECASE)
 _BARE_LETTER = re.compile(
-    r"^\W*(?:(?:the\s+)?(?:final\s+|correct\s+)?(?:answer|option|choice|letter|commit)\s*(?:is\s*)?[:=\-]?\s*)?"
-    r"\(?\s*([A-Ha-h])\s*\)?\s*[.):!]?\W*$",
+    r"^\W*+(?:(?:the\s++)?(?:final\s++|correct\s++)?(?:answer|option|choice|letter|commit)\s*+(?:is\s*+)?[:=\-]?\s*+)?"
+    r"\(?\s*+([A-Ha-h])\s*+\)?\s*+[.):!]?\W*+$",
     re.IGNORECASE,
 )
 # A bare number is read as an ordinal ("3" = the third option) only alone or after option/choice:
 # after "answer" it is as likely to be the option's text (puzzles with numeric answers).
 _BARE_ORDINAL = re.compile(
-    r"^\W*(?:(?:option|choice|number)\s*(?:no\.?\s*)?[:=\-#]?\s*)?\(?\s*([1-9])\s*\)?\s*[.):!]?\W*$",
+    r"^\W*+(?:(?:option|choice|number)\s*+(?:no\.?\s*+)?[:=\-#]?\s*+)?\(?\s*+([1-9])\s*+\)?\s*+[.):!]?\W*+$",
     re.IGNORECASE,
 )
+# Every run of spaces is possessive (``\s*+``): each is followed by a token that cannot start with a
+# space, so the match is the same, but a failing match no longer tries every split of a long run of
+# spaces between adjacent ``\s*`` (cubic: 2,000 spaces after "the answer is" took 18 s).
 # A strong cue says "this is my answer"; a weak one only names an option. Cues ignore case; the
 # letter itself must be a capital, bracketed, or followed by punctuation, so the article in
 # "the answer is a digital piano" is not read as option A.
 _STRONG_CUE = (
-    r"(?i:final\s+answer|correct\s+answer|right\s+answer|best\s+answer|answer|commit|correct\s+(?:option|choice)|"
-    r"best\s+(?:option|choice)|i\s+(?:choose|pick|select|go\s+with)|i(?:'d|\s+would)\s+(?:choose|pick|go\s+with))"
-    r"\s*(?i:is|would\s+be|will\s+be|must\s+be|should\s+be)?\s*[:=\-]?\s*"
+    r"(?i:final\s++answer|correct\s++answer|right\s++answer|best\s++answer|answer|commit|correct\s++(?:option|choice)|"
+    r"best\s++(?:option|choice)|i\s++(?:choose|pick|select|go\s++with)|i(?:'d|\s++would)\s++(?:choose|pick|go\s++with))"
+    r"\s*+(?i:is|would\s++be|will\s++be|must\s++be|should\s++be)?\s*+[:=\-]?\s*+"
 )
-_LETTER = r"(?:\(\s*([A-Ha-h])\s*\)|\b([A-H])(?![\w'])|\b([a-h])(?=[).:,;]|\s*$))"
-_ORDINAL = r"(?i:option|choice|number)\s*(?:no\.?\s*)?[:=\-#]?\s*\(?([1-9])(?!\d)"
+_LETTER = r"(?:\(\s*+([A-Ha-h])\s*+\)|\b([A-H])(?![\w'])|\b([a-h])(?=[).:,;]|\s*$))"
+_ORDINAL = r"(?i:option|choice|number)\s*+(?:no\.?\s*+)?[:=\-#]?\s*+\(?([1-9])(?!\d)"
 _STRONG = re.compile(
-    r"\b" + _STRONG_CUE + r"(?:(?:(?i:option|choice|letter)\s+)?" + _LETTER + "|" + _ORDINAL + ")", re.MULTILINE
+    r"\b" + _STRONG_CUE + r"(?:(?:(?i:option|choice|letter)\s++)?" + _LETTER + "|" + _ORDINAL + ")", re.MULTILINE
 )
-_WEAK = re.compile(r"\b(?:(?i:option|choice|letter)\s*[:=\-]?\s*" + _LETTER + "|" + _ORDINAL + ")", re.MULTILINE)
+_WEAK = re.compile(r"\b(?:(?i:option|choice|letter)\s*+[:=\-]?\s*+" + _LETTER + "|" + _ORDINAL + ")", re.MULTILINE)
 
 
-# The text after an answer cue on a line ("Answer: The Letter N.", "The final answer is: 2000").
+# The text after an answer cue on a line ("Answer: The Letter N.", "The final answer is: 2000"), its
+# trailing space stripped by the reader. Possessive spaces and a greedy rest: a lazy ``(\S.*?)\s*$``
+# retried ``\s*$`` at every character of the rest (quadratic in a long line of spaced words).
 _CUED_TEXT = re.compile(
-    r"(?i:\b(?:final\s+|correct\s+|best\s+)?answer\s*(?:is|would\s+be|will\s+be)?\s*[:=\-]?)\s*(\S.*?)\s*$",
+    r"(?i:\b(?:final\s++|correct\s++|best\s++)?answer\s*+(?:is|would\s++be|will\s++be)?\s*+[:=\-]?)\s*+(\S.*)$",
     re.MULTILINE,
 )
 
-_LONE_TOKEN = re.compile(r"^\(?\s*[A-Ha-h1-9]\s*\)?\s*[.):!]?$")
+_LONE_TOKEN = re.compile(r"^\(?\s*+[A-Ha-h1-9]\s*+\)?\s*+[.):!]?$")  # possessive: see _BARE_LETTER
 
 
 def _token_index(token: str, n: int) -> int | None:
@@ -147,7 +152,7 @@ def option_named(text: str, choices: Sequence[str]) -> int | None:
 def _choice_after_cue(text: str, choices: Sequence[str]) -> int | None:
     """The option whose text follows the last answer cue (a lone letter there is left to the letter forms)."""
     for match in reversed(list(_CUED_TEXT.finditer(text))):
-        rest = match[1]
+        rest = match[1].rstrip()
         if _LONE_TOKEN.match(rest):
             return None
         index = option_named(rest, choices)

@@ -90,6 +90,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="run seed, 0 to 2**64-1 (default: the config's); each episode's seed derives from (seed, item, repeat)",
     )
     run.add_argument("--max-turns", type=int, metavar="T", help="override the config's turn limit")
+    run.add_argument(
+        "--unsafe-free-hints",
+        action="store_true",
+        help="allow the config's 'hints: free' (the judge's own words reach the player after a leak filter that "
+        "no encoding of the answer is sure to fail; 'hints: template' is safe)",
+    )
     run.add_argument("--out", default="runs", metavar="DIR", help="where run directories go (default ./runs)")
     run.add_argument(
         "--resume",
@@ -265,6 +271,8 @@ def _config(args: argparse.Namespace, imports: tuple[str, ...]) -> EpisodeConfig
         updates["seed"] = args.seed
     if args.max_turns is not None:
         updates["max_turns"] = args.max_turns
+    if args.unsafe_free_hints:
+        updates["unsafe_free_hints"] = True
     if updates:
         config = EpisodeConfig.from_dict({**config.model_dump(), **updates}, source="command line")
     return config
@@ -284,6 +292,8 @@ def _print_result(result: RunResult) -> None:
                 if usage.format_reasks or usage.fallbacks
                 else ""
             )
+            + (f", {usage.retries} requests retried (timeouts, rate limits, server errors)" if usage.retries else "")
+            + (f", {usage.truncated} replies cut to the length cap" if usage.truncated else "")
         )
     if result.error_kinds:
         print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")

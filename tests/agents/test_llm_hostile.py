@@ -22,7 +22,7 @@ from llm_server import Fault, Reply, ScriptedLLMServer
 from lateralgym.agents._llm_cache import CACHE_FORMAT, ResponseCache
 from lateralgym.agents._llm_client import LLMClient
 from lateralgym.agents._llm_secrets import redact
-from lateralgym.envs._calls import ModelCall, writable
+from lateralgym.envs._calls import ModelCall, cap_text, reply_cap, writable
 from lateralgym.episodes import EpisodeEnd, StepLine, StepLogWriter, read_log
 from lateralgym.episodes._log import observation
 
@@ -64,6 +64,13 @@ reply_text = st.one_of(
 short_text = st.lists(chunk, max_size=4).map("".join)
 
 MakeClient = Callable[..., LLMClient]
+
+
+def capped_reply(sent: str) -> str:
+    """The text a player's call keeps of ``sent``: received, then cut to the player's cap (a huge reply)."""
+    return cap_text(received(sent), reply_cap("player"))[0]
+
+
 HOSTILE = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -121,7 +128,7 @@ def test_any_reply_is_a_writable_call_that_caches_replays_and_logs_exactly(
         again = client.complete_sync("Is a spoon a lever?")
 
         if received(text).strip() or finish_reason == "length":
-            assert (call.text, call.attempts) == (received(text), 1)
+            assert (call.text, call.attempts) == (capped_reply(text), 1)
             assert call.served_by == (received(served_by) or "scripted-model")
             assert call.finish_reason == received(finish_reason or "stop")
         else:  # no text: malformed, asked again, and the server's next answer is its default
@@ -150,7 +157,7 @@ def test_any_reply_through_litellm_is_a_writable_call(llm_server: ScriptedLLMSer
     with tempfile.TemporaryDirectory() as tmp, _client(llm_server, Path(tmp), backend="litellm") as client:
         call = client.complete_sync("Is a spoon a lever?")
         call.model_dump_json().encode("utf-8")
-        assert call.text == received(text) and call.served_by == (received(served_by) or "scripted-model")
+        assert call.text == capped_reply(text) and call.served_by == (received(served_by) or "scripted-model")
         assert _round_trip(call, Path(tmp) / "run") == call
 
 

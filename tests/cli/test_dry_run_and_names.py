@@ -151,6 +151,12 @@ def test_dry_run_refuses_resume(tmp_path: Path, capsys: pytest.CaptureFixture[st
         (["--limit", "0"], "nothing to run: --limit 0 selects no item"),
         (["--stop-after-errors", "-5"], "--stop-after-errors must be 0 (never) or more, got -5"),
         (["--player", "C:\\x"], "unknown player 'C:\\\\x'; offline players are: random, heuristic, oracle, human"),
+        # the judge is built on both paths: another benchmark's judge, settings on an offline one
+        (["--judge", "exact"], "judge 'exact' cannot judge splat (it judges brainteaser, creativity, riddlesense)"),
+        (["--judge", "reference?samples=3"], "judge 'reference' is an offline judge and takes no settings"),
+        # a model judge's options are read on both paths too (its key is only the run's to need)
+        (["--judge", "openai/x?samples=0"], "openai/x: judge option 'samples': expected 1 or more, got 0"),
+        (["--judge", "openai/x?sampels=3"], "openai/x: unknown judge option(s) sampels"),
     ],
 )
 def test_dry_run_refuses_what_a_run_refuses(

@@ -41,7 +41,7 @@ def test_player_and_judge_alternate_and_solve() -> None:
 
 
 def test_hint_that_leaks_is_not_forwarded() -> None:
-    free = EpisodeConfig.named("splat").model_copy(update={"hints": "free"})
+    free = EpisodeConfig.named("splat").model_copy(update={"hints": "free", "unsafe_free_hints": True})
     env = splat_v0.env(items=[STORY], config=free)
     env.reset(seed=0)
     env.step("commit: the violinist was deaf")

@@ -191,3 +191,27 @@ def test_viewer_carries_each_episodes_judgement(judged_run: tuple[Any, list[dict
     assert judgements["paint-6"] == {**judgements["paint-6"], "kind": "gold", "judged": False}
     assert judgements["paint-5"] is None
     assert "Judged (LLM judge)" in page and "judged-table" in page
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "trl", "verifiers"])
+def test_exports_keep_the_judges_comment_out_of_the_outcome(
+    judged_run: tuple[Any, list[dict[str, Any]]], fmt: str, tmp_path: Any
+) -> None:
+    """A trainer feeding ``outcome`` to a policy must not see the judge's prose about the gold: the
+    comment moves to ``judge_notes``; the typed judgement (scores, failure codes) stays."""
+    from lateralgym.episodes import export_run
+
+    result, _ = judged_run
+    path = export_run(result.run_dir, fmt, tmp_path / f"{fmt}.jsonl").path
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    if fmt == "verifiers":
+        rows = [row["traces"][0]["info"] for row in rows]
+    notes: dict[str, str] = {}
+    for row in rows:
+        outcome = json.loads(row["outcome"])
+        assert '"comment"' not in row["outcome"], row["outcome"]
+        judgement = outcome.get("judgement")
+        if judgement is not None:
+            assert "comment" not in judgement and "scores" in judgement
+        notes.update({json.loads(row["judge_notes"]).get("judgement.comment", ""): row["outcome"]})
+    assert {"case 1", "case 2", "case 3", "case 4"} <= set(notes)

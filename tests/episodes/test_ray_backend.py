@@ -15,6 +15,8 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -112,7 +114,24 @@ DRIVER = textwrap.dedent(
 )
 
 
+@contextmanager
+def busy_cores() -> Iterator[None]:
+    """Every core of the machine kept busy by a spinning process, for as long as the block runs: a
+    killed worker then takes seconds to come back (the retry window the backend once had was 0.6 s)."""
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], stdout=subprocess.DEVNULL)
+        for _ in range(os.cpu_count() or 2)
+    ]
+    try:
+        yield
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait(timeout=30)
+
+
 def test_a_splat_llm_run_on_ray_survives_a_killed_worker_with_every_episode_exactly_once(tmp_path: Path) -> None:
+    """With every core busy (``busy_cores``), as on a loaded CI machine."""
     prefix = _namespace_prefix()
     script = tmp_path / "driver.py"
     script.write_text(DRIVER, encoding="utf-8")
@@ -122,13 +141,14 @@ def test_a_splat_llm_run_on_ray_survives_a_killed_worker_with_every_episode_exac
         "RAY_USAGE_STATS_ENABLED": "0",
         "OPENAI_API_KEY": "sk-test-not-a-real-key",
     }
-    done = subprocess.run(
-        [*prefix, sys.executable, str(script), str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    with busy_cores():
+        done = subprocess.run(
+            [*prefix, sys.executable, str(script), str(tmp_path)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert not result["errors"], result["errors"]

@@ -10,7 +10,7 @@ countdown.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from gymnasium import spaces
@@ -94,6 +94,8 @@ class CreativityOutcome(ExplorationOutcome):
     unparsed: bool
     """No answer was graded and the episode's last action was unusable as one: unparsable text
     (``Invalid``), an action the mode does not allow, or a commit without an entity or a part."""
+
+    judge_prose: ClassVar[frozenset[str]] = frozenset({"judgement.comment"})
 
     def succeeded(self) -> bool:
         return self.gold_correct

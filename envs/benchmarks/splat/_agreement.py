@@ -41,6 +41,7 @@ from lateralgym.envs._errors import DatasetError, LateralGymError
 from lateralgym.envs._judging import ANSWER_LABELS, QA, AnswerLabel
 from lateralgym.envs._matching import words
 from lateralgym.envs._samples import json_lines
+from lateralgym.envs._text import csv_text
 
 Verdict = Literal["correct", "not_yet"]
 
@@ -154,7 +155,8 @@ def _csv_rows(path: Path, text: str) -> Iterable[tuple[int, dict[str, Any]]]:
     if not {"human_answer", "human_verdict"} & set(columns):
         raise DatasetError(path, "needs a human_answer and/or a human_verdict column", record="line 1")
     for row in reader:
-        cleaned = {(k or "").strip(): v for k, v in row.items()}
+        # a template's cells were escaped against formulas (``csv_cell``): read the text as written
+        cleaned = {(k or "").strip(): csv_text(v) if isinstance(v, str) else v for k, v in row.items()}
         if any((cleaned.get(k) or "").strip() for k in ("human_answer", "human_verdict")):
             yield reader.line_num, cleaned  # a row with neither label is left unlabelled (a template's)
 

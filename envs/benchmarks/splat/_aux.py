@@ -34,7 +34,8 @@ AUX_PAIRS = 5
 """Question-answer pairs shown per puzzle (SPLAT §5.3: the first five)."""
 
 _LABELS = {"yes": "Yes", "no": "No", "irrelevant": "Irrelevant"}
-_STORY = re.compile(r"STORY: (.*?)\nFind out what really happened", re.DOTALL)
+_STORY_START = "STORY: "
+_STORY_END = "\nFind out what really happened"
 _MOVE_LINE = re.compile(r"^\W*(question|q|ask|answer|explanation)\s*[:\-]", re.IGNORECASE)
 
 _INTRO = {
@@ -82,8 +83,11 @@ def _story(run_dir: Path, observation: Any) -> str:
             text = (run_dir / str(observation["path"])).read_text(encoding="utf-8")
         except OSError:
             text = ""
-    match = _STORY.search(str(text or ""))
-    return " ".join(match.group(1).split()) if match else ""
+    # Two finds, not a lazy regex: that rescanned the rest of the text from every "STORY: " in it.
+    text = str(text or "")
+    start = text.find(_STORY_START)
+    end = text.find(_STORY_END, start + len(_STORY_START)) if start >= 0 else -1
+    return " ".join(text[start + len(_STORY_START) : end].split()) if end >= 0 else ""
 
 
 def _reasoning(step: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from lateralgym.envs._judging import ANSWER_LABELS
+from lateralgym.envs._text import csv_cell
 from lateralgym.envs.benchmarks.splat._agreement import (
     AgreementReport,
     LabelRecord,
@@ -129,7 +130,8 @@ def write_label_template(run_dir: str | Path, out: str | Path | None = None) -> 
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=TEMPLATE_COLUMNS, restval="")
         writer.writeheader()
-        writer.writerows(ordered)
+        # stories, questions and explanations come from datasets and models: no cell may run as a formula
+        writer.writerows({name: csv_cell(value) for name, value in row.items()} for row in ordered)
     return path
 
 

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import math
 import re
+import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
-from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._errors import DatasetError, DatasetTooLarge
 from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._xlsx_header import header_texts
 from lateralgym.envs.records import (
     brief,
     build,
@@ -26,6 +29,8 @@ from lateralgym.envs.records import (
 )
 
 _SPLAT_COLUMNS = ("title", "story", "answer", "level of difficulty")
+_SPLAT_NAMES = frozenset({"title", "story", "answer"})
+"""A header naming none of these is another spreadsheet, refused as a whole (one missing is named)."""
 _SPLAT_LEVEL = re.compile(r"^\s*(\d+)\s*(?:/\s*10\b.*)?$", re.IGNORECASE | re.DOTALL)
 _CLUE_NUMBER = re.compile(r"^\s*\d+\s*[.)、:：]\s*")
 
@@ -62,31 +67,67 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
     import openpyxl  # deferred: only SPLAT needs it
 
     path = existing_file(path)
+    _check_expanded_size(path)
+    header = header_texts(path)  # streamed: a sheet that is not SPLAT's is refused before openpyxl reads it
+    if header is not None and not _SPLAT_NAMES & set(header):
+        raise _not_splat(path, header)
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises zip, key and XML errors for broken files
         raise DatasetError(path, f"cannot read as an .xlsx workbook ({type(exc).__name__}: {brief(str(exc))})") from exc
     try:
-        rows = list(workbook.worksheets[0].iter_rows(values_only=True))
+        return _splat_rows(path, workbook.worksheets[0].iter_rows(values_only=True))
+    except DatasetError:
+        raise
     except Exception as exc:
         raise DatasetError(path, f"cannot read the first sheet ({type(exc).__name__}: {brief(str(exc))})") from exc
     finally:
         workbook.close()
-    if not rows:
+
+
+MAX_XLSX_EXPANDED = 32 << 20
+"""The most bytes an ``.xlsx``'s parts may expand to (32 MiB; SPLAT's release is well under 1 MiB): openpyxl
+reads a sheet's XML whole when it states no dimensions, and the shared strings always."""
+
+
+def _check_expanded_size(path: Path) -> None:
+    """Refuse a workbook whose zip parts say they expand past ``MAX_XLSX_EXPANDED``, before any is
+    read (the zip reader stops at a part's stated size, so a part cannot expand past what it says)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            expanded = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise DatasetError(path, f"cannot read as an .xlsx workbook ({type(exc).__name__}: {brief(str(exc))})") from exc
+    if expanded > MAX_XLSX_EXPANDED:
+        raise DatasetTooLarge(
+            path,
+            f"expands to {expanded >> 20} MiB, past {MAX_XLSX_EXPANDED >> 20} MiB, so it is refused; "
+            "is it SPLAT's puzzles.xlsx?",
+        )
+
+
+def _not_splat(path: Path, header: list[str]) -> DatasetError:
+    return DatasetError(
+        path,
+        "unsupported format: a spreadsheet, but not SPLAT's puzzles.xlsx (its header "
+        f"{brief([h for h in header if h])} has none of SPLAT's columns {', '.join(_SPLAT_COLUMNS)}); "
+        "other datasets (MacGyver, ...) can be "
+        "converted to LateralGym JSONL (docs/adding-a-benchmark.md)",
+        record="row 1 (header)",
+    )
+
+
+def _splat_rows(path: Path, rows: Iterator[tuple[object, ...]]) -> list[SituationPuzzle]:
+    """The puzzles of a sheet's rows, read one at a time: the header is checked before any other row."""
+    first = next(rows, None)
+    if first is None:
         raise DatasetError(path, "the first sheet is empty; expected a header row", record="row 1")
     header = [
         cell_text(cell, path, "row 1 (header)", f"column {number}").lower()
-        for number, cell in enumerate(rows[0], start=1)
+        for number, cell in enumerate(first, start=1)
     ]
-    if not {"title", "story", "answer"} & set(header):
-        raise DatasetError(
-            path,
-            "unsupported format: a spreadsheet, but not SPLAT's puzzles.xlsx (its header "
-            f"{brief([h for h in header if h])} has none of SPLAT's columns {', '.join(_SPLAT_COLUMNS)}); "
-            "other datasets (MacGyver, ...) can be "
-            "converted to LateralGym JSONL (docs/adding-a-benchmark.md)",
-            record="row 1 (header)",
-        )
+    if not _SPLAT_NAMES & set(header):
+        raise _not_splat(path, header)
     columns: dict[str, int] = {}
     for name in _SPLAT_COLUMNS:
         if name not in header:
@@ -99,7 +140,7 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
         columns[name] = header.index(name)
 
     puzzles: list[SituationPuzzle] = []
-    for number, row in enumerate(rows[1:], start=2):
+    for number, row in enumerate(rows, start=2):
         if all(_blank(cell) for cell in row):
             continue
         where = f"row {number}"

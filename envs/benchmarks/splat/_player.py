@@ -130,7 +130,20 @@ Answer: <your full explanation of what happened>
 """The format re-ask after an unparsable reply (weak models often write prose instead of a move)."""
 
 _FALLBACK_CHARS = 600
-_SENTENCE = re.compile(r"[^.!?\n]*\?")
+_SENTENCE_END = re.compile(r"([.!?])")
+
+
+def _last_question(body: str) -> str | None:
+    """The last sentence of ``body`` that ends in ``?`` (more than the mark alone), in one pass: the
+    text is split at sentence ends once (matching ``[^.!?]*\\?`` at every start rescans a long
+    sentence from each of its characters: quadratic in a reply without a ``?``)."""
+    parts = _SENTENCE_END.split(body)  # sentence, mark, sentence, mark, ..., the tail
+    for mark in range(len(parts) - 2, 0, -2):
+        if parts[mark] == "?":
+            question = (parts[mark - 1] + "?").strip()
+            if len(question) > 1:
+                return question
+    return None
 
 
 def fallback_move(text: str) -> Ask | Commit | None:
@@ -141,13 +154,14 @@ def fallback_move(text: str) -> Ask | Commit | None:
     player message goes to the judge as it is, and the judge decides whether it solves the puzzle; a
     statement is the player's claim about what happened, so it is graded as one (under ``commit`` it
     counts as an attempt). The reply is cut to its first 600 characters; an empty one stays invalid.
+    Linear in the reply's length.
     """
     body = re.sub(r"\s+", " ", " ".join(clean_line(line) for line in text.splitlines())).strip()
     if not body:
         return None
-    questions = [q.strip() for q in _SENTENCE.findall(body) if len(q.strip()) > 1]
-    if questions:
-        return Ask(question=questions[-1][:_FALLBACK_CHARS])
+    question = _last_question(body)
+    if question is not None:
+        return Ask(question=question[:_FALLBACK_CHARS])
     return Commit(answer=body[:_FALLBACK_CHARS])
 
 

@@ -33,6 +33,9 @@ folder any Hugging Face model already on disk (nothing is downloaded). Checkpoin
 Needs the grpo extra: pip install 'lateralgym[grpo]'.
 """
 
+RESUMES = "the last finished step is checkpointed: add --resume to continue (same --out)"
+"""What ``lateralgym`` says when Ctrl-C stops ``train grpo`` (``on_interrupt``)."""
+
 EXAMPLES = """\
 examples:
   lateralgym train grpo --config CONFIG --model local/smollm2 --steps 40 --out runs/grpo
@@ -67,7 +70,7 @@ def register(sub: Subparsers) -> None:
     grpo.add_argument("--save-every", type=int, default=10, help="steps between checkpoints (10)")
     grpo.add_argument("--threads", type=int, default=2, help="torch threads (2)")
     grpo.add_argument("--seed", type=int, default=0)
-    grpo.set_defaults(handler=_cmd_grpo, on_interrupt="a checkpoint was written; add --resume to continue")
+    grpo.set_defaults(handler=_cmd_grpo, on_interrupt=RESUMES)
 
 
 def _cmd_grpo(args: argparse.Namespace) -> int:

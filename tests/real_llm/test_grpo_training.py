@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from lateralgym.cli import main
+from lateralgym.commands.train import RESUMES
 from lateralgym.envs import EpisodeConfig, load_config_items, split_items
 
 pytestmark = pytest.mark.runllm(extra="grpo")
@@ -102,3 +103,35 @@ def test_the_docs_trl_recipe_runs_as_written(tmp_path: Path, monkeypatch: pytest
     rewards = [entry["reward"] for entry in trainer.state.log_history if "reward" in entry]  # type: ignore[attr-defined]
     assert len(rewards) == 2 and all(0.0 <= r <= 1.0 for r in rewards)
     assert (tmp_path / "runs" / "grpo-trl").is_dir()
+
+
+def test_ctrl_c_mid_training_writes_a_checkpoint_that_resume_continues(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "grpo"
+    script = Path(sys.executable).parent / "lateralgym"  # the console script of this environment
+    command = [str(script), "train", "grpo", "--config", "riddlesense", "--model", "local/smollm2"]
+    command += ["--num-generations", "4", "--eval-items", "2", "--out", str(out)]
+    process = subprocess.Popen([*command, "--steps", "20"], stderr=subprocess.PIPE, text=True)
+    curve = out / "train_curve.jsonl"
+    deadline = time.monotonic() + 900
+    while not (curve.is_file() and curve.read_text(encoding="utf-8").strip()) and process.poll() is None:
+        assert time.monotonic() < deadline, "no training step ended within 15 minutes"
+        time.sleep(1)
+    process.send_signal(signal.SIGINT)  # Ctrl-C after the first step
+    _, stderr = process.communicate(timeout=600)
+    assert process.returncode == 130
+    last = stderr.strip().splitlines()[-1]
+    assert last == f"lateralgym: interrupted; {RESUMES}"
+    checkpoints = [p.name for p in (out / "checkpoints").iterdir()]
+    assert len(checkpoints) == 1 and checkpoints[0].startswith("checkpoint-")
+    done = int(checkpoints[0].rsplit("-", 1)[1])
+    assert done >= 1
+    resumed = subprocess.run([*command, "--steps", str(done + 1), "--resume"], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["steps"] == done + 1
+    assert len(summary["train_reward"]) == done + 1

@@ -90,6 +90,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="run seed, 0 to 2**64-1 (default: the config's); each episode's seed derives from (seed, item, repeat)",
     )
     run.add_argument("--max-turns", type=int, metavar="T", help="override the config's turn limit")
+    run.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set one of the benchmark's own options (the config's options: block), e.g. --option "
+        "scoring=strict; repeat for several (values read as YAML: true, 0.5, text)",
+    )
     run.add_argument("--out", default="runs", metavar="DIR", help="where run directories go (default ./runs)")
     run.add_argument(
         "--resume",
@@ -190,6 +198,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise LateralGymError("--resume imports what the run's config records; drop --import")
     if args.format is not None and args.data is None:
         raise LateralGymError("--format names the format of a --data file; give --data too")
+    if args.resume is not None and args.option:
+        raise LateralGymError("--resume keeps the run's own options; drop --option")
     if args.resume is not None and args.dry_run:
         raise LateralGymError("--dry-run estimates a new run; drop --resume (or --dry-run)")
     imports = load_imports(args.imports)  # before the config (and --aux's player) is looked up
@@ -267,7 +277,25 @@ def _config(args: argparse.Namespace, imports: tuple[str, ...]) -> EpisodeConfig
         updates["max_turns"] = args.max_turns
     if updates:
         config = EpisodeConfig.from_dict({**config.model_dump(), **updates}, source="command line")
+    if args.option:
+        config = config.with_options(**_option_values(args.option))
     return config
+
+
+def _option_values(pairs: list[str]) -> dict[str, object]:
+    """``--option NAME=VALUE`` flags as a mapping, each value read as a YAML scalar."""
+    import yaml
+
+    values: dict[str, object] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise LateralGymError(f"--option {pair!r}: write NAME=VALUE, e.g. --option scoring=strict")
+        try:
+            values[name.strip()] = yaml.safe_load(text) if text.strip() else ""
+        except yaml.YAMLError:
+            values[name.strip()] = text
+    return values
 
 
 def _print_result(result: RunResult) -> None:

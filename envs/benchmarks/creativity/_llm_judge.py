@@ -49,6 +49,7 @@ from lateralgym.envs.benchmarks.creativity import (
     FAILURE_CATEGORIES,
     RUBRIC_CRITERIA,
     CreativityJudgement,
+    CreativityOptions,
     FailureCode,
     Scoring,
     grade_creativity_by,
@@ -258,7 +259,14 @@ class LLMCreativityJudge:
         """``grade_under`` with the ``strict`` rule (the env calls ``grade_under`` with its config's)."""
         return await self.grade_under(item, commit, history, "strict")
 
-    async def grade_under(self, item: object, commit: Commit, history: tuple[QA, ...], scoring: Scoring) -> JudgeReply:
+    async def grade_under(
+        self,
+        item: object,
+        commit: Commit,
+        history: tuple[QA, ...],
+        scoring: Scoring,
+        options: CreativityOptions | None = None,
+    ) -> JudgeReply:
         """Exact match under ``scoring``, then the assessment of a gold-correct or a wrong answer.
 
         Raises:

@@ -96,10 +96,12 @@ from lateralgym.envs.benchmarks.creativity import _figures, _player
 from lateralgym.envs.benchmarks.creativity._judged import (
     CONDITION_CRITERIA,
     FAILURE_CATEGORIES,
+    PAPER_FAILURES,
     RUBRIC_CRITERIA,
     WRONG_CRITERIA,
     CreativityJudgement,
     FailureCode,
+    PaperFailure,
     judged_tables,
     rescale,
 )
@@ -160,6 +162,7 @@ __all__ = [
     "CONDITION_CRITERIA",
     "FAILURE_CATEGORIES",
     "GOLD_MARKER",
+    "PAPER_FAILURES",
     "RUBRIC_CRITERIA",
     "SCENES",
     "SCORINGS",
@@ -185,6 +188,7 @@ __all__ = [
     "Judging",
     "KBJudge",
     "Part",
+    "PaperFailure",
     "PartJudgement",
     "PhysicalAttributes",
     "ReferenceSolution",

@@ -121,11 +121,19 @@ class CreativityOutcome(ExplorationOutcome):
             empty = "unjudged: the judge's reply stayed malformed after its re-ask"
             return [*sections, ViewSection(title="Judged (LLM judge)", empty=empty)]
         kind = "gold correct (Table 3 rubric, 1-5)" if j.kind == "gold" else "wrong answer (Tables 5-6, 1-5)"
-        rows: list[tuple[str, Any]] = [("assessed as", kind)]
+        rows: list[tuple[str, Any]] = [("assessed as", f"{kind}; measured as {j.protocol} judging")]
         rows += [(name, "NA" if score is None else score) for name, score in j.scores.items()]
         rows.append(("mean", j.mean))
+        if j.comparison_level is not None:
+            rows.append(("comparison with the gold (0 gold better, 1 close, 2 replace it)", j.comparison_level))
+        if j.comparison_reason:
+            rows.append(("comparison's reason", j.comparison_reason))
         if j.gold_comparison is not None:
             rows.append(("gold comparison (1 gold ... 5 prediction)", j.gold_comparison))
+        if j.failure_category:
+            rows.append(("failure category (Figure 11)", j.failure_category.replace("_", " ")))
+        if j.contributing_categories:
+            rows.append(("contributing categories", ", ".join(c.replace("_", " ") for c in j.contributing_categories)))
         if j.primary_failure:
             rows.append(("primary failure", j.primary_failure))
         if j.contributing_failures:

@@ -153,7 +153,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "spec",
     )
     run.add_argument(
-        "--aux-puzzles", type=int, metavar="M", help="with --aux: how many of that run's items (default 3)"
+        "--aux-puzzles", type=int, metavar="M", help="with --aux: how many of that run's items (default 1)"
+    )
+    run.add_argument(
+        "--aux-seed",
+        metavar="N",
+        help="with --aux: the seed the M items are drawn at random with (default 0), or 'first' for the run's first M",
     )
     run.add_argument(
         "--aux-variant",
@@ -190,8 +195,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.resume is None and args.config is None:
         raise LateralGymError("give a config to run (see 'lateralgym configs') or --resume RUN_DIR")
-    if args.aux is None and (args.aux_puzzles is not None or args.aux_variant is not None):
-        raise LateralGymError("--aux-puzzles and --aux-variant go with --aux RUN_DIR")
+    if args.aux is None and (args.aux_puzzles is not None or args.aux_variant is not None or args.aux_seed is not None):
+        raise LateralGymError("--aux-puzzles, --aux-variant and --aux-seed go with --aux RUN_DIR")
     if args.resume is not None and args.aux is not None:
         raise LateralGymError("--resume keeps the run's own player and its aux prompt; drop --aux")
     if args.resume is not None and args.imports:
@@ -237,6 +242,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
             args.aux,
             puzzles=args.aux_puzzles,
             variant=args.aux_variant,
+            seed=_aux_seed(args.aux_seed),
         )
     return RunOptions(
         player=player,
@@ -280,6 +286,15 @@ def _config(args: argparse.Namespace, imports: tuple[str, ...]) -> EpisodeConfig
     if args.option:
         config = config.with_options(**_option_values(args.option))
     return config
+
+
+def _aux_seed(value: str | None) -> int | str | None:
+    """``--aux-seed``: a whole number, ``first``, or None when not given."""
+    if value is None or value == "first":
+        return value
+    if not value.strip().isdigit():
+        raise LateralGymError(f"--aux-seed takes a whole number or 'first', got {value!r}")
+    return int(value)
 
 
 def _option_values(pairs: list[str]) -> dict[str, object]:

@@ -83,8 +83,7 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
             path,
             "unsupported format: a spreadsheet, but not SPLAT's puzzles.xlsx (its header "
             f"{brief([h for h in header if h])} has none of SPLAT's columns {', '.join(_SPLAT_COLUMNS)}); "
-            "other datasets (MacGyver, ...) can be "
-            "converted to LateralGym JSONL (docs/adding-a-benchmark.md)",
+            "another dataset can be converted to LateralGym JSONL (docs/adding-a-benchmark.md)",
             record="row 1 (header)",
         )
     columns: dict[str, int] = {}

@@ -24,6 +24,7 @@ from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError
 from lateralgym.agents._llm_secrets import display_url, redact, safe_spec, scrub_credentials
 from lateralgym.agents._llm_spec import GENERATION_KEYS, ModelSpec, OptionParser, is_model_spec
 from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
+from lateralgym.agents._local_model import LOCAL_INSTALL_HINT, smollm2_gguf
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
 from lateralgym.agents._parsing import parse_reply, read_model_reply
 from lateralgym.agents._prices import PRICES_AS_OF, price_per_million
@@ -74,6 +75,7 @@ __all__ = [
     "LLMConfigError",
     "LLMError",
     "LLMPlayer",
+    "LOCAL_INSTALL_HINT",
     "MalformedReplyError",
     "ModelSpec",
     "OptionParser",
@@ -106,5 +108,6 @@ __all__ = [
     "safe_spec",
     "scrub_credentials",
     "set_default_concurrency",
+    "smollm2_gguf",
     "with_aux",
 ]

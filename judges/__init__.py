@@ -31,7 +31,7 @@ from lateralgym.judges._evaluation import (
     evaluate_judge_async,
     score_labels,
 )
-from lateralgym.judges._factory import HUMAN, llm_judge_for, make_judge, offline_judges
+from lateralgym.judges._factory import HUMAN, check_judge_spec, llm_judge_for, make_judge, offline_judges
 
 __all__ = [
     "ANSWER_REASK",
@@ -42,6 +42,7 @@ __all__ = [
     "MAX_HISTORY",
     "MAX_QUESTION_CHARS",
     "LabelAsker",
+    "check_judge_spec",
     "QA",
     "Judge",
     "JudgeReply",

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Ask a judge (an offline one, an LLM as provider/model, a local model) every human-labelled "
         "judgement of DATA, the way the benchmark's game asks it, and compare its labels with people's: accuracy, "
         "precision / recall / F1 of the positive label (a confirmed guess, a solved puzzle), the majority baseline, "
-        "per-group (story) accuracy, 95%% bootstrap intervals. Formats: " + _formats_help(),
+        "per-group (story) accuracy, 95 % bootstrap intervals. Formats: " + _formats_help(),
     )
     evaluate.add_argument("data", help="the labelled judgements: a file, or a folder (see the formats above)")
     evaluate.add_argument(

@@ -12,7 +12,7 @@ import pytest
 from llm_server import ScriptedLLMServer
 
 from lateralgym.cli import main
-from lateralgym.envs import DatasetError, EpisodeConfig, LateralEnv, load_items, split_items
+from lateralgym.envs import DatasetError, EpisodeConfig, LateralEnv, load_items, split_items, write_jsonl
 from lateralgym.envs.benchmarks.arbench import (
     ARBenchOutcome,
     ARBenchPuzzle,
@@ -188,6 +188,16 @@ def test_the_release_split_is_the_train_test_split(release: Path) -> None:
     items = [*load_arbench(release / "train.json"), *load_arbench(release / "test.json")]
     assert [p.id for p in split_items(items, "train")] == ["arbench-sp-train-0"]
     assert len(split_items(items, "test")) == 3
+
+
+def test_both_release_files_in_one_jsonl_keep_their_split_for_training(release: Path, tmp_path: Path) -> None:
+    # `train grpo --data` takes one file: the two release files written as our JSONL keep each puzzle's split
+    both = [*load_items(release / "train.json", benchmark="arbench-sp"), *load_items(release / "test.json")]
+    write_jsonl(both, tmp_path / "arbench-sp.jsonl")
+    back = list(load_items(tmp_path / "arbench-sp.jsonl", benchmark="arbench-sp"))
+    assert back == both
+    assert [p.id for p in split_items(back, "train")] == ["arbench-sp-train-0"]
+    assert len(split_items(back, "test")) == 3
 
 
 def test_conformance_and_no_leak(release: Path) -> None:

@@ -47,7 +47,7 @@ class CreativityOptions(BaseModel):
     overlap a hallucination, gold part with case and spaces ignored); both drop unparsable, errored
     and timed-out episodes (``official`` also answers with an empty ``how_to_use``, which the official
     judge never scores) from the denominator. ``strict`` counts every episode and matches names
-    tolerantly. See the README's metrics section."""
+    tolerantly. See docs/benchmarks.md (Metrics)."""
     judging: Judging = "paper"
     """What an LLM judge measures on a graded answer: ``paper`` as the paper's judge does (Tables 5-6's
     comparison with the gold asked 0 / 1 / 2 in a call of its own and rescaled to 1 / 3 / 5, a judge's

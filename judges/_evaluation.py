@@ -13,9 +13,11 @@ guess, ``Judge.grade`` for an explanation), and scores its labels against the pe
 * per group (a story): the accuracy, and their mean (every story weighing the same);
 * 95 % intervals: percentile bootstrap over cases (``resamples``, seeded), for every figure.
 
-A judge call that fails for good (``LateralGymError``: a server down after its retries) is counted
-as ``failed`` and left out; a label the judge could not give (``unclear``) counts as wrong. The
-benchmark's format documents whose published figures these reproduce.
+A judge call that fails for good (``LateralGymError``: a server down after its retries, a request
+the server refuses) is counted as ``failed`` and left out, the first such error kept as
+``first_error`` so the caller can say what went wrong; a label the judge could not give
+(``unclear``) counts as wrong. The benchmark's format documents whose published figures these
+reproduce.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ class JudgeEvaluation(BaseModel):
     """Cases scored (failed calls left out)."""
     failed: int = 0
     """Cases whose judge call failed for good."""
+    first_error: str | None = None
+    """The first failed call's error, in case order (None when none failed)."""
     accuracy: float | None
     precision: float | None
     """Of the cases the judge gave the positive label, the share people gave it too (None when it gave none)."""
@@ -114,8 +118,10 @@ def score_labels(
     format: str = "",
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    first_error: str | None = None,
 ) -> JudgeEvaluation:
-    """Score a judge's labels (``None``: the call failed) against the cases' people's labels."""
+    """Score a judge's labels (``None``: the call failed, ``first_error`` saying why) against the cases'
+    people's labels."""
     kept = [(case, case.compared(label)) for case, label in zip(cases, labels, strict=True) if label is not None]
     expected = np.array([c.expected for c, _ in kept], dtype=object)
     got = np.array([label for _, label in kept], dtype=object)
@@ -150,6 +156,7 @@ def score_labels(
         format=format,
         n=len(kept),
         failed=len(labels) - len(kept),
+        first_error=first_error if len(labels) > len(kept) else None,
         majority=_ratio(majority_count, len(kept)),
         majority_label=majority_label,
         positive=positives.most_common(1)[0][0] if positives else "yes",
@@ -161,15 +168,16 @@ def score_labels(
     )
 
 
-async def _label(judge: Judge, case: JudgeCase, gate: asyncio.Semaphore) -> str | None:
+async def _label(judge: Judge, case: JudgeCase, gate: asyncio.Semaphore) -> str | LateralGymError:
+    """The judge's label for ``case``, or the error its call failed with for good."""
     async with gate:
         try:
             if case.kind == "verdict":
                 reply = await judge.grade(case.item, Commit(answer=case.message), ())
             else:
                 reply = await judge.answer(case.item, case.message, ())
-        except LateralGymError:
-            return None
+        except LateralGymError as exc:
+            return exc
     return reply.label
 
 
@@ -184,9 +192,13 @@ async def evaluate_judge_async(
 ) -> JudgeEvaluation:
     """``evaluate_judge`` on the running event loop."""
     gate = asyncio.Semaphore(max(1, concurrency))
-    labels = await asyncio.gather(*(_label(judge, case, gate) for case in cases))
+    answers = await asyncio.gather(*(_label(judge, case, gate) for case in cases))
+    labels = [a if isinstance(a, str) else None for a in answers]
+    first_error = next((str(a) for a in answers if isinstance(a, LateralGymError)), None)
     name = str(getattr(judge, "name", type(judge).__name__))
-    return score_labels(cases, labels, judge=name, format=format, resamples=resamples, seed=seed)
+    return score_labels(
+        cases, labels, judge=name, format=format, resamples=resamples, seed=seed, first_error=first_error
+    )
 
 
 def evaluate_judge(

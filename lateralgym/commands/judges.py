@@ -1,7 +1,8 @@
 """``lateralgym judges eval``: a judge measured against people's labels (accuracy, precision, recall, F1).
 
 The data's format belongs to a benchmark (``Benchmark.judgement_formats``), which also builds the
-judge (its offline judges, its LLM judge for a model spec, ``local/...`` models); the command only
+judge (its offline judges, its LLM judge for a model spec, a local model through its OpenAI-compatible
+server and ``--base-url``); the command only
 finds the format, loads the cases and prints what ``lateralgym.judges.evaluate_judge`` measures.
 """
 
@@ -9,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
+from lateralgym.cli import EXIT_ALL_ERRORED, EXIT_OK, EXIT_SOME_ERRORED
 from lateralgym.commands._imports import add_import_flag, load_imports
 from lateralgym.envs import LateralGymError
 
@@ -23,10 +26,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     evaluate = actions.add_parser(
         "eval",
         help="score a judge on human-labelled judgements: accuracy, precision, recall, F1, majority baseline",
-        description="Ask a judge (an offline one, an LLM as provider/model, a local model) every human-labelled "
+        description="Ask a judge (an offline one, an LLM as provider/model, a local model served at --base-url) every "
+        "human-labelled "
         "judgement of DATA, the way the benchmark's game asks it, and compare its labels with people's: accuracy, "
         "precision / recall / F1 of the positive label (a confirmed guess, a solved puzzle), the majority baseline, "
-        "per-group (story) accuracy, 95 % bootstrap intervals. Formats: " + _formats_help(),
+        "per-group (story) accuracy, 95 % bootstrap intervals. Judge calls that fail for good (a server down, a "
+        "refused request) are left out and the first error printed: exit status 3 when some failed, 4 when all did. "
+        "Formats: " + _formats_help(),
     )
     evaluate.add_argument("data", help="the labelled judgements: a file, or a folder (see the formats above)")
     evaluate.add_argument(
@@ -105,14 +111,28 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     result = evaluate_judge(
         judge, cases, format=fmt.name, concurrency=args.concurrency, resamples=args.resamples, seed=args.seed
     )
+    if result.failed and not result.n:
+        print(
+            f"lateralgym: error: every judge call failed ({result.failed} of {result.failed}): {result.first_error}; "
+            "fix that (the server, the key, the extra) and run again",
+            file=sys.stderr,
+        )
+        return EXIT_ALL_ERRORED
     if args.json:
         print(json.dumps(result.headline()))
-        return 0
-    note = judge_note(unit.name, args.judge)
-    if note:
-        print(f"judge {args.judge}: {note}")
-    print(_render(result))
-    return 0
+    else:
+        note = judge_note(unit.name, args.judge)
+        if note:
+            print(f"judge {args.judge}: {note}")
+        print(_render(result))
+    if result.failed:
+        print(
+            f"lateralgym: {result.failed} of {result.failed + result.n} judge calls failed and are left out of the "
+            f"figures; the first: {result.first_error}",
+            file=sys.stderr,
+        )
+        return EXIT_SOME_ERRORED
+    return EXIT_OK
 
 
 def _fraction(value: float | None) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import ScriptedLLMServer
+from llm_server import Fault, ScriptedLLMServer
 
 from lateralgym.cli import main
 from lateralgym.envs import DatasetError, JudgeCase, load_sample_items
@@ -159,6 +159,52 @@ def test_an_llm_judge_over_the_loopback_server(tmp_path: Path, capsys: pytest.Ca
     )
     asked = [r.body for r in server.requests if r.method == "POST"]
     assert len(asked) == 8 and STORIES[0]["bottom"] in asked[0]["messages"][0]["content"]  # the judge sees the bottom
+
+
+def _eval_over(server: ScriptedLLMServer, folder: Path, cache: Path, judge: str = "openai/judge") -> list[str]:
+    return [
+        "judges",
+        "eval",
+        str(folder),
+        "--judge",
+        judge,
+        "--base-url",
+        server.base_url,
+        "--no-cache",
+        "--cache-dir",
+        str(cache),
+        "--concurrency",
+        "1",
+        "--json",
+    ]
+
+
+def test_failed_calls_are_left_out_and_said_with_status_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write_english(tmp_path / "en")
+    server = ScriptedLLMServer(responder=lambda body: "yes").start()
+    server.enqueue(Fault.status(400))  # the first case's call is refused (a 400 is not retried)
+    try:
+        code = main(_eval_over(server, folder, tmp_path / "cache"))
+    finally:
+        server.stop()
+    captured = capsys.readouterr()
+    assert code == 3
+    assert json.loads(captured.out)["n"] == 7  # the 8 cases less the failed one
+    assert captured.err.startswith("lateralgym: 1 of 8 judge calls failed and are left out of the figures; the first: ")
+    assert "400" in captured.err
+
+
+def test_every_call_failing_is_an_error_with_status_4(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write_english(tmp_path / "en")
+    server = ScriptedLLMServer(default_reply="yes").start()
+    try:  # temperature=inf passes the spec's checks, but no request carrying it can be sent
+        code = main(_eval_over(server, folder, tmp_path / "cache", "openai/judge?temperature=inf"))
+    finally:
+        server.stop()
+    captured = capsys.readouterr()
+    assert code == 4 and captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lateralgym: error: every judge call failed (8 of 8): ")
 
 
 def test_splat_agreement_labels_are_the_second_format(tmp_path: Path) -> None:

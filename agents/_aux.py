@@ -4,7 +4,8 @@ A player spec's ``aux=RUN_DIR`` option puts an auxiliary prompt, built from that
 the end of the player's system prompt. The run's benchmark builds it (``Benchmark.aux_prompt``):
 a benchmark whose play can teach a model something about other tasks offers one (the situation
 puzzles' question-and-answer openings, for instance); ``aux_puzzles`` says how many of the run's
-items it shows and ``aux_variant`` which form it takes.
+items it shows (default 1), ``aux_seed`` the seed they are drawn at random with (default 0;
+``aux_seed=first``: the run's first items) and ``aux_variant`` which form it takes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_spec import OptionParser
 from lateralgym.envs import Benchmark, ConfigError, all_benchmarks, get_benchmark
 
-__all__ = ["AUX_OPTIONS", "AuxVariant", "aux_prompt", "with_aux"]
+__all__ = ["AUX_OPTIONS", "DEFAULT_AUX_PUZZLES", "DEFAULT_AUX_SEED", "AuxVariant", "aux_prompt", "with_aux"]
 
 AuxVariant = Literal["data", "reasoning"]
 
@@ -35,9 +36,28 @@ def _puzzles(value: str) -> int:
     return int(value)
 
 
-AUX_OPTIONS: dict[str, OptionParser] = {"aux": str, "aux_puzzles": _puzzles, "aux_variant": _variant}
-"""The elicitation options of a player spec: ``aux`` (a run directory), ``aux_puzzles`` (m),
-``aux_variant`` (``data`` or ``reasoning``)."""
+def _seed(value: str) -> int | str:
+    if value.strip() == "first":
+        return "first"
+    if not value.strip().isdigit():
+        raise ValueError(f"expected a whole number (the draw's seed) or 'first', got {value!r}")
+    return int(value)
+
+
+AUX_OPTIONS: dict[str, OptionParser] = {
+    "aux": str,
+    "aux_puzzles": _puzzles,
+    "aux_variant": _variant,
+    "aux_seed": _seed,
+}
+"""The elicitation options of a player spec: ``aux`` (a run directory), ``aux_puzzles`` (m, default 1),
+``aux_variant`` (``data`` or ``reasoning``), ``aux_seed`` (the random draw's seed, default 0; ``first``:
+the run's first items)."""
+
+DEFAULT_AUX_PUZZLES = 1
+"""``m`` when none is given: one item, drawn at random (the benchmark's paper may say why; its ``aux_prompt`` does)."""
+DEFAULT_AUX_SEED = 0
+"""The seed of the random draw of the ``m`` puzzles when none is given."""
 
 
 def _benchmark_of_run(root: Path) -> str:
@@ -62,8 +82,15 @@ def _benchmark_of_run(root: Path) -> str:
     return name
 
 
-def aux_prompt(run_dir: str | os.PathLike[str], *, puzzles: int = 3, variant: AuxVariant | str = "data") -> str:
-    """The auxiliary prompt the benchmark of the run in ``run_dir`` builds from its log.
+def aux_prompt(
+    run_dir: str | os.PathLike[str],
+    *,
+    puzzles: int = DEFAULT_AUX_PUZZLES,
+    variant: AuxVariant | str = "data",
+    seed: int | str | None = DEFAULT_AUX_SEED,
+) -> str:
+    """The auxiliary prompt the benchmark of the run in ``run_dir`` builds from its log (``puzzles`` of its
+    items drawn with ``seed``; ``"first"`` or None: its first ones).
 
     Raises:
         LLMConfigError: no readable step log, a bad variant or count, or a run whose benchmark gives
@@ -72,14 +99,22 @@ def aux_prompt(run_dir: str | os.PathLike[str], *, puzzles: int = 3, variant: Au
     root = Path(run_dir)
     name = _benchmark_of_run(root)
     try:
-        return get_benchmark(name).aux_prompt(root, puzzles=puzzles, variant=variant)
+        drawn = None if seed in (None, "first") else int(seed)
+        return get_benchmark(name).aux_prompt(root, puzzles=puzzles, variant=variant, seed=drawn)
     except LLMConfigError:
         raise
     except ConfigError as exc:
         raise LLMConfigError(f"aux: {exc}") from None
 
 
-def with_aux(player: str, run_dir: str | os.PathLike[str], *, puzzles: int | None, variant: str | None) -> str:
+def with_aux(
+    player: str,
+    run_dir: str | os.PathLike[str],
+    *,
+    puzzles: int | None,
+    variant: str | None,
+    seed: int | str | None = None,
+) -> str:
     """``player`` (a model spec) with the elicitation options added: ``aux`` as an absolute path, so
     the spec written to the manifest names the run wherever the run is resumed from.
 
@@ -95,10 +130,17 @@ def with_aux(player: str, run_dir: str | os.PathLike[str], *, puzzles: int | Non
     if not is_model_spec(player):
         raise LLMConfigError(f"--aux gives an auxiliary prompt to an LLM player; {player!r} is not a model spec")
     path = Path(run_dir).resolve()
-    aux_prompt(path, puzzles=puzzles or 3, variant=variant or "data")
+    aux_prompt(
+        path,
+        puzzles=puzzles or DEFAULT_AUX_PUZZLES,
+        variant=variant or "data",
+        seed=DEFAULT_AUX_SEED if seed is None else seed,
+    )
     options = [f"aux={quote(str(path), safe='/')}"]
     if puzzles is not None:
         options.append(f"aux_puzzles={puzzles}")
     if variant is not None:
         options.append(f"aux_variant={variant}")
+    if seed is not None:
+        options.append(f"aux_seed={seed}")
     return player + ("&" if "?" in player else "?") + "&".join(options)

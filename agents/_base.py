@@ -39,6 +39,12 @@ class Agent(ABC):
         runner logs them, so a rollout's messages can be rebuilt exactly from the step log."""
         return None
 
+    def first_message(self, observation_text: str) -> str | None:
+        """The first user message the player reads when it differs from the first observation (a paper
+        layout that puts worked examples inside it), once ``reset``; ``None`` otherwise. The runner logs it
+        beside ``prompt_messages``."""
+        return None
+
     def episode_over(self, message: str, outcome: dict[str, Any], solution: str) -> None:
         """Called by the runner once an episode has ended and is logged: the env's last message, the
         outcome, and the item's reference solution. Only a person playing is shown it (the human

@@ -19,13 +19,20 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from lateralgym.agents._aux import AUX_OPTIONS, AuxVariant, aux_prompt
+from lateralgym.agents._aux import AUX_OPTIONS, DEFAULT_AUX_PUZZLES, DEFAULT_AUX_SEED, AuxVariant, aux_prompt
 from lateralgym.agents._base import Agent
 from lateralgym.agents._llm_client import LLMCallError, LLMClient
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_spec import ModelSpec, OptionParser, flag
 from lateralgym.agents._parsing import read_model_reply
-from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, opening_messages, prompt_plan
+from lateralgym.agents._prompts import (
+    PromptPlan,
+    Reasoning,
+    conversation_start,
+    first_message,
+    opening_messages,
+    prompt_plan,
+)
 from lateralgym.envs import Action, ConfigError, Invalid, ModelCall, get_benchmark
 
 __all__ = ["PLAYER_OPTIONS", "LLMPlayer"]
@@ -71,7 +78,7 @@ PLAYER_OPTIONS: dict[str, OptionParser] = {
 (usually as an override), ``demos`` (a file of worked examples in the benchmark's own format),
 ``reasks`` (format re-asks after an unparsable reply; default: the benchmark's), ``fallback``
 (true/false: read a reply still unparsable with the benchmark's fallback; default true) and the elicitation
-options ``aux`` (a run directory), ``aux_puzzles`` and ``aux_variant`` (``lateralgym.agents._aux``)."""
+options ``aux`` (a run directory), ``aux_puzzles``, ``aux_variant`` and ``aux_seed`` (``lateralgym.agents._aux``)."""
 
 
 class LLMPlayer(Agent):
@@ -99,7 +106,8 @@ class LLMPlayer(Agent):
             explanation attempt), recorded in ``ModelCall.fallback``; ``False``: it is an invalid move.
         aux: A run directory whose log gives the auxiliary prompt (its benchmark's ``aux_prompt``), added to the
             system prompt of every episode; ``None``: none.
-        aux_puzzles: How many of that run's puzzles the auxiliary prompt shows (``m``).
+        aux_puzzles: How many of that run's puzzles the auxiliary prompt shows (``m``; default 1, as the paper).
+        aux_seed: The seed the ``m`` puzzles are drawn at random with (default 0); ``"first"``: the run's first.
         aux_variant: ``data`` (questions and answers, the paper's †) or ``reasoning`` (with the
             player's reasoning before each question, the paper's *).
         episode_seed: The seed of the episode being played (``reset(seed=...)`` replaces it).
@@ -122,8 +130,9 @@ class LLMPlayer(Agent):
         reasks: int | None = None,
         fallback: bool = True,
         aux: str | os.PathLike[str] | None = None,
-        aux_puzzles: int = 3,
+        aux_puzzles: int = DEFAULT_AUX_PUZZLES,
         aux_variant: AuxVariant = "data",
+        aux_seed: int | str = DEFAULT_AUX_SEED,
         episode_seed: int | None = None,
     ) -> None:
         super().__init__(seed if seed is not None else episode_seed)
@@ -149,7 +158,7 @@ class LLMPlayer(Agent):
         self.episode_seed = episode_seed
         self.reasks = reasks
         self.fallback = fallback
-        self.aux = None if aux is None else aux_prompt(aux, puzzles=aux_puzzles, variant=aux_variant)
+        self.aux = None if aux is None else aux_prompt(aux, puzzles=aux_puzzles, variant=aux_variant, seed=aux_seed)
         """The auxiliary prompt text (``None``: none), built once from the run's log."""
         self.last_llm: ModelCall | None = None
         """The latest call (role ``player``, ``parsed_action`` set, ``error`` when it failed or its
@@ -195,6 +204,13 @@ class LLMPlayer(Agent):
     def prompt_messages(self) -> list[dict[str, str]] | None:
         """The system prompt and any worked examples this episode's chat opens with (after ``reset``)."""
         return None if self._plan is None else opening_messages(self._plan, self.system_prompt, aux=self.aux)
+
+    def first_message(self, observation_text: str) -> str | None:
+        """The first user message when the benchmark's layout composes it from the observation (after ``reset``)."""
+        if self._plan is None:
+            return None
+        message = first_message(self._plan, observation_text)
+        return None if message == observation_text else message
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any], seed: int | None = None) -> None:
         """Forget the previous episode's chat and pick the protocol from ``info``.

@@ -14,7 +14,15 @@ from pydantic import BaseModel, ConfigDict
 
 from lateralgym.envs import ConfigError, PromptRequest, get_benchmark
 
-__all__ = ["PromptPlan", "Reasoning", "conversation_start", "opening_messages", "prompt_plan", "system_prompt"]
+__all__ = [
+    "PromptPlan",
+    "Reasoning",
+    "conversation_start",
+    "first_message",
+    "opening_messages",
+    "prompt_plan",
+    "system_prompt",
+]
 
 Reasoning = Literal["direct", "cot"]
 
@@ -46,6 +54,8 @@ class PromptPlan(BaseModel):
     """How many worked examples (``None``: all the benchmark has, or all in ``demonstrations``)."""
     demonstrations: str | None = None
     """A file of worked examples in the benchmark's format; ``None``: the benchmark's own."""
+    layout: str | None = None
+    """The prompt layout the config chose (``info["public"]["layout"]``); None: the benchmark's only one."""
 
     def request(self) -> PromptRequest:
         """What the benchmark is asked for."""
@@ -55,6 +65,7 @@ class PromptPlan(BaseModel):
             few_shot=self.few_shot,
             shots=self.shots,
             demonstrations=self.demonstrations,
+            layout=self.layout,
         )
 
 
@@ -70,6 +81,8 @@ def prompt_plan(
     mode = info.get("mode")
     chosen: Reasoning = reasoning if reasoning is not None else ("cot" if mode == "cot" else "direct")
     benchmark = info.get("benchmark")
+    public = info.get("public")
+    layout = public.get("layout") if isinstance(public, dict) else None
     return PromptPlan(
         benchmark=benchmark,
         mode=mode,
@@ -77,6 +90,7 @@ def prompt_plan(
         few_shot=few_shot,
         shots=shots,
         demonstrations=demonstrations,
+        layout=layout if isinstance(layout, str) else None,
     )
 
 
@@ -86,7 +100,9 @@ def system_prompt(plan: PromptPlan) -> str:
         benchmark = get_benchmark(str(plan.benchmark))
     except ConfigError:
         return _GENERIC
-    return f"{benchmark.system_prompt(plan.request())}{_ENV_FORMS_ACCEPTED}"
+    request = plan.request()
+    text = benchmark.system_prompt(request)
+    return f"{text}{_ENV_FORMS_ACCEPTED}" if benchmark.shows_env_forms(request) else text
 
 
 def conversation_start(
@@ -104,7 +120,18 @@ def conversation_start(
     Raises:
         ConfigError: The benchmark cannot give the worked examples asked for (too many, a bad file).
     """
-    return [*opening_messages(plan, system, aux=aux), {"role": "user", "content": observation_text}]
+    first = {"role": "user", "content": first_message(plan, observation_text)}
+    return [*opening_messages(plan, system, aux=aux), first]
+
+
+def first_message(plan: PromptPlan, observation_text: str) -> str:
+    """The first user message: the first observation, laid out as the benchmark's chosen layout asks
+    (``Benchmark.first_message``: a paper's worked examples may sit inside it)."""
+    try:
+        benchmark = get_benchmark(str(plan.benchmark))
+    except ConfigError:
+        return observation_text
+    return benchmark.first_message(plan.request(), observation_text)
 
 
 def opening_messages(plan: PromptPlan, system: str | None = None, *, aux: str | None = None) -> list[dict[str, str]]:

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -48,6 +48,8 @@ __all__ = [
     "BENCHMARKS",
     "Benchmark",
     "DatasetFormat",
+    "JudgeCase",
+    "JudgementFormat",
     "Outcome",
     "PromptRequest",
     "ViewSection",
@@ -154,6 +156,8 @@ class DatasetFormat:
             ``None`` when the file is not JSON text. Binary formats look at ``path`` themselves.
         load: Reads the file into items (or, for data that is not a benchmark's items, records).
         binary: True for formats that are not text (read before any text-based sniffing).
+        fallback: True for a format that claims a kind of file only when no other format does (a
+            spreadsheet reader whose errors explain look-alike workbooks it cannot read).
     """
 
     name: str
@@ -161,6 +165,57 @@ class DatasetFormat:
     sniff: Callable[[Path, Any], bool]
     load: Callable[[Path], Sequence[Any]]
     binary: bool = False
+    fallback: bool = False
+
+
+class JudgeCase(BaseModel):
+    """One human-labelled judgement a judge can be measured on (``lateralgym judges eval``).
+
+    The judge is asked as the benchmark's scene asks it: ``Judge.answer`` for a question or a guess
+    (``kind="question"``), ``Judge.grade`` for an explanation (``kind="verdict"``); its label, mapped
+    by ``collapse``, is compared with ``expected``.
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    item: Any
+    """The benchmark's item the judge sees (the hidden story with its answer)."""
+    message: str
+    """What the judge judges: a player's question, guess or explanation."""
+    kind: Literal["question", "verdict"] = "question"
+    """``question``: answered with ``Judge.answer``; ``verdict``: graded with ``Judge.grade``."""
+    expected: str
+    """People's label, in the judge's vocabulary (``yes`` / ``no`` / ``irrelevant``, ``correct`` / ``not_yet``)."""
+    positive: str = "yes"
+    """The label whose precision, recall and F1 are reported (a confirmed guess, a solved puzzle)."""
+    group: str = ""
+    """What the case belongs to (its story), for per-group accuracy."""
+    source: str = ""
+    """People's label as the file writes it (``Correct``, ``T``)."""
+    collapse: tuple[tuple[str, str], ...] = ()
+    """Judge labels read as another before the comparison (a binary task reads ``irrelevant`` as ``no``)."""
+
+    def compared(self, label: str) -> str:
+        """The judge's ``label`` as this case compares it (``collapse`` applied)."""
+        return dict(self.collapse).get(label, label)
+
+
+@dataclass(frozen=True)
+class JudgementFormat:
+    """A file format of human-labelled judgements a benchmark reads (``Benchmark.judgement_formats``).
+
+    Attributes:
+        name: The name ``judges eval --format`` takes.
+        description: One line for ``--help`` and errors.
+        sniff: ``path`` -> whether the file (or folder) is in this format.
+        load: ``(path, items)`` -> the cases; ``items`` are the dataset the labels refer to when the
+            format names items by id (``None``: the benchmark's sample items).
+    """
+
+    name: str
+    description: str
+    sniff: Callable[[Path], bool]
+    load: Callable[[Path, Sequence[Any] | None], Sequence[JudgeCase]]
 
 
 class PromptRequest(BaseModel):
@@ -179,6 +234,9 @@ class PromptRequest(BaseModel):
     demonstrations: str | None = None
     """A file of worked examples in the benchmark's own format (an official demonstrations file);
     ``None``: the examples the benchmark ships."""
+    layout: str | None = None
+    """The prompt layout the episode's config chose (a benchmark's own option, shown to the player as
+    ``info["public"]["layout"]``); None: the benchmark's only one."""
 
 
 class NoOptions(BaseModel):
@@ -269,6 +327,8 @@ class Benchmark(Generic[ItemT, OutcomeT]):
     (off where the public scene legitimately shares phrasing with the reference solution)."""
     headline: ClassVar[tuple[str, ...]] = ("accuracy",)
     """The metric names a summary line names first (the paper's headline numbers)."""
+    judgement_formats: ClassVar[tuple[JudgementFormat, ...]] = ()
+    """File formats of human-labelled judgements its judges can be measured on (``lateralgym judges eval``)."""
 
     # ------------------------------------------------------------------ items and secrets
     def item_id(self, item: ItemT) -> str:
@@ -408,6 +468,16 @@ class Benchmark(Generic[ItemT, OutcomeT]):
         """Chat messages shown before the first observation (few-shot); none by default."""
         return []
 
+    def first_message(self, request: PromptRequest, observation: str) -> str:
+        """The LLM player's first user message: the first observation (default), or a paper's own layout
+        around it (worked examples inside the one message, as some papers' prompts have them)."""
+        return observation
+
+    def shows_env_forms(self, request: PromptRequest) -> bool:
+        """Whether the LLM player's system prompt also says the env's command forms are accepted (not in a
+        paper layout that shows none)."""
+        return True
+
     def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
         """The action a model's reply makes; ``Invalid`` when there is none. Default: the env's forms."""
         from lateralgym.envs._actions import parse_action
@@ -427,9 +497,10 @@ class Benchmark(Generic[ItemT, OutcomeT]):
         """How a reply still unparsable after the re-asks is read (``None``: an invalid move)."""
         return None
 
-    def aux_prompt(self, run_dir: Path, *, puzzles: int, variant: str) -> str:
+    def aux_prompt(self, run_dir: Path, *, puzzles: int, variant: str, seed: int | None = None) -> str:
         """An auxiliary prompt for an LLM player of another run, built from a run of this benchmark
-        (the player spec's ``aux=RUN_DIR``: elicitation); default: this benchmark gives none.
+        (the player spec's ``aux=RUN_DIR``: elicitation): ``puzzles`` of its items, drawn at random with
+        ``seed`` (None: its first ones); default: this benchmark gives none.
 
         Raises:
             ConfigError: the run gives no auxiliary prompt.

@@ -189,8 +189,9 @@ def _owner_of_format(path: Path, name: str) -> str:
 
 def _detect(path: Path, benchmark: str | None) -> str:
     known = formats(benchmark)
-    for fmt in known.values():
-        if fmt.binary and fmt.sniff(path, None):
+    binary = [f for f in known.values() if f.binary]
+    for fmt in [*(f for f in binary if not f.fallback), *(f for f in binary if f.fallback)]:
+        if fmt.sniff(path, None):
             return fmt.name
     if zipfile.is_zipfile(path):  # a zip no binary format claims (an .xlsx is a zip too): an archive
         raise _archive_error(path)

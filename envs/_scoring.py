@@ -32,6 +32,9 @@ class Scored:
     headline: dict[str, float] = field(default_factory=dict)
     breakdowns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     exploration: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """What a reader of these numbers must know (a paper's average over a subset that lacks a part):
+    one line each, printed with the metrics and written into the report and ``summary.json``."""
 
 
 def pct(num: float, den: float) -> float | None:

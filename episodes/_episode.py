@@ -60,6 +60,7 @@ async def run_episode(
             observation=observation(obs["text"], run_dir),
             meta=meta,
             prompt=agent.prompt_messages(),
+            first_message=agent.first_message(str(obs["text"])),
         )
     )
     total, error = 0.0, None

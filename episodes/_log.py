@@ -136,6 +136,9 @@ class EpisodeStart(_Record):
     """The chat messages the player was given before ``observation`` (an LLM player's system prompt
     and worked examples, ``{"role", "content"}``), so its whole chat can be rebuilt from the log;
     absent for players that read no prompt, and in logs written before it was recorded."""
+    first_message: str | None = None
+    """The player's first user message when it is not ``observation`` as written (a paper layout that
+    puts worked examples inside it); absent otherwise, and in older logs."""
 
     @field_validator("player", "judge")
     @classmethod

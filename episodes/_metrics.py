@@ -97,6 +97,8 @@ class RunMetrics(BaseModel):
     """Tables by name (``by_gold_level``, ``by_kind``, ``by_band``, ...): one dict per row."""
     exploration: dict[str, float] = Field(default_factory=dict)
     """Interactive modes: questions asked, answer-label shares, repeats, coverage, turns before commit."""
+    warnings: list[str] = Field(default_factory=list)
+    """The benchmark's warnings about these numbers (a paper average over a subset missing a part)."""
 
 
 class MetricsAccumulator:
@@ -178,6 +180,7 @@ class MetricsAccumulator:
             headline=scored.headline,
             breakdowns=scored.breakdowns,
             exploration=scored.exploration,
+            warnings=list(scored.warnings),
         )
 
 

@@ -105,6 +105,8 @@ def print_metrics(metrics: RunMetrics, console: Console | None = None) -> None:
     warning = duplicates_warning(metrics)
     if warning is not None:
         console.print(warning, style="bold yellow", markup=False)
+    for note in metrics.warnings:
+        console.print(f"warning: {note}", style="bold yellow", markup=False)
     for table in render_metrics(metrics):
         console.print(table)
 
@@ -164,6 +166,7 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None, usage: dict[s
         markdown_table(["", ""], [(k, v) for k, v in about if v != ""]),
         *(f"**{warning}.**" for warning in [partial_warning(run, metrics)] if warning),
         *(f"**{warning}.**" for warning in [duplicates_warning(metrics)] if warning),
+        *(f"**warning: {note}**" for note in metrics.warnings),
         _NOTE,
         "## Headline",
         markdown_table(["metric", "value"], metrics.headline.items()),

@@ -228,7 +228,7 @@ def rollouts_from_log(run_dir: str | Path) -> Iterator[Rollout]:
 
 def _rollout(run_dir: Path, start: EpisodeStart, lines: Sequence[StepLine], end: EpisodeEnd) -> Rollout:
     opening, source = _opening(start)
-    first = observation_text(start.observation, run_dir)
+    first = start.first_message or observation_text(start.observation, run_dir)
     messages: list[Message] = [*opening, {"role": "user", "content": first}]
     turns: list[RolloutTurn] = []
     for n, line in enumerate(lines):

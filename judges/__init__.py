@@ -4,9 +4,10 @@ A benchmark's judges live in its folder: its offline judges (``Benchmark.offline
 ``make_judge``: exact match, reference answers, ...), its LLM judge (``Benchmark.llm_judge``,
 imported only when a config asks for one) and a person judging in the terminal
 (``Benchmark.human_judge``). ``make_judge(spec, benchmark=...)`` builds the one a spec names.
-``LabelAsker`` and ``JUDGE_OPTIONS`` are the shared machinery of LLM judges: a reply in a fixed
-vocabulary, re-asked when unclear, majority over samples. The LLM parts import the openai SDK, so
-the SDK loads on the first request.
+``evaluate_judge`` measures any judge against people's labels (a benchmark's ``judgement_formats``;
+``lateralgym judges eval``). ``LabelAsker`` and ``JUDGE_OPTIONS`` are the shared machinery of LLM
+judges: a reply in a fixed vocabulary, re-asked when unclear, majority over samples. The LLM parts
+import the openai SDK, so the SDK loads on the first request.
 """
 
 from lateralgym.envs import QA, Judge, JudgeReply
@@ -23,11 +24,20 @@ from lateralgym.judges._asker import (
     majority,
     quoted,
 )
+from lateralgym.judges._evaluation import (
+    GroupAccuracy,
+    JudgeEvaluation,
+    evaluate_judge,
+    evaluate_judge_async,
+    score_labels,
+)
 from lateralgym.judges._factory import HUMAN, check_judge_spec, llm_judge_for, make_judge, offline_judges
 
 __all__ = [
     "ANSWER_REASK",
     "HUMAN",
+    "GroupAccuracy",
+    "JudgeEvaluation",
     "JUDGE_OPTIONS",
     "MAX_HISTORY",
     "MAX_QUESTION_CHARS",
@@ -36,6 +46,8 @@ __all__ = [
     "QA",
     "Judge",
     "JudgeReply",
+    "evaluate_judge",
+    "evaluate_judge_async",
     "llm_judge_for",
     "make_judge",
     "normalise_answer",
@@ -45,4 +57,5 @@ __all__ = [
     "majority",
     "offline_judges",
     "quoted",
+    "score_labels",
 ]

@@ -16,7 +16,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("lateralgym", "envs", "agents", "judges", "episodes", "integrations", "databuild")
-BENCHMARK_NAMES = re.compile(r"splat|brainteaser|creativ|riddle", re.IGNORECASE)
+BENCHMARK_NAMES = re.compile(
+    r"splat|brainteaser|creativ|riddle|arbench|ar-bench|macgyver|lateval|turtle", re.IGNORECASE
+)
 
 
 def package_files(suffixes: tuple[str, ...] = (".py",)) -> list[Path]:

@@ -6,7 +6,12 @@ is here: ``MultipleChoiceBenchmark`` and ``MultipleChoiceItem``. See ``docs/addi
 for registering your own.
 """
 
+# isort: off
+# The first four register in the order they always have; the newer ones after them.
 from lateralgym.envs.benchmarks import brainteaser, creativity, riddlesense, splat
+from lateralgym.envs.benchmarks import arbench, macgyver
+
+# isort: on
 from lateralgym.envs.benchmarks._mcq import (
     ChoiceOutcome,
     ChoiceScene,
@@ -17,6 +22,7 @@ from lateralgym.envs.benchmarks._mcq import (
 )
 
 __all__ = [
+    "arbench",
     "ChoiceOutcome",
     "ChoiceScene",
     "ExactChoiceJudge",
@@ -25,6 +31,7 @@ __all__ = [
     "brainteaser",
     "creativity",
     "grade_choice",
+    "macgyver",
     "riddlesense",
     "splat",
 ]

@@ -96,6 +96,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="allow the config's 'hints: free' (the judge's own words reach the player after a leak filter that "
         "no encoding of the answer is sure to fail; 'hints: template' is safe)",
     )
+    run.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set one of the benchmark's own options (the config's options: block), e.g. --option "
+        "scoring=strict; repeat for several (values read as YAML: true, 0.5, text)",
+    )
     run.add_argument("--out", default="runs", metavar="DIR", help="where run directories go (default ./runs)")
     run.add_argument(
         "--resume",
@@ -151,7 +159,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "spec",
     )
     run.add_argument(
-        "--aux-puzzles", type=int, metavar="M", help="with --aux: how many of that run's items (default 3)"
+        "--aux-puzzles", type=int, metavar="M", help="with --aux: how many of that run's items (default 1)"
+    )
+    run.add_argument(
+        "--aux-seed",
+        metavar="N",
+        help="with --aux: the seed the M items are drawn at random with (default 0), or 'first' for the run's first M",
     )
     run.add_argument(
         "--aux-variant",
@@ -188,14 +201,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.resume is None and args.config is None:
         raise LateralGymError("give a config to run (see 'lateralgym configs') or --resume RUN_DIR")
-    if args.aux is None and (args.aux_puzzles is not None or args.aux_variant is not None):
-        raise LateralGymError("--aux-puzzles and --aux-variant go with --aux RUN_DIR")
+    if args.aux is None and (args.aux_puzzles is not None or args.aux_variant is not None or args.aux_seed is not None):
+        raise LateralGymError("--aux-puzzles, --aux-variant and --aux-seed go with --aux RUN_DIR")
     if args.resume is not None and args.aux is not None:
         raise LateralGymError("--resume keeps the run's own player and its aux prompt; drop --aux")
     if args.resume is not None and args.imports:
         raise LateralGymError("--resume imports what the run's config records; drop --import")
     if args.format is not None and args.data is None:
         raise LateralGymError("--format names the format of a --data file; give --data too")
+    if args.resume is not None and args.option:
+        raise LateralGymError("--resume keeps the run's own options; drop --option")
     if args.resume is not None and args.dry_run:
         raise LateralGymError("--dry-run estimates a new run; drop --resume (or --dry-run)")
     imports = load_imports(args.imports)  # before the config (and --aux's player) is looked up
@@ -233,6 +248,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
             args.aux,
             puzzles=args.aux_puzzles,
             variant=args.aux_variant,
+            seed=_aux_seed(args.aux_seed),
         )
     return RunOptions(
         player=player,
@@ -275,7 +291,34 @@ def _config(args: argparse.Namespace, imports: tuple[str, ...]) -> EpisodeConfig
         updates["unsafe_free_hints"] = True
     if updates:
         config = EpisodeConfig.from_dict({**config.model_dump(), **updates}, source="command line")
+    if args.option:
+        config = config.with_options(**_option_values(args.option))
     return config
+
+
+def _aux_seed(value: str | None) -> int | str | None:
+    """``--aux-seed``: a whole number, ``first``, or None when not given."""
+    if value is None or value == "first":
+        return value
+    if not value.strip().isdigit():
+        raise LateralGymError(f"--aux-seed takes a whole number or 'first', got {value!r}")
+    return int(value)
+
+
+def _option_values(pairs: list[str]) -> dict[str, object]:
+    """``--option NAME=VALUE`` flags as a mapping, each value read as a YAML scalar."""
+    import yaml
+
+    values: dict[str, object] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise LateralGymError(f"--option {pair!r}: write NAME=VALUE, e.g. --option scoring=strict")
+        try:
+            values[name.strip()] = yaml.safe_load(text) if text.strip() else ""
+        except yaml.YAMLError:
+            values[name.strip()] = text
+    return values
 
 
 def _print_result(result: RunResult) -> None:

@@ -37,7 +37,7 @@ RESUMES = "the last finished step is checkpointed: add --resume to continue (sam
 """What ``lateralgym`` says when Ctrl-C stops ``train grpo`` (``on_interrupt``)."""
 
 EXAMPLES = """\
-examples:
+examples (CONFIG is any shipped config, see lateralgym configs, or a YAML file):
   lateralgym train grpo --config CONFIG --model local/smollm2 --steps 40 --out runs/grpo
   lateralgym train grpo --config CONFIG --model local/smollm2 --steps 80 --out runs/grpo --resume
   lateralgym train grpo --config my-config.yaml --model path/to/Qwen2.5-0.5B-Instruct --steps 20 --num-generations 4

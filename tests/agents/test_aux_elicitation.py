@@ -127,12 +127,14 @@ def test_aux_reaches_the_player_prompt_and_nothing_hidden_does(
             "2",
             "--aux-variant",
             variant,
+            "--aux-seed",
+            "first",
         ],
         tmp_path,
     )
     bodies = [r.body for r in server.requests if r.path.endswith("/chat/completions")]
     assert bodies
-    expected = aux_prompt(splat_run, puzzles=2, variant=variant)
+    expected = aux_prompt(splat_run, puzzles=2, variant=variant)  # --aux-seed first: the run's first two
     for body in bodies:
         system = body["messages"][0]
         assert system["role"] == "system" and system["content"].rstrip().endswith(expected)
@@ -144,6 +146,7 @@ def test_aux_reaches_the_player_prompt_and_nothing_hidden_does(
     manifest = json.loads((run_dir / "manifest.json").read_text())
     spec = unquote(manifest["options"]["player"])
     assert f"aux={splat_run.resolve()}" in spec and "aux_puzzles=2" in spec and f"aux_variant={variant}" in spec
+    assert "aux_seed=first" in spec
 
 
 def test_aux_errors_are_one_line_and_say_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -153,3 +156,17 @@ def test_aux_errors_are_one_line_and_say_what_to_do(tmp_path: Path, capsys: pyte
     assert "not a model spec" in capsys.readouterr().err
     assert main(["run", "brainteaser", "--aux-variant", "data"]) == 2
     assert "--aux RUN_DIR" in capsys.readouterr().err
+
+
+def test_the_paper_default_is_one_puzzle_drawn_at_random_with_a_seed(splat_run: Path) -> None:
+    # SPLAT §5.3 shows one puzzle chosen at random: m = 1, drawn with the seed (0 by default)
+    from lateralgym.agents import aux_prompt as player_aux
+
+    first = aux_pairs(splat_run, 3)
+    draws = {seed: aux_pairs(splat_run, 1, seed=seed) for seed in range(8)}
+    assert all(len(d) == 1 and d[0] in first for d in draws.values())
+    assert len({d[0]["item_id"] for d in draws.values()}) > 1  # seeds draw different puzzles
+    assert aux_pairs(splat_run, 1, seed=5) == draws[5]  # and the same seed the same one
+    assert aux_pairs(splat_run, 2, seed=1) == sorted(aux_pairs(splat_run, 2, seed=1), key=first.index)  # run order
+    assert player_aux(splat_run) == aux_prompt(splat_run, puzzles=1, seed=0)
+    assert player_aux(splat_run, seed="first") == aux_prompt(splat_run, puzzles=1)

@@ -26,6 +26,10 @@ from lateralgym.episodes._log import LLMBlock
 MODEL = "openai/test-model"
 _clients: list[LLMClient] = []
 
+OUR_LAYOUT = EpisodeConfig.named("brainteaser").with_options(layout="lateralgym")
+"""BrainTeaser with LateralGym's own prompt layout, which these tests pin (the paper's, the config's
+default, is pinned in tests/envs/test_brainteaser_paper_layout.py)."""
+
 
 @pytest.fixture(autouse=True)
 def fake_key(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
@@ -223,7 +227,7 @@ def test_brainteaser_zero_shot(
     llm_server: ScriptedLLMServer, tmp_path: Path, item_id: str, reply: str, correct: bool
 ) -> None:
     llm_server.enqueue(reply)
-    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    env = lateralgym.make(OUR_LAYOUT, items=list(PUZZLES))
     episode = play(env, make_player(llm_server, tmp_path), item_id)
     assert episode.outcome["correct"] is correct
     assert episode.outcome["committed"] is True
@@ -238,7 +242,7 @@ def test_brainteaser_few_shot_shows_worked_examples(
     llm_server: ScriptedLLMServer, tmp_path: Path, reasoning: str
 ) -> None:
     llm_server.enqueue("Answer: B")
-    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    env = lateralgym.make(OUR_LAYOUT, items=list(PUZZLES))
     episode = play(env, make_player(llm_server, tmp_path, few_shot=True, reasoning=reasoning), "SP-1_SR")
     assert episode.outcome["correct"] is True
 
@@ -263,7 +267,7 @@ def test_few_shot_does_not_change_other_benchmarks(llm_server: ScriptedLLMServer
 
 def test_garbage_reply_becomes_an_invalid_action(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
     llm_server.enqueue("I like turtles.")
-    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    env = lateralgym.make(OUR_LAYOUT, items=list(PUZZLES))
     episode = play(env, make_player(llm_server, tmp_path), "SP-1")
 
     action = episode.actions[0]
@@ -282,7 +286,7 @@ def test_a_reply_without_text_is_retried_not_charged_as_a_turn(
     llm_server: ScriptedLLMServer, tmp_path: Path, fault: Fault
 ) -> None:
     llm_server.enqueue(fault, "Answer: (A)")
-    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    env = lateralgym.make(OUR_LAYOUT, items=list(PUZZLES))
     episode = play(env, make_player(llm_server, tmp_path), "SP-1")
 
     assert not isinstance(episode.actions[0], Invalid) and episode.outcome["invalid_actions"] == 0
@@ -329,7 +333,7 @@ def test_splat_questions_then_answer(llm_server: ScriptedLLMServer, tmp_path: Pa
 
 def test_sampling_parameters_reach_the_server(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
     llm_server.enqueue("(B)", "(B)")
-    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    env = lateralgym.make(OUR_LAYOUT, items=list(PUZZLES))
     play(env, make_player(llm_server, tmp_path / "a", temperature=0.3, max_tokens=64, seed=7), "SP-1_SR")
     play(env, make_player(llm_server, tmp_path / "b"), "SP-1_SR")
     tuned, plain = chat_bodies(llm_server)
@@ -372,7 +376,7 @@ def test_api_error_after_retries_raises_and_is_recorded(
     llm_server: ScriptedLLMServer, tmp_path: Path, sync: bool
 ) -> None:
     llm_server.enqueue(Fault.status(500), Fault.status(500), Fault.status(500))
-    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    env = lateralgym.make(OUR_LAYOUT, items=list(PUZZLES))
     player = make_player(llm_server, tmp_path, max_retries=1)
     obs, info = env.reset(options={"item_id": "SP-1"})
     player.reset(obs, info)
@@ -408,7 +412,7 @@ def test_client_returning_errors_as_values_still_raises(llm_server: ScriptedLLMS
     client = LLMClient(MODEL, base_url=llm_server.base_url, cache_dir=tmp_path, raise_on_error=False, max_retries=0)
     _clients.append(client)
     player = LLMPlayer(client)
-    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    env = lateralgym.make(OUR_LAYOUT, items=list(PUZZLES))
     obs, info = env.reset(options={"item_id": "SP-1"})
     player.reset(obs, info)
     with pytest.raises(LLMCallError):
@@ -422,7 +426,7 @@ def test_client_returning_errors_as_values_still_raises(llm_server: ScriptedLLMS
 def test_the_player_record_is_the_step_log_llm_block(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
     assert LLMBlock is ModelCall  # one record of a model call, from the client to the log
     llm_server.enqueue("(B)")
-    episode = play(lateralgym.make("brainteaser", items=list(PUZZLES)), make_player(llm_server, tmp_path), "SP-1_SR")
+    episode = play(lateralgym.make(OUR_LAYOUT, items=list(PUZZLES)), make_player(llm_server, tmp_path), "SP-1_SR")
     dumped = episode.records[0].model_dump(mode="json")
     assert LLMBlock.model_validate(dumped).model_dump(mode="json") == dumped
     assert (dumped["role"], dumped["parsed_action"], dumped["text"]) == (
@@ -446,7 +450,7 @@ def test_player_from_spec_string(llm_server: ScriptedLLMServer, tmp_path: Path) 
         {"reasoning": "cot", "few_shot": "true"},
     )
     llm_server.enqueue("The pilot never leaves the ground in a simulator.\nAnswer: B")
-    episode = play(lateralgym.make("brainteaser", items=list(PUZZLES)), player, "SP-1_SR")
+    episode = play(lateralgym.make(OUR_LAYOUT, items=list(PUZZLES)), player, "SP-1_SR")
     assert episode.outcome["correct"] is True
     (body,) = chat_bodies(llm_server)
     assert (body["temperature"], body["seed"], body["max_tokens"]) == (0, 3, 32)
@@ -531,7 +535,7 @@ def test_repeats_are_distinct_requests_and_reruns_replay(
         if not litellm_available():
             pytest.skip("litellm is not installed")
     llm_server.responder = lambda body: "Answer: B"
-    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    env = lateralgym.make(OUR_LAYOUT, items=list(PUZZLES))
 
     def run() -> list[ModelCall]:
         factory = player_factory(spec, base_url=llm_server.base_url, cache_dir=tmp_path / "cache")
@@ -589,7 +593,7 @@ def test_a_new_episode_without_reset_starts_a_fresh_chat(llm_server: ScriptedLLM
 
 def test_an_item_change_starts_a_fresh_chat(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
     llm_server.enqueue("(A)", "(B)")
-    env = lateralgym.make("brainteaser", items=list(PUZZLES))
+    env = lateralgym.make(OUR_LAYOUT, items=list(PUZZLES))
     player = make_player(llm_server, tmp_path)
     obs, info = env.reset(options={"item_id": "SP-1"})
     player.reset(obs, info)

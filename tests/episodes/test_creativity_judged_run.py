@@ -1,6 +1,8 @@
 """A CreativityBench run with an LLM player and an LLM judge over the loopback server: summary.json,
 the report (Table 3, Tables 5-6, Figure 11) and the viewer carry the judged metrics, equal to
-values computed by hand from the scripted judge replies below.
+values computed by hand from the scripted judge replies below. These are LateralGym's own instruments
+(``judging: lateralgym``: a 1-5 comparison and nine failure codes in one call); the paper's are in
+``test_creativity_paper_judging.py``.
 
 Six copies of PAINT_TASK ("case 1" ... "case 6" in the task text). The player answers:
 
@@ -32,6 +34,7 @@ import pytest
 from _items import PAINT_TASK
 from llm_server import ScriptedLLMServer
 
+from lateralgym.envs import EpisodeConfig
 from lateralgym.envs.benchmarks.creativity import CreativityTask
 from lateralgym.episodes import run, write_report, write_viewer
 
@@ -89,7 +92,7 @@ def judged_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, list[dict
     server = ScriptedLLMServer(responder=respond).start()
     try:
         result = run(
-            "creativity-static",
+            EpisodeConfig.named("creativity-static").with_options(judging="lateralgym"),
             player="openai/player",
             judge="openai/judge",
             items=list[CreativityTask](TASKS),

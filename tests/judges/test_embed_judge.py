@@ -69,7 +69,8 @@ from collections import defaultdict
 from lateralgym.envs import load_sample_items
 from lateralgym.envs._actions import Commit
 from lateralgym.envs._judging import QA
-from lateralgym.judges import agreement_report, load_human_labels, make_judge, records_from_history
+from lateralgym.envs.benchmarks.splat import agreement_report, load_human_labels, records_from_history
+from lateralgym.judges import make_judge
 people = load_human_labels({labels!r})
 puzzles = {{p.id: p for p in load_sample_items("splat")}}
 rows = list(csv.DictReader(open({labels!r}, encoding="utf-8")))

@@ -592,7 +592,9 @@ def test_wrong_answer_comparison_scores_and_failure_attribution(llm_server: Scri
     judgement = assessment(reply)
     # environment NA (the model judged no set-up needed); use 1 -> 3, recipient 0 -> 1, grounding 0 -> 1,
     # feasibility 1 -> 3: mean 8/4; the primary category is dropped from the contributing ones
-    assert judgement.model_dump(exclude={"comment"}) == {
+    paper_fields = {"comparison_level", "comparison_reason", "attribution_sampled", "failure_category"}
+    assert judgement.protocol == "lateralgym" and not judgement.contributing_categories  # grade(): ours
+    assert judgement.model_dump(exclude={"comment", "protocol", "contributing_categories", *paper_fields}) == {
         "kind": "wrong",
         "judged": True,
         "scores": {

@@ -27,20 +27,36 @@ Terminated on a valid commit, or when the single turn (``max_turns`` 1, the defa
 on an invalid one; truncated after ``max_turns`` turns when more are allowed.
 
 ## LLM players
-Zero-shot: the question and lettered options, one letter back (``Answer: B``), as the paper's
-``(A) ... Answer:`` prompt. Few-shot (``few_shot=N``): ``N`` of the shipped worked examples, or,
-with ``demos=PATH`` to the official ``demonstration.npy``, ``N`` in 2, 4, 6, 8 of its puzzles,
-half sentence and half word puzzles, chosen as the paper's notebooks choose them.
+``options.layout: paper`` (the default; ``_layout.py``): the official notebook's prompt, in our
+words: one user message with the instruction, ``Question:``, ``Choice:``, ``(A) <text>`` lines and
+``Answer:``; few-shot demonstrations inside that message, each answered ``Answer:(B) <option
+text>``; a reply read as the notebook reads it (the first bracketed letter), else by our tolerant
+parser. ``layout: lateralgym``: ``QUESTION:`` / ``CHOICES:`` with ``A. <text>`` lines, the task in
+the system prompt, one letter back (``Answer: B``), worked examples as chat turns. Few-shot
+(``few_shot=N``): ``N`` of the shipped worked examples, or, with ``demos=PATH`` to the official
+``demonstration.npy``, ``N`` in 2, 4, 6, 8 of its puzzles, half sentence and half word puzzles,
+chosen as the paper's notebooks choose them.
 
 ## Runs
 ``--limit N`` plays the first ``N`` puzzles and every other member of their groups, so each
 played group has all its variants and group accuracy stays defined.
 
+## Metrics
+Instance accuracy per variant and group accuracy (ori&sem, ori&sem&con), as the paper's
+``Prompting/utils.py`` computes them over complete groups. Under ``--repeats R`` every figure has a
+best-of-R and a mean-of-R: group accuracy's mean-of-R is the mean over the R repeats of the group
+accuracy of that repeat's answers, so the paper's random baseline ("average of 3 seeds") is one
+command: ``lateralgym run brainteaser --player random --repeats 3`` (each repeat's episodes draw
+from their own seeds).
+
 ## Arguments
 ``config``, ``items`` (``MCQPuzzle`` list; default the sample data), ``judge`` (default ``exact``),
-``render_mode``.
+``render_mode``. Options (``BrainTeaserOptions``): ``layout`` (``paper`` or ``lateralgym``).
 
 ## Version History
+* v1 additions: ``options.layout`` (default ``paper``, the official notebook's layout: the observation
+  is now ``Question: ... Choice: (A) ... Answer:``; ``lateralgym`` keeps the earlier one); group
+  accuracy's mean-of-R.
 * v1: an option named by its own text is that option, exactly (v0 took the first near match: the
   official WP-4_CR and WP-104_CR graded right answers wrong); an option reading exactly as the
   intended one is correct; a typed outcome; Unicode observation text (v0 replaced ``π`` by ``?``).
@@ -52,11 +68,12 @@ from __future__ import annotations
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from lateralgym.envs._actions import Action, Commit
 from lateralgym.envs._benchmark import DatasetFormat, PromptRequest, StatBlock, register_benchmark
 from lateralgym.envs._engine import LateralEnv
 from lateralgym.envs._errors import ConfigError
@@ -64,6 +81,14 @@ from lateralgym.envs._scoring import Scored, ScoredEpisode, Scorer, mean, put, s
 from lateralgym.envs.benchmarks._mcq import ChoiceOutcome, ChoiceScene, MultipleChoiceBenchmark, MultipleChoiceItem
 from lateralgym.envs.benchmarks._mcq_reply import LETTERS
 from lateralgym.envs.benchmarks.brainteaser import _figures
+from lateralgym.envs.benchmarks.brainteaser._layout import (
+    PAPER_SYSTEM,
+    BrainTeaserOptions,
+    Layout,
+    first_bracketed_letter,
+    paper_block,
+    paper_message,
+)
 from lateralgym.envs.benchmarks.brainteaser._loaders import load_brainteaser, load_brainteaser_demonstrations
 from lateralgym.envs.benchmarks.brainteaser._schema import NONE_OF_ABOVE, MCQPuzzle, PuzzleKind, PuzzleVariant
 from lateralgym.envs.benchmarks.brainteaser._stats import puzzle_stats
@@ -76,9 +101,11 @@ __all__ = [
     "NONE_OF_ABOVE",
     "BrainTeaser",
     "BrainTeaserEnv",
+    "BrainTeaserOptions",
     "BrainTeaserOutcome",
     "BrainTeaserScene",
     "BrainTeaserScorer",
+    "Layout",
     "MCQPuzzle",
     "PuzzleKind",
     "PuzzleVariant",
@@ -110,6 +137,16 @@ class BrainTeaserScene(ChoiceScene):
     """The rules of one BrainTeaser puzzle."""
 
     outcome_type = BrainTeaserOutcome
+
+    def brief(self) -> str:
+        """The paper's layout (one message ending ``Answer:``), or ours (``ChoiceScene.brief``)."""
+        if self.config.options_as(BrainTeaserOptions).layout == "paper":
+            return paper_message(self.item.question, self.item.choices)
+        return super().brief()
+
+    def public(self) -> dict[str, Any]:
+        """The question, its choices and the prompt layout the config chose."""
+        return {**super().public(), "layout": self.config.options_as(BrainTeaserOptions).layout}
 
     def extra_outcome(self) -> dict[str, Any]:
         item = self.item
@@ -204,6 +241,20 @@ def demonstration_messages(path: str, shots: int | None = None) -> list[dict[str
         ConfigError: ``shots`` is odd or more than the file holds.
         DatasetError: the file is not a demonstration file.
     """
+    chosen = _chosen_demonstrations(path, shots)
+    messages: list[dict[str, str]] = []
+    for demo in chosen:
+        messages.append({"role": "user", "content": _puzzle_text(demo.question, demo.choices)})
+        messages.append({"role": "assistant", "content": f"Answer: {LETTERS[demo.label]}"})
+    return messages
+
+
+def _chosen_demonstrations(path: str, shots: int | None) -> list[MultipleChoiceItem]:
+    """The demonstrations the paper's notebooks choose: the first ``shots / 2`` of each half of the file.
+
+    Raises:
+        ConfigError: ``shots`` is odd or more than the file holds.
+    """
     demos = _demonstrations(path)
     count = len(demos) if shots is None else shots
     half = len(demos) // 2
@@ -212,12 +263,28 @@ def demonstration_messages(path: str, shots: int | None = None) -> list[dict[str
             f"few_shot={count}: {path} holds {len(demos)} demonstrations, half sentence and half word "
             f"puzzles; ask for an even number up to {2 * half} (the paper uses {', '.join(map(str, PAPER_SHOTS))})"
         )
-    chosen = [*demos[: count // 2], *demos[half : half + count // 2]]
-    messages: list[dict[str, str]] = []
-    for demo in chosen:
-        messages.append({"role": "user", "content": _puzzle_text(demo.question, demo.choices)})
-        messages.append({"role": "assistant", "content": f"Answer: {LETTERS[demo.label]}"})
-    return messages
+    return [*demos[: count // 2], *demos[half : half + count // 2]]
+
+
+def paper_demonstrations(request: PromptRequest) -> list[str]:
+    """The few-shot blocks of the paper's layout (``Answer:(B) <option text>``): the official
+    demonstrations when a file is given, else the shipped worked examples.
+
+    Raises:
+        ConfigError: a count the file or the shipped examples cannot give.
+    """
+    if not request.few_shot:
+        return []
+    if request.demonstrations is not None:
+        chosen = _chosen_demonstrations(request.demonstrations, request.shots)
+        return [paper_block(d.question, d.choices, d.label) for d in chosen]
+    count = len(BRAINTEASER_EXAMPLES) if request.shots is None else request.shots
+    if not 0 < count <= len(BRAINTEASER_EXAMPLES):
+        raise ConfigError(
+            f"few_shot={count}: BrainTeaser ships {len(BRAINTEASER_EXAMPLES)} worked examples; give the "
+            f"official demonstration file (demos=PATH/demonstration.npy) for {', '.join(map(str, PAPER_SHOTS))}"
+        )
+    return [paper_block(e["question"], e["choices"], e["answer"]) for e in BRAINTEASER_EXAMPLES[:count]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +343,14 @@ class BrainTeaserScorer(Scorer[bool, PuzzleInfo]):
             metric = f"group_{name}_acc" + (f"_best_of_{repeats}" if repeats > 1 else "")
             if complete:
                 row[metric] = 100.0 * solved / len(complete)
+            if complete and repeats > 1:
+                # Mean of R: each repeat's group accuracy (its own answers to every member), averaged; the
+                # paper's random baseline is this over three seeds.
+                per_repeat = [
+                    sum(all(self.items[i].get(r, False) for v in needed for i in g[v]) for g in complete)
+                    for r in range(repeats)
+                ]
+                row[f"group_{name}_acc_mean_of_{repeats}"] = 100.0 * sum(per_repeat) / (len(complete) * repeats)
         return row
 
     def _best(self, item_id: str) -> bool:
@@ -321,6 +396,7 @@ class BrainTeaser(MultipleChoiceBenchmark):
     )
     jsonl_keys = frozenset({"choices", "group_id"})
     headline = ("overall_acc",)
+    options_type = BrainTeaserOptions
     intro = """\
 You will be given a brain teaser: a short puzzle that seems to have an obvious answer but is \
 built to trip up ordinary common-sense reasoning, together with lettered options. Exactly one \
@@ -348,10 +424,35 @@ letters and words.
     def dataset_stats(self, records: Sequence[Any]) -> StatBlock:
         return puzzle_stats(records)
 
+    def system_prompt(self, request: PromptRequest) -> str:
+        """The paper layout's generic assistant line, or our task description."""
+        return PAPER_SYSTEM if request.layout == "paper" else super().system_prompt(request)
+
+    def shows_env_forms(self, request: PromptRequest) -> bool:
+        return request.layout != "paper"
+
+    def first_message(self, request: PromptRequest, observation: str) -> str:
+        """Under the paper layout, the few-shot demonstrations go inside the one message, before the puzzle."""
+        if request.layout != "paper" or not request.few_shot:
+            return observation
+        instruction, separator, puzzle = observation.partition("\n \n")
+        blocks = paper_demonstrations(request)
+        return f"{instruction}{separator}" + "\n\n".join([*blocks, puzzle]) if separator else observation
+
+    def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
+        """Under the paper layout, the first bracketed letter (as the notebook reads it), else our parser."""
+        public = info.get("public") or {}
+        if public.get("layout") == "paper":
+            choice = first_bracketed_letter(text, len(public.get("choices", ())))
+            if choice is not None:
+                return Commit(choice=choice)
+        return super().parse_reply(text, info, reasoning)
+
     def worked_examples(self, request: PromptRequest) -> list[dict[str, str]]:
-        """Few-shot turns: the official demonstrations when a file is given (``few_shot=N`` of them,
-        ``N`` in 2, 4, 6, 8 as in the paper), else the shipped worked examples."""
-        if not request.few_shot:
+        """Few-shot turns (our layout): the official demonstrations when a file is given (``few_shot=N`` of
+        them, ``N`` in 2, 4, 6, 8 as in the paper), else the shipped worked examples. The paper layout puts
+        them inside the first message instead (``first_message``)."""
+        if not request.few_shot or request.layout == "paper":
             return []
         if request.demonstrations is not None:
             return demonstration_messages(request.demonstrations, request.shots)

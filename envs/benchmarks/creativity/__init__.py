@@ -27,7 +27,8 @@ task, the first-person environment text and one shuffled list of the entities an
 scene items, any of which can be inspected; every reply ends with the turns remaining; no yes/no
 questions. ``explore``: the task, the entity names and the scene items; entities can be
 inspected and yes/no questions asked. Entities appear in an order drawn per episode from the
-reset seed (``options.shuffle_entities``).
+reset seed (``options.entity_order``: ``shuffled``; ``official`` lists the gold first as the
+official static and CoT prompts show a release; ``file`` keeps the dataset's order).
 
 ## Rewards
 ``rewards.correct`` when entity and part are the gold ones, ``rewards.entity_only`` (its own) when only
@@ -45,8 +46,11 @@ truncated after ``max_turns`` turns (interactive: 15, explore: 20).
 ``lateralgym.envs.write_jsonl``, holds each entity once as an ``{"entity": {...}}`` line and tasks
 listing entity ids; another env's ``items`` is shared without work per task), ``judge`` (default
 from ``config.judge``), ``render_mode`` (``"ansi"``). Options (``CreativityOptions``, the config's
-``options:`` block): ``scoring`` (``paper`` or ``strict``), ``shuffle_entities``, ``max_entities``,
-``max_parts``; its own rewards ``entity_only`` and ``gold_inspection``.
+``options:`` block): ``scoring`` (``official``, ``paper`` or ``strict``; every answer is graded
+under all three and the metrics report the others beside the run's own), ``entity_order``
+(``shuffled``, ``official``, ``file``; ``shuffle_entities: false`` is ``file``), ``judging``
+(``paper`` or ``lateralgym``: what an LLM judge measures) and ``attribution_fraction``,
+``max_entities``, ``max_parts``; its own rewards ``entity_only`` and ``gold_inspection``.
 
 ## Also in this folder
 The data model (knowledge base and task), the release reader (``creativitybench`` format), the
@@ -56,6 +60,13 @@ REINFORCE, MaskablePPO), the data pipelines that build a KB and tasks with an LL
 and their commands (``kb``, ``tasks``, ``train ppo``), the report's figures and ``data stats`` counts.
 
 ## Version History
+* Additions within v1 / v2 (observations, rewards and the default ``paper`` correctness unchanged):
+  ``scoring: official`` (the official rule, quirks
+  included) beside ``paper`` and ``strict``, each answer graded under all three; ``entity_order``;
+  ``judging: paper`` (the default) asks the gold comparison on the paper's 0/1/2 scale and
+  categorises failures in a call of its own on a 10 % sample, ``judging: lateralgym`` keeps the
+  earlier instruments. With ``scoring: official`` a commit naming only an entity or only a part is
+  graded (the official judge grades it) instead of refused.
 * Interactive v2: the paper's interactive protocol (15 turns, environment text, entities and
   interactable items inspectable, a countdown ending every reply, no ``ask``); v1's protocol
   lives on as ``lateralgym/Creativity-Explore-v1`` (config ``creativity-explore``, mode ``explore``).
@@ -85,10 +96,12 @@ from lateralgym.envs.benchmarks.creativity import _figures, _player
 from lateralgym.envs.benchmarks.creativity._judged import (
     CONDITION_CRITERIA,
     FAILURE_CATEGORIES,
+    PAPER_FAILURES,
     RUBRIC_CRITERIA,
     WRONG_CRITERIA,
     CreativityJudgement,
     FailureCode,
+    PaperFailure,
     judged_tables,
     rescale,
 )
@@ -100,6 +113,8 @@ from lateralgym.envs.benchmarks.creativity._judges import (
     answer_facts,
     grade_creativity,
     grade_creativity_by,
+    grade_creativity_official,
+    grades_by_rule,
 )
 from lateralgym.envs.benchmarks.creativity._loaders import (
     GOLD_MARKER,
@@ -109,7 +124,14 @@ from lateralgym.envs.benchmarks.creativity._loaders import (
     load_sample_kb,
 )
 from lateralgym.envs.benchmarks.creativity._metrics import CreativityScorer
-from lateralgym.envs.benchmarks.creativity._options import REWARD_FIELDS, CreativityOptions, Scoring
+from lateralgym.envs.benchmarks.creativity._options import (
+    REWARD_FIELDS,
+    SCORINGS,
+    CreativityOptions,
+    EntityOrder,
+    Judging,
+    Scoring,
+)
 from lateralgym.envs.benchmarks.creativity._scene import CreativityOutcome, CreativityScene
 from lateralgym.envs.benchmarks.creativity._schema import (
     SCENES,
@@ -140,8 +162,10 @@ __all__ = [
     "CONDITION_CRITERIA",
     "FAILURE_CATEGORIES",
     "GOLD_MARKER",
+    "PAPER_FAILURES",
     "RUBRIC_CRITERIA",
     "SCENES",
+    "SCORINGS",
     "SIMILARITY_TIERS",
     "WRONG_CRITERIA",
     "Affordance",
@@ -157,11 +181,14 @@ __all__ = [
     "CreativityTask",
     "Entity",
     "EntityJudgement",
+    "EntityOrder",
     "ExactMatchJudge",
     "FailureCode",
     "GoldAnswer",
+    "Judging",
     "KBJudge",
     "Part",
+    "PaperFailure",
     "PartJudgement",
     "PhysicalAttributes",
     "ReferenceSolution",
@@ -173,6 +200,8 @@ __all__ = [
     "answer_facts",
     "grade_creativity",
     "grade_creativity_by",
+    "grade_creativity_official",
+    "grades_by_rule",
     "judged_tables",
     "load_creativitybench",
     "load_sample_kb",
@@ -233,7 +262,15 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
     default_judge = "exact"
     llm_judge = "lateralgym.envs.benchmarks.creativity._llm_judge:LLMCreativityJudge"
     commands = "lateralgym.envs.benchmarks.creativity.commands"
-    headline = ("gold_correct_rate", "entity_correct_rate")
+    headline = (
+        "gold_correct_rate",
+        "entity_correct_rate",
+        "official_gold_correct_rate",
+        "official_entity_correct_rate",
+        "paper_gold_correct_rate",
+        "strict_gold_correct_rate",
+    )
+    """The run's own rates first, then the other rules' (a run reports whichever are not its own)."""
     phrase_leak_check = False  # entity and item descriptions share words with the reference steps
 
     def item_meta(self, item: CreativityTask) -> dict[str, Any]:

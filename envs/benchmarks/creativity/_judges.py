@@ -1,9 +1,10 @@
 """CreativityBench's offline judges: exact match, and the KB judge for interactive questions.
 
 Exact match is the paper's correctness (gold correct = entity and part; an entity not in the scene
-is a hallucination), under either of the config's ``scoring`` rules: ``strict`` matches names
-tolerantly (``grade_creativity``), ``paper`` resolves the entity as the official evaluation code
-does (``grade_creativity_paper``). The KB judge answers yes/no questions about entity
+is a hallucination), under each of the config's ``scoring`` rules: ``strict`` matches names
+tolerantly (``grade_creativity``), ``paper`` resolves the entity by name or word overlap without the
+official code's quirks (``grade_creativity_paper``), ``official`` is the official rule itself
+(``grade_creativity_official``, ``_official.py``). The KB judge answers yes/no questions about entity
 attributes in interactive CreativityBench.
 
 It is a rule judge, documented as an approximation of an LLM judge: it finds the entity (and
@@ -14,7 +15,7 @@ the solution?") are ``irrelevant``: the judge never confirms the gold.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,7 +23,8 @@ from lateralgym.envs._actions import Commit
 from lateralgym.envs._fields import snake
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._matching import content_stems, match_name, words
-from lateralgym.envs.benchmarks.creativity._options import Scoring
+from lateralgym.envs.benchmarks.creativity._official import grade_official, named_in_scene
+from lateralgym.envs.benchmarks.creativity._options import SCORINGS, CreativityOptions, Scoring
 from lateralgym.envs.benchmarks.creativity._render import IdentityCache
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity
 
@@ -39,6 +41,19 @@ class AnswerFacts(BaseModel):
     """The chosen part is the gold one (and the entity too)."""
     hallucinated: bool = False
     """The chosen entity is not in the scene."""
+    grounded_entity: str | None = None
+    """``official``: the scene entity the answer's entity was grounded to (word F1, first listed on no overlap)."""
+    grounded_part: str | None = None
+    """``official``: the part the answer's part was grounded to (among the grounded entity's compared parts)."""
+    part_match: bool | None = None
+    """``official``: the official judge's own part flag, which does not need the entity (Q8); None under the
+    other rules, where ``part_correct`` is the part flag."""
+    relation: str | None = None
+    """``official``: the official ``prediction_relation`` (``gold``, ``similar-<d>``, ``similar``,
+    ``not similar``, ``hallucination``)."""
+    unjudged: bool = False
+    """``official``: the official judge would store this answer without a judgement (an empty
+    ``how_to_use``, Q9), so the official denominator leaves it out."""
 
 
 def answer_facts(reply: JudgeReply) -> AnswerFacts:
@@ -46,7 +61,7 @@ def answer_facts(reply: JudgeReply) -> AnswerFacts:
     return reply.detail if isinstance(reply.detail, AnswerFacts) else AnswerFacts()
 
 
-def _graded(label: str, **facts: bool) -> JudgeReply:
+def _graded(label: str, **facts: Any) -> JudgeReply:
     return JudgeReply(label=label, detail=AnswerFacts(**facts))
 
 
@@ -140,9 +155,37 @@ def _resolve_entity(prediction: str, scene: _SceneKeys) -> str | None:
     return leaders[0] if len(leaders) == 1 else ""
 
 
-def grade_creativity_by(task: CreativityTask, commit: Commit, scoring: Literal["paper", "strict"]) -> JudgeReply:
-    """The exact-match grade under the config's ``scoring`` rule."""
+def grade_creativity_official(task: CreativityTask, commit: Commit) -> JudgeReply:
+    """The official ``evaluation/judge.py`` correctness (``scoring: official``; ``_official.py``).
+
+    ``part_correct`` here is gold correctness (entity and part, as under the other rules); the official
+    part flag, which does not need the entity, is ``part_match``. ``hallucinated`` is our own count
+    (no scene entity has the name), which the official rule lacks.
+    """
+    grade = grade_official(task, commit)
+    return _graded(
+        "correct" if grade.gold else "incorrect",
+        entity_correct=grade.entity_correct,
+        part_correct=grade.gold,
+        hallucinated=not named_in_scene(task, commit.entity),
+        grounded_entity=grade.grounded_entity,
+        grounded_part=grade.grounded_part,
+        part_match=grade.part_correct,
+        relation=grade.relation,
+        unjudged=not commit.how_to_use,
+    )
+
+
+def grade_creativity_by(task: CreativityTask, commit: Commit, scoring: Scoring) -> JudgeReply:
+    """The exact-match grade under a ``scoring`` rule."""
+    if scoring == "official":
+        return grade_creativity_official(task, commit)
     return grade_creativity_paper(task, commit) if scoring == "paper" else grade_creativity(task, commit)
+
+
+def grades_by_rule(task: CreativityTask, commit: Commit) -> dict[str, AnswerFacts]:
+    """The answer's facts under every rule (``SCORINGS``), for the metrics that report each beside the run's own."""
+    return {rule: answer_facts(grade_creativity_by(task, commit, rule)) for rule in SCORINGS}
 
 
 @runtime_checkable
@@ -150,8 +193,15 @@ class ScoringJudge(Protocol):
     """A CreativityBench judge that grades under the config's ``scoring`` rule (the scene uses
     ``grade_under`` when a judge has it, so what the judge adds follows the same correctness)."""
 
-    async def grade_under(self, item: Any, commit: Commit, history: tuple[QA, ...], scoring: Scoring) -> JudgeReply:
-        """Grade a final answer under ``scoring``."""
+    async def grade_under(
+        self,
+        item: Any,
+        commit: Commit,
+        history: tuple[QA, ...],
+        scoring: Scoring,
+        options: CreativityOptions | None = None,
+    ) -> JudgeReply:
+        """Grade a final answer under ``scoring`` (``options``: the config's, for what a judge adds)."""
         ...
 
 
@@ -170,7 +220,14 @@ class ExactMatchJudge:
         """Exact match of the committed entity and part."""
         return grade_creativity(item, commit)
 
-    async def grade_under(self, item: Any, commit: Commit, history: tuple[QA, ...], scoring: Scoring) -> JudgeReply:
+    async def grade_under(
+        self,
+        item: Any,
+        commit: Commit,
+        history: tuple[QA, ...],
+        scoring: Scoring,
+        options: CreativityOptions | None = None,
+    ) -> JudgeReply:
         """Exact match under the config's ``scoring`` rule."""
         return grade_creativity_by(item, commit, scoring)
 

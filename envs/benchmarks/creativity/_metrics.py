@@ -14,9 +14,15 @@ Definitions (rates in percent):
 
 Which episodes the rates count over follows the run's ``scoring`` (recorded in every outcome):
 
-* ``paper`` (the official evaluation): unparsed replies, errored episodes (API errors) and timed-out
-  interactive episodes (truncated without a commit) are dropped from the denominator;
+* ``official`` and ``paper``: unparsed replies, errored episodes (API errors) and timed-out
+  interactive episodes (truncated without a commit) are dropped from the denominator; under
+  ``official`` also answers with an empty ``how_to_use``, which the official judge never scores;
 * ``strict``: every episode counts; errored, unparsed and timed-out ones count as wrong.
+
+Every answer is also graded under the two other rules (``CreativityOutcome.rules``): the headline
+adds ``<rule>_gold_correct_rate`` and ``<rule>_entity_correct_rate`` for each (with that rule's own
+denominator), and ``by_scoring`` has one row per rule, the run's own marked, so ``compare`` shows
+the official rule's numbers beside ours.
 
 With an LLM judge, the breakdowns add the paper's judged metrics over the counted, answered
 episodes (``judged_tables``): ``judged_quality`` (Table 3's rubric for gold-correct answers,
@@ -34,7 +40,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from lateralgym.envs._errors import ConfigError
 from lateralgym.envs._scoring import (
@@ -51,6 +57,8 @@ from lateralgym.envs._scoring import (
     summarise_exploration,
 )
 from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement, judged_tables
+from lateralgym.envs.benchmarks.creativity._judges import AnswerFacts
+from lateralgym.envs.benchmarks.creativity._options import SCORINGS, Scoring
 from lateralgym.envs.benchmarks.creativity._scene import CreativityOutcome
 
 FACTORS = ("cluster_band", "gold_level", "level_kind", "distractor_count", "distractor_similarity")
@@ -77,7 +85,7 @@ class CreativityAnswer:
     """Finished without a graded answer, its last action unusable as one."""
     timed_out: bool
     """Finished by running out of turns without a graded answer (and not unparsed)."""
-    scoring: Literal["paper", "strict"] | None
+    scoring: Scoring | None
     """The rule its outcome was graded under; None for an episode that never started."""
     gold: bool
     entity: bool
@@ -91,6 +99,12 @@ class CreativityAnswer:
     """A graded answer was committed."""
     judgement: CreativityJudgement | None = None
     """The LLM judge's assessment of the answer (None with an offline judge)."""
+    rules: tuple[tuple[str, RuleAnswer], ...] = ()
+    """The answer under every rule (empty without a commit, or from a log older than the rules)."""
+
+    def under(self, rule: str) -> RuleAnswer:
+        """The answer under ``rule``: its own grade, or nothing right when the episode has none."""
+        return next((answer for name, answer in self.rules if name == rule), _NOTHING)
 
     @property
     def outcome_class(self) -> str:
@@ -101,6 +115,29 @@ class CreativityAnswer:
     def dropped(self) -> bool:
         """What the ``paper`` scoring leaves out of the denominator."""
         return self.errored or self.unparsed or self.timed_out
+
+
+@dataclass(frozen=True, slots=True)
+class RuleAnswer:
+    """An answer's grade under one scoring rule."""
+
+    gold: bool = False
+    entity: bool = False
+    hallucinated: bool = False
+    unjudged: bool = False
+    """The official judge would not score it (an empty ``how_to_use``)."""
+
+
+_NOTHING = RuleAnswer()
+
+
+def _rule_answer(facts: AnswerFacts) -> RuleAnswer:
+    return RuleAnswer(
+        gold=facts.part_correct,
+        entity=facts.entity_correct or facts.part_correct,
+        hallucinated=facts.hallucinated,
+        unjudged=facts.unjudged,
+    )
 
 
 class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
@@ -126,6 +163,9 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
             explore=exploration_of(outcome) if outcome is not None else None,
             answered=ok and outcome is not None and outcome.committed,
             judgement=outcome.judgement if ok and outcome is not None else None,
+            rules=tuple((rule, _rule_answer(facts)) for rule, facts in outcome.rules.items())
+            if ok and outcome is not None
+            else (),
         )
 
     def describe(self, end: ScoredEpisode) -> dict[str, Any]:
@@ -143,7 +183,7 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
             return self.mode in ("interactive", "explore")
         return any(a.inspections or (a.explore and a.explore.questions) or a.turns > 1 for a in self.episodes())
 
-    def scoring(self) -> Literal["paper", "strict"]:
+    def scoring(self) -> Scoring:
         """The run's scoring rule, from its outcomes (``paper``, the config default, when none has one).
 
         Raises:
@@ -151,17 +191,19 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
         """
         rules = {a.scoring for a in self.episodes() if a.scoring is not None}
         if len(rules) > 1:
+            names = [repr(r) for r in sorted(map(str, rules))]
+            which = f"both {names[0]} and {names[1]}" if len(names) == 2 else f"{', '.join(names[:-1])} and {names[-1]}"
             raise ConfigError(
-                "these CreativityBench episodes were scored under both 'paper' and 'strict' scoring; "
+                f"these CreativityBench episodes were scored under {which} scoring; "
                 "compute metrics for each run's log separately"
             )
         return rules.pop() if rules else "paper"
 
-    def _counted(self, items: list[str] | None = None) -> dict[str, list[CreativityAnswer]]:
-        """Each item's repeats that the rates count under the run's scoring."""
-        keep_all = self.scoring() == "strict"
+    def _counted(self, items: list[str] | None = None, rule: str | None = None) -> dict[str, list[CreativityAnswer]]:
+        """Each item's repeats that the rates count under ``rule`` (default: the run's scoring)."""
+        rule = rule or self.scoring()
         keys = self.items if items is None else items
-        return {k: [a for a in self.items[k].values() if keep_all or not a.dropped] for k in keys if k in self.items}
+        return {k: [a for a in self.items[k].values() if _counts(a, rule)] for k in keys if k in self.items}
 
     def _rates(self, target: dict[str, Any], items: list[str] | None = None) -> None:
         """Gold / entity correct rates over the counted episodes, with the denominator and the
@@ -177,11 +219,36 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
         target["errored"] = sum(a.errored for a in every)
         target["timed_out"] = sum(a.timed_out for a in every)
 
+    def _rule_rates(self, rule: str) -> dict[str, Any]:
+        """Gold / entity correct and hallucinated rates under ``rule``, over that rule's own denominator."""
+        repeats = self.repeats
+        counted = self._counted(rule=rule)
+        row: dict[str, Any] = {"scoring": rule, "run's own": rule == self.scoring()}
+        per_item = [[a.under(rule) for a in c] for c in counted.values()]
+        put(row, "gold_correct_rate", *success_rates([[r.gold for r in c] for c in per_item]), repeats)
+        put(row, "entity_correct_rate", *success_rates([[r.entity for r in c] for c in per_item]), repeats)
+        every = [r for c in per_item for r in c]
+        put_plain(row, "hallucinated_rate", pct(sum(r.hallucinated for r in every), len(every)))
+        row["scored_episodes"] = len(every)
+        return row
+
     def score(self) -> Scored:
         scored = Scored()
         self._rates(scored.headline)
         counted = [a for c in self._counted().values() for a in c]
         put_plain(scored.headline, "hallucinated_rate", pct(sum(a.hallucinated for a in counted), len(counted)))
+        if any(a.rules for a in self.episodes()):
+            own = self.scoring()
+            rows = [self._rule_rates(rule) if rule != own else None for rule in SCORINGS]
+            scored.breakdowns["by_scoring"] = [
+                row if row is not None else {"scoring": own, "run's own": True, **_rates_of(scored.headline)}
+                for row in rows
+            ]
+            for row in rows:
+                if row is not None:
+                    for name, value in row.items():
+                        if name.startswith(("gold_correct_rate", "entity_correct_rate")):
+                            scored.headline[f"{row['scoring']}_{name}"] = value
         if self.interactive():
             self._interactive(scored, [a for a in self.episodes() if not a.errored])
         # Table 3, Tables 5-6 and Figure 11 (LLM judge runs only): over the counted, answered episodes.
@@ -232,6 +299,22 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
             self._rates(row, items)
             rows.append(row)
         return rows
+
+
+def _counts(answer: CreativityAnswer, rule: str) -> bool:
+    """Whether ``rule``'s denominator counts the episode: every one under ``strict``; under ``official``
+    and ``paper`` not the unparsed, errored and timed-out ones (``official``: nor an unjudged answer)."""
+    if rule == "strict":
+        return True
+    return not answer.dropped and not (rule == "official" and answer.under("official").unjudged)
+
+
+def _rates_of(headline: dict[str, Any]) -> dict[str, Any]:
+    """The run's own rates and denominator as a ``by_scoring`` row holds them."""
+    keep = ("gold_correct_rate", "entity_correct_rate", "hallucinated_rate")
+    row = {k: v for k, v in headline.items() if k.startswith(keep)}
+    row["scored_episodes"] = headline.get("scored_episodes")
+    return row
 
 
 def _sort_key(factor: str, value: Any) -> tuple[int, float, str]:

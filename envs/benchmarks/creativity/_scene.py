@@ -27,8 +27,8 @@ from lateralgym.envs._matching import match_name
 from lateralgym.envs._scoring import ExplorationOutcome
 from lateralgym.envs._text import MAX_TEXT, sanitise
 from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement
-from lateralgym.envs.benchmarks.creativity._judges import answer_facts, grade_creativity_paper
-from lateralgym.envs.benchmarks.creativity._options import CreativityOptions
+from lateralgym.envs.benchmarks.creativity._judges import AnswerFacts, answer_facts, grades_by_rule
+from lateralgym.envs.benchmarks.creativity._options import CreativityOptions, Scoring
 from lateralgym.envs.benchmarks.creativity._render import IdentityCache, described, task_text
 from lateralgym.envs.benchmarks.creativity._schema import ClusterBand, CreativityTask, DistractorSimilarity, Entity
 
@@ -88,9 +88,13 @@ class CreativityOutcome(ExplorationOutcome):
     """The task's sampling factors."""
     scene: str
     """The household scene."""
-    scoring: Literal["paper", "strict"]
+    scoring: Scoring
     """The config's scoring rule: it graded the answer and decides whether the metrics count the
-    episode (``paper`` drops unparsed, errored and timed-out episodes from the denominator)."""
+    episode (``official`` and ``paper`` drop unparsed, errored and timed-out episodes from the
+    denominator)."""
+    rules: dict[str, AnswerFacts] = Field(default_factory=dict)
+    """The committed answer graded under every rule (``official``, ``paper``, ``strict``), so a run
+    reports the other rules' rates beside its own; empty without a commit (and in older logs)."""
     unparsed: bool
     """No answer was graded and the episode's last action was unusable as one: unparsable text
     (``Invalid``), an action the mode does not allow, or a commit without an entity or a part."""
@@ -103,7 +107,7 @@ class CreativityOutcome(ExplorationOutcome):
     def badge(self) -> str:
         return "correct" if self.gold_correct else "entity only" if self.entity_correct else "wrong"
 
-    view_hidden = frozenset({"inspected", "answer", "judgement", "rubric"})
+    view_hidden = frozenset({"inspected", "answer", "judgement", "rubric", "rules"})
 
     def view_sections(self) -> list[ViewSection]:
         """The inspected entities, the answer and, with an LLM judge, its judgement."""
@@ -119,11 +123,19 @@ class CreativityOutcome(ExplorationOutcome):
             empty = "unjudged: the judge's reply stayed malformed after its re-ask"
             return [*sections, ViewSection(title="Judged (LLM judge)", empty=empty)]
         kind = "gold correct (Table 3 rubric, 1-5)" if j.kind == "gold" else "wrong answer (Tables 5-6, 1-5)"
-        rows: list[tuple[str, Any]] = [("assessed as", kind)]
+        rows: list[tuple[str, Any]] = [("assessed as", f"{kind}; measured as {j.protocol} judging")]
         rows += [(name, "NA" if score is None else score) for name, score in j.scores.items()]
         rows.append(("mean", j.mean))
+        if j.comparison_level is not None:
+            rows.append(("comparison with the gold (0 gold better, 1 close, 2 replace it)", j.comparison_level))
+        if j.comparison_reason:
+            rows.append(("comparison's reason", j.comparison_reason))
         if j.gold_comparison is not None:
             rows.append(("gold comparison (1 gold ... 5 prediction)", j.gold_comparison))
+        if j.failure_category:
+            rows.append(("failure category (Figure 11)", j.failure_category.replace("_", " ")))
+        if j.contributing_categories:
+            rows.append(("contributing categories", ", ".join(c.replace("_", " ") for c in j.contributing_categories)))
         if j.primary_failure:
             rows.append(("primary failure", j.primary_failure))
         if j.contributing_failures:
@@ -148,11 +160,16 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             )
         view = task_text(item)
         self._view = view
-        # Releases may list the gold first: the scene order is drawn per episode from the env's seed.
-        # ``shuffle`` of a list makes the same swaps as ``permutation`` (it shuffles an ``arange``), faster.
+        # Releases list the gold first: by default the scene order is drawn per episode from the env's
+        # seed. ``shuffle`` of a list makes the same swaps as ``permutation`` (it shuffles an ``arange``),
+        # faster. ``official`` lists the gold first, as the official static and CoT prompts show a release.
         self._order = list(range(len(item.entities)))
-        if options.shuffle_entities:
+        order = options.order()
+        if order == "shuffled":
             self.rng.shuffle(self._order)
+        elif order == "official":
+            gold = view.names.index(next(n for n in view.names if snake(n) == view.gold_entity))
+            self._order = [gold, *(n for n in self._order if n != gold)]
         entities, names = item.entities, view.names
         self.entities = [entities[n] for n in self._order]
         self.names = [names[n] for n in self._order]
@@ -236,7 +253,11 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         return Handled(message=described(self._entity(name)))
 
     async def _commit(self, action: Commit) -> Handled:
-        if not action.entity or not action.part:
+        scoring = self.options.scoring
+        # The official judge grades an answer missing its entity or its part (the empty name is grounded,
+        # quirks Q1 and Q7 of ``_official.py``); our rules need both.
+        incomplete = not action.entity or not action.part
+        if incomplete and not (scoring == "official" and (action.entity or action.part)):
             self._incomplete_commit_turn = self.turn
             return Handled(
                 message="A commit needs an entity and a part: commit: <entity> | <part> | <how>.", valid=False
@@ -244,17 +265,16 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         # ``isinstance(judge, ScoringJudge)``, without a runtime protocol check's cost on every commit.
         grade_under = getattr(self.judge, "grade_under", None)
         if grade_under is not None:
-            reply = await grade_under(self.item, action, tuple(self.history), self.options.scoring)
+            reply = await grade_under(self.item, action, tuple(self.history), scoring, self.options)
         else:
             reply = await self.grade(action)
-        if self.options.scoring == "paper":
-            # The official evaluation's correctness, whatever the judge (an LLM judge adds its rubric).
-            official = grade_creativity_paper(self.item, action)
-            reply = (
-                official
-                if reply is official
-                else reply.model_copy(update={"label": official.label, "detail": official.detail})
-            )
+        rules = grades_by_rule(self.item, action)
+        if scoring != "strict":
+            # The rule's own correctness, whatever the judge (an LLM judge adds its rubric).
+            own = rules[scoring]
+            if reply.detail != own:
+                label = "correct" if own.part_correct else "incorrect"
+                reply = reply.model_copy(update={"label": label, "detail": own})
         if self.first_commit_turn is None:
             self.first_commit_turn = self.turn
         self.committed = action
@@ -264,6 +284,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             "gold_correct": gold_correct,
             "entity_correct": entity_correct,
             "hallucinated": facts.hallucinated,
+            "rules": rules,
             "rubric": dict(reply.rubric),
             "judgement": _judgement(reply.assessment),
         }
@@ -310,6 +331,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             gold_correct=bool(self.result.get("gold_correct", False)),
             entity_correct=bool(self.result.get("entity_correct", False)),
             hallucinated=bool(self.result.get("hallucinated", False)),
+            rules=dict(self.result.get("rules", {})),
             rubric=dict(self.result.get("rubric", {})),
             judgement=self.result.get("judgement"),
             inspections=len(self.inspected),

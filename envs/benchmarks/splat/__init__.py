@@ -47,8 +47,9 @@ The item schema and the readers of SPLAT's ``puzzles.xlsx`` and LatEval's JSON (
 format), the offline ``reference`` and ``reference-embed`` judges, the LLM judge
 (``LLMSplatJudge``, imported on first use), a person judging in the terminal (``--judge human``),
 the PettingZoo AEC env (``splat_v0``) with ``JudgeSeat``, judge/human agreement (SPLAT's M, R and
-Cohen's kappa; ``lateralgym agreement``), the auxiliary prompts of §5.3 (``aux=RUN_DIR``), the
-report's figure and ``data stats`` counts.
+Cohen's kappa; ``lateralgym agreement``), the human-labelled judgements its judges are measured on
+(``lateralgym judges eval``: TurtleBench's guesses, ``_turtlebench.py``, and agreement label files),
+the auxiliary prompts of §5.3 (``aux=RUN_DIR``), the report's figure and ``data stats`` counts.
 
 ## Version History
 * v1: ``unclear`` judge replies are recorded and counted (``last_reply`` 6, a ``Discrete(7)``
@@ -68,15 +69,23 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from lateralgym.envs._actions import Action, Ask, Commit
-from lateralgym.envs._benchmark import Benchmark, DatasetFormat, PromptRequest, StatBlock, register_benchmark
+from lateralgym.envs._benchmark import (
+    Benchmark,
+    DatasetFormat,
+    JudgementFormat,
+    PromptRequest,
+    StatBlock,
+    register_benchmark,
+)
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import LateralEnv
 from lateralgym.envs._judging import ADVERSARIAL_QUESTIONS, Judge
 from lateralgym.envs.benchmarks.splat import _figures, _player
 from lateralgym.envs.benchmarks.splat._embed_judge import EMBED_JUDGE, EmbeddingJudge
+from lateralgym.envs.benchmarks.splat._judge_cases import is_agreement_labels, load_agreement_cases
 from lateralgym.envs.benchmarks.splat._judges import ReferenceJudge, key_facts
 from lateralgym.envs.benchmarks.splat._loaders import load_lateval, load_splat, parse_clues
-from lateralgym.envs.benchmarks.splat._metrics import SplatScorer
+from lateralgym.envs.benchmarks.splat._metrics import SplatAttempt, SplatScorer
 from lateralgym.envs.benchmarks.splat._options import SplatOptions
 from lateralgym.envs.benchmarks.splat._scene import (
     REPLY_CODES,
@@ -88,6 +97,7 @@ from lateralgym.envs.benchmarks.splat._scene import (
 )
 from lateralgym.envs.benchmarks.splat._schema import DifficultyBand, SituationPuzzle
 from lateralgym.envs.benchmarks.splat._stats import puzzle_stats
+from lateralgym.envs.benchmarks.splat._turtlebench import is_turtlebench, load_turtlebench
 
 if TYPE_CHECKING:
     from lateralgym.envs._figures import BarFigure, MetricsView
@@ -128,6 +138,7 @@ __all__ = [
     "SplatEnv",
     "SplatOptions",
     "SplatOutcome",
+    "SplatAttempt",
     "SplatScorer",
     "key_facts",
     "load_lateval",
@@ -187,7 +198,8 @@ class Splat(Benchmark[SituationPuzzle, SplatOutcome]):
     env_ids: ClassVar[dict[str, str]] = {"lateralgym/Splat-v1": "splat"}
     sample_file = "situation_puzzles.jsonl"
     formats = (
-        DatasetFormat("splat", "SPLAT puzzles.xlsx", _is_xlsx, load_splat, binary=True),
+        # Any workbook no other benchmark claims: its reader says when it is not SPLAT's.
+        DatasetFormat("splat", "SPLAT puzzles.xlsx", _is_xlsx, load_splat, binary=True, fallback=True),
         DatasetFormat("lateval", "LatEval english.json / chinese.json", _is_lateval, load_lateval),
     )
     jsonl_keys = frozenset({"story"})
@@ -198,6 +210,22 @@ class Splat(Benchmark[SituationPuzzle, SplatOutcome]):
     human_judge = "lateralgym.envs.benchmarks.splat._human_judge:HumanJudge"
     commands = "lateralgym.envs.benchmarks.splat.commands"
     headline = ("acc", "oa")
+    judgement_formats = (
+        JudgementFormat(
+            "turtlebench",
+            "TurtleBench: a folder with stories.json and cases.list (guesses labelled Correct / Incorrect / "
+            "Unknown, or T / F / N)",
+            is_turtlebench,
+            load_turtlebench,
+        ),
+        JudgementFormat(
+            "agreement-labels",
+            "people's labels of a SPLAT run (lateralgym agreement --template): item_id, question, explanation, "
+            "human_answer, human_verdict",
+            is_agreement_labels,
+            load_agreement_cases,
+        ),
+    )
 
     def item_meta(self, item: SituationPuzzle) -> dict[str, Any]:
         return {"title": item.title, "difficulty": item.difficulty, "band": item.band}
@@ -248,11 +276,11 @@ class Splat(Benchmark[SituationPuzzle, SplatOutcome]):
             )
         return EmbeddingJudge(model=options.get("model") or "st:")
 
-    def aux_prompt(self, run_dir: Path, *, puzzles: int, variant: str) -> str:
-        """§5.3's elicitation: the openings of this run's puzzles (``_aux``)."""
+    def aux_prompt(self, run_dir: Path, *, puzzles: int, variant: str, seed: int | None = None) -> str:
+        """§5.3's elicitation: the openings of ``puzzles`` of this run's puzzles, drawn with ``seed`` (``_aux``)."""
         from lateralgym.envs.benchmarks.splat._aux import aux_prompt
 
-        return aux_prompt(run_dir, puzzles=puzzles, variant=variant)
+        return aux_prompt(run_dir, puzzles=puzzles, variant=variant, seed=seed)
 
     def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
         return _player.random_action(info, rng)

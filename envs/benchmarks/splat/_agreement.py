@@ -75,6 +75,8 @@ class LabelRecord(BaseModel):
     """The final verdict on the player's explanation."""
     rationale: str | None = None
     """Why, in the labeller's words (people's labels)."""
+    explanation: str | None = None
+    """The player's explanation a verdict is about, when the file gives it (``judges eval`` grades it)."""
     annotator: str | None = None
     """Who gave the label (people's labels; ``None`` for a judge's)."""
     band: str | None = None
@@ -178,6 +180,7 @@ def _record(path: Path, line: int, row: Mapping[str, Any]) -> LabelRecord:
         "answer": row.get("human_answer") or None,
         "verdict": row.get("human_verdict") or None,
         "rationale": _text(row.get("rationale")),
+        "explanation": _text(row.get("explanation")),
         "annotator": _text(row.get("annotator")),
         "band": _text(row.get("band")),
     }

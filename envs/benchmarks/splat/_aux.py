@@ -9,8 +9,11 @@ of ``m`` puzzles) is put before BrainTeaser and RiddleSense questions. Two varia
 * ``reasoning`` (the paper's *): the same, with the player's own reasoning written before each
   question (run the SPLAT player with ``reasoning=cot`` to have it; a direct player's is empty).
 
-The prompt is read from a run directory's step log: the puzzles in the order their episodes
-started (repeat 0 only), the questions in the order asked. It holds only what the SPLAT player saw
+The prompt is read from a run directory's step log: ``m`` puzzles drawn at random (seeded) from the
+run's puzzles with an answered question, or its first ``m`` (``seed=None``), shown in the order their
+episodes started (repeat 0 only), the questions in the order asked. The paper uses one puzzle chosen
+at random (SPLAT §5.3), so ``--aux`` defaults to ``m = 1``, drawn with seed 0; how many question-answer
+pairs the paper shows is not in its released code, and five is our choice. It holds only what the SPLAT player saw
 or wrote: the story (from its first observation), its questions, its reasoning and the judge's
 labels. It never holds the hidden answer, the judge's own text, hints, or explanations.
 The wording is ours (the paper's prompt text is not reused).
@@ -102,8 +105,9 @@ def _reasoning(step: dict[str, Any]) -> str:
     return " ".join(" ".join(kept).split())
 
 
-def aux_pairs(run_dir: str | os.PathLike[str], puzzles: int) -> list[dict[str, Any]]:
-    """The first ``puzzles`` puzzles of a SPLAT run with their first five question-answer pairs.
+def aux_pairs(run_dir: str | os.PathLike[str], puzzles: int, *, seed: int | None = None) -> list[dict[str, Any]]:
+    """``puzzles`` puzzles of a SPLAT run with their first five question-answer pairs: drawn at random
+    with ``seed`` from those with an answered question, or the first ones when ``seed`` is None.
 
     Each is ``{"item_id", "title", "story", "pairs": [{"question", "answer", "reasoning"}, ...]}``.
     Puzzles without an answered question are skipped.
@@ -133,7 +137,14 @@ def aux_pairs(run_dir: str | os.PathLike[str], puzzles: int) -> list[dict[str, A
             if (action or {}).get("kind") == "ask" and label in _LABELS:
                 question = " ".join(str((action or {}).get("question") or "").split())
                 pairs[episode].append({"question": question, "answer": label, "reasoning": _reasoning(record)})
-    chosen = [{**starts[e], "pairs": p} for e, p in pairs.items() if p and starts[e].get("story")][:puzzles]
+    candidates = [{**starts[e], "pairs": p} for e, p in pairs.items() if p and starts[e].get("story")]
+    if seed is not None and len(candidates) > puzzles:
+        import numpy as np
+
+        drawn = np.random.default_rng(seed).choice(len(candidates), size=puzzles, replace=False)
+        chosen = [candidates[int(n)] for n in sorted(drawn)]
+    else:
+        chosen = candidates[:puzzles]
     if not starts:
         raise LLMConfigError(f"aux: {root} holds no episode; give the directory of a finished SPLAT run")
     if not chosen:
@@ -141,13 +152,20 @@ def aux_pairs(run_dir: str | os.PathLike[str], puzzles: int) -> list[dict[str, A
     return chosen
 
 
-def aux_prompt(run_dir: str | os.PathLike[str], *, puzzles: int = 3, variant: AuxVariant | str = "data") -> str:
+def aux_prompt(
+    run_dir: str | os.PathLike[str],
+    *,
+    puzzles: int = 1,
+    variant: AuxVariant | str = "data",
+    seed: int | None = None,
+) -> str:
     """The auxiliary prompt built from a SPLAT run (see the module docstring).
 
     Args:
         run_dir: The SPLAT run directory.
         puzzles: ``m``, how many puzzles to show (fewer when the run has fewer with questions).
         variant: ``data`` (†) or ``reasoning`` (*).
+        seed: Draw the ``m`` puzzles at random with this seed; None: the run's first ``m``.
 
     Raises:
         LLMConfigError: a bad variant or puzzle count, or a run that gives no prompt (see ``aux_pairs``).
@@ -157,7 +175,7 @@ def aux_prompt(run_dir: str | os.PathLike[str], *, puzzles: int = 3, variant: Au
     if puzzles < 1:
         raise LLMConfigError(f"aux_puzzles must be at least 1, got {puzzles!r}")
     blocks = [_INTRO[variant]]
-    for number, puzzle in enumerate(aux_pairs(run_dir, puzzles), start=1):
+    for number, puzzle in enumerate(aux_pairs(run_dir, puzzles, seed=seed), start=1):
         title = f": {puzzle['title']}" if puzzle["title"] else ""
         lines = [f"Situation puzzle {number}{title}", f"Story: {puzzle['story']}"]
         for pair in puzzle["pairs"]:

@@ -1,9 +1,14 @@
 """SPLAT metrics, as the paper defines them (SPLAT §4.3; the official ``metrics.py``).
 
 Per difficulty band (easy, medium, hard; ``none`` for puzzles without a level). The headline
-``acc`` / ``rnd`` / ``oa`` are the paper's average: the mean over the bands present (puzzles
-without a level are left out of it); the same pooled over every puzzle are ``*_all_puzzles``.
-Without any graded band (LatEval) the headline is the pooled numbers.
+``acc`` / ``rnd`` / ``oa`` are the paper's average over the bands (puzzles without a level are left
+out of it); the same pooled over every puzzle are ``*_all_puzzles``. Without any graded band
+(LatEval) the headline is the pooled numbers. Over a subset missing a band the two protocols differ:
+
+* ``paper`` (config ``splat-paper``), as the official ``metrics.py`` (SPLAT §4.3; lines 55-60, 66,
+  72-83, 89): Acc and O/A sum the three bands and divide by 3, a band without puzzles counting 0;
+  Rnd averages the bands present. A warning names the empty band;
+* ``commit`` (ours): the mean over the bands present, for all three.
 
 * Acc: the solved rate;
 * Rnd: the rounds used, the maximum when unsolved (an errored or cut-off episode counts as the
@@ -15,6 +20,9 @@ Without any graded band (LatEval) the headline is the pooled numbers.
   as ``unclear_ratio`` in the exploration); errored episodes count what they logged.
 
 Best-of-R takes each puzzle's best repeat: solved in the fewest rounds.
+
+Puzzles with key clues (LatEval's) add LatEval's own metrics, ``lateval_ac``, ``lateval_qr``,
+``lateval_qd`` and ``lateval_at``, as ``_lateval.py`` defines them, over the episodes that finished.
 """
 
 from __future__ import annotations
@@ -54,6 +62,10 @@ class SplatAttempt:
     """Judge replies left unclear."""
     judged: int = 0
     """Moves the judge answered with a label or left unclear."""
+    paper: bool = False
+    """Played under the ``paper`` protocol (its band average is the official script's)."""
+    lateval: tuple[float | None, float | None, float | None, float] | None = None
+    """LatEval's AC, QR, QD (percent) and AT (rounds) of a finished episode on a puzzle with key clues."""
 
     @property
     def score(self) -> float:
@@ -81,6 +93,8 @@ class SplatScorer(Scorer[SplatAttempt, str]):
             explore=exploration_of(outcome) if outcome is not None else None,
             unclear=outcome.unclear if outcome is not None else 0,
             judged=outcome.judged_moves if outcome is not None else 0,
+            paper=outcome is not None and outcome.protocol == "paper",
+            lateval=_lateval(outcome) if ok and outcome is not None and outcome.clue_count else None,
         )
 
     def describe(self, end: ScoredEpisode) -> str:
@@ -99,17 +113,31 @@ class SplatScorer(Scorer[SplatAttempt, str]):
         for band in sorted(set(self.info.values()), key=lambda b: (BANDS.index(b) if b in BANDS else len(BANDS), b)):
             rows.append(self._row(band, [i for i, b in self.info.items() if b == band]))
         graded = [r for r in rows if r["band"] in BANDS[:3]]
+        warnings: list[str] = []
         if graded:
             average: dict[str, Any] = {
                 "band": "average",
                 "puzzles": sum(r["puzzles"] for r in graded),
                 "episodes": sum(r["episodes"] for r in graded),
             }
+            official = any(a.paper for a in self.episodes())
+            missing = [b for b in BANDS[:3] if b not in {r["band"] for r in graded}]
             for metric in ("acc", "rnd", "oa"):
                 names = (metric,) if repeats == 1 else (f"{metric}_best_of_{repeats}", f"{metric}_mean_of_{repeats}")
                 for name in names:
-                    put_plain(average, name, mean(r[name] for r in graded if name in r))
+                    values = [r[name] for r in graded if name in r]
+                    if official and metric != "rnd" and values:
+                        # SPLAT's metrics.py: a band without puzzles counts 0 and the sum is divided by 3
+                        put_plain(average, name, sum(values) / 3)
+                    else:
+                        put_plain(average, name, mean(values))
             rows.append(average)
+            if official and missing:
+                warnings.append(
+                    f"no {' or '.join(missing)} puzzle in this run: Acc and O/A are averaged over the three bands "
+                    f"as SPLAT's official metrics.py does, the empty band{'s' if len(missing) > 1 else ''} counting "
+                    "0 (Rnd over the bands present); the *_all_puzzles numbers pool the puzzles run"
+                )
         overall = {k: v for k, v in self._row("all", list(self.items)).items() if isinstance(v, float)}
         if graded:
             # The paper's headline "average" is the mean of the three bands (SPLAT §4.3, Table 3);
@@ -119,11 +147,14 @@ class SplatScorer(Scorer[SplatAttempt, str]):
         else:  # no difficulty levels (LatEval): there are no bands to average
             headline = overall
         put_plain(headline, "unclear_rate", unclear_rate(list(self.episodes())))
+        measured = [a.lateval for a in self.episodes() if a.lateval is not None]
+        for n, name in enumerate(("lateval_ac", "lateval_qr", "lateval_qd", "lateval_at")):
+            put_plain(headline, name, mean(v for m in measured if (v := m[n]) is not None))
         finished = [a for a in self.episodes() if not a.errored]
         exploration = summarise_exploration([a.explore for a in finished if a.explore is not None])
         put_plain(exploration, "mean_commit_attempts", mean(a.attempts for a in finished))
         put_plain(exploration, "unclear_ratio", unclear_rate(finished))
-        return Scored(headline=headline, breakdowns={"by_band": rows}, exploration=exploration)
+        return Scored(headline=headline, breakdowns={"by_band": rows}, exploration=exploration, warnings=warnings)
 
     def _row(self, band: str, items: list[str]) -> dict[str, Any]:
         repeats = self.repeats
@@ -135,6 +166,15 @@ class SplatScorer(Scorer[SplatAttempt, str]):
         put(row, "oa", mean(100.0 * a.score for a in best), mean(100.0 * a.score for a in every), repeats)
         put_plain(row, "unclear_rate", unclear_rate(every))
         return row
+
+
+def _lateval(outcome: SplatOutcome) -> tuple[float | None, float | None, float | None, float]:
+    """AC, QR, QD in percent and AT in rounds of one episode (``_lateval.py``)."""
+    ac = 100.0 * outcome.clues_covered / outcome.clue_count if outcome.clue_count else None
+    qr = 100.0 * outcome.relevant_questions / outcome.questions if outcome.questions else None
+    qd = 100.0 * outcome.question_divergence if outcome.question_divergence is not None else None
+    at = float(outcome.first_commit_turn - 1 if outcome.first_commit_turn is not None else outcome.turns)
+    return ac, qr, qd, at
 
 
 def unclear_rate(attempts: list[SplatAttempt]) -> float | None:

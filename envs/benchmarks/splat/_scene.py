@@ -21,6 +21,7 @@ from lateralgym.envs._judging import (
     question_counts,
 )
 from lateralgym.envs._scoring import ExplorationOutcome
+from lateralgym.envs.benchmarks.splat._lateval import clues_covered, question_divergence, relevant_questions
 from lateralgym.envs.benchmarks.splat._options import SplatOptions
 from lateralgym.envs.benchmarks.splat._schema import DifficultyBand, SituationPuzzle
 
@@ -65,6 +66,14 @@ class SplatOutcome(ExplorationOutcome):
     every move it did not accept as the solution under ``paper``. The unclear rate's denominator."""
     protocol: Literal["commit", "paper"] = "commit"
     """``commit`` (questions answered, explanations graded) or ``paper`` (every message judged)."""
+    clue_count: int = 0
+    """The puzzle's key clues (LatEval's); 0 when it has none."""
+    clues_covered: int = 0
+    """LatEval's AC input: key clues the last explanation includes (``_lateval.py``)."""
+    relevant_questions: int = 0
+    """LatEval's QR input: questions relevant to some key clue."""
+    question_divergence: float | None = None
+    """LatEval's QD: one minus the mean pairwise Jaccard similarity of the questions (None under two)."""
 
     def succeeded(self) -> bool:
         return self.solved
@@ -91,6 +100,8 @@ class SituationScene(Scene[SituationPuzzle, SplatOutcome]):
     """The rules of one situation puzzle (the Gymnasium env and the PettingZoo AEC env share them)."""
 
     answer_labels = (*ANSWER_LABELS, UNCLEAR)
+    lateval_metrics = True
+    """Record LatEval's metric inputs on puzzles with key clues and no SPLAT level (``_lateval.py``)."""
 
     def __init__(
         self, item: SituationPuzzle, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator
@@ -102,6 +113,7 @@ class SituationScene(Scene[SituationPuzzle, SplatOutcome]):
         self.last_reply = 0
         self.unclear = 0
         self.judged_moves = 0
+        self.last_explanation = ""
 
     def brief(self) -> str:
         return opening_text(self.item, self.config)
@@ -120,6 +132,7 @@ class SituationScene(Scene[SituationPuzzle, SplatOutcome]):
         if not text.strip():
             return Handled(message="Give your explanation: commit: <what really happened>.", valid=False)
         self.attempts += 1
+        self.last_explanation = text
         if self.first_commit_turn is None:
             self.first_commit_turn = self.turn
         if paper:
@@ -171,7 +184,17 @@ class SituationScene(Scene[SituationPuzzle, SplatOutcome]):
         return answered.model_copy(update={"calls": (*graded.calls, *answered.calls)})
 
     def outcome(self, turns: int, invalid_actions: int) -> SplatOutcome:
+        lateval: dict[str, Any] = {}
+        if self.lateval_metrics and self.item.clues and self.item.difficulty is None:  # LatEval's puzzles
+            questions = [qa.question for qa in self.history]
+            lateval = {
+                "clue_count": len(self.item.clues),
+                "clues_covered": clues_covered(self.item, self.last_explanation),
+                "relevant_questions": relevant_questions(self.item, questions),
+                "question_divergence": question_divergence(questions),
+            }
         return SplatOutcome(
+            **lateval,
             **self.common(turns, invalid_actions, committed=self.attempts > 0),
             **question_counts(self.history),
             first_commit_turn=self.first_commit_turn,

@@ -1,0 +1,169 @@
+"""CreativityBench's official correctness rule (``scoring: official``), quirks included.
+
+Our own code for the rule of the official ``evaluation/judge.py`` (CreativityBench repository,
+commit 4417331f: ``_name_core`` / ``_word_f1`` / ``_best_by_f1`` at lines 63-93, the grounding in
+``_judge_one`` at 394-432, ``_prediction_relation`` at 181-197). What it does:
+
+1. ``exact_entity`` / ``exact_part``: the prediction equals the gold's name as written (raw string
+   equality: case, spaces and underscores count).
+2. The predicted entity is grounded to the task's entity with the best word F1 (``word_f1`` over
+   ``name_core`` tokens: lower case, ``(...)`` groups deleted, runs of other characters than
+   ``a-z0-9`` made one space), searched in file order from a best score of -1 and replaced only on a
+   strictly greater score; the entity is correct when its grounded name's core is the gold's.
+3. The predicted part is grounded the same way among the *grounded entity's* ``judge_output`` parts
+   (the gold part alone when it has none); the part is correct when its grounded name's core is the
+   gold part's.
+4. ``entity_correct = exact_entity or grounded``; ``part_correct = exact_part or grounded``; the
+   answer is gold (``prediction_relation`` ``gold``) when both are.
+
+The quirks that follow, each pinned by a test (``tests/judges/test_official_creativity.py``):
+
+* **Q1 empty entity** is entity-correct: every F1 is 0, the first candidate wins, and the task
+  generator lists the gold first (``task_creation/3_task_creation.py`` 266).
+* **Q2 an unknown entity** sharing no word with any name is entity-correct for the same reason.
+* **Q3 a scene item or an entity named only in the environment text** is grounded to the entity
+  sharing a word with it (often just ``with``), else to the first listed.
+* **Q4 shorter names win** at equal overlap (F1), and shared stop-words count.
+* **Q5 ties go to the earlier-listed entity** (the gold when tied with a distractor after it).
+* **Q6 part matching on the gold entity is exact**: the gold entity's ``judge_output`` compares its
+  *other* parts with the gold part (``2_sample_compare.py`` 367, 402-405), so grounding never
+  reaches the gold part; only ``pred_part == gold_part`` does. ``Rubber Feet``, ``rubber feet`` and
+  ``rubber_foot`` are wrong for ``rubber_feet``.
+* **Q7 a gold entity with no ``judge_output``** accepts any part string, an empty one too.
+* **Q8 the part flag does not need the entity**: the exact gold part named on a wrong entity is
+  ``part_correct`` (the answer is still not gold).
+* **Q9 an empty ``how_to_use``** makes the official judge raise (``prediction_reasonability`` is
+  read unassigned, line 476): the answer is stored without any judgement, so it is never scored;
+  here it is ``unjudged`` and leaves the official denominator.
+* **Q16 ``hallucination``** is a relation only when the grounded entity's ``judge_output`` lacks the
+  grounded part: names are grounded first, so an invented entity is almost never one. The facts
+  keep our own ``hallucinated`` flag beside it (no scene entity matches the name, ``match_name``),
+  which the official code has no counterpart for.
+
+Our loaders write part names (and ``judge_output`` keys) snake_case, as the release does; a release
+part name with parentheses or capitals would be compared in its snake_case form here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from lateralgym.envs._actions import Commit
+from lateralgym.envs._fields import snake
+from lateralgym.envs._matching import match_name
+from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
+
+__all__ = [
+    "OfficialGrade",
+    "best_by_f1",
+    "grade_official",
+    "name_core",
+    "named_in_scene",
+    "prediction_relation",
+    "word_f1",
+]
+
+_PARENTHESES = re.compile(r"\([^)]*\)")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+
+HALLUCINATION = "hallucination"
+"""The official relation of an answer whose grounded part has no comparison in the release."""
+
+
+def name_core(text: str | None) -> str:
+    """A name as the official rule compares it: lower case, every ``(...)`` group deleted, each run of
+    characters other than ``a-z0-9`` one space (so accented letters split a word), trimmed."""
+    lowered = _PARENTHESES.sub(" ", str(text or "").lower())
+    return " ".join(_NOT_ALNUM.sub(" ", lowered).split())
+
+
+def word_f1(a: str | None, b: str | None) -> float:
+    """Word F1 of two names' ``name_core`` tokens (multisets); 0.0 when either has none or none is shared."""
+    ta, tb = name_core(a).split(), name_core(b).split()
+    if not ta or not tb:
+        return 0.0
+    shared = sum((Counter(ta) & Counter(tb)).values())
+    if shared == 0:
+        return 0.0
+    precision, recall = shared / len(ta), shared / len(tb)
+    return 2 * precision * recall / (precision + recall)
+
+
+def best_by_f1(prediction: str | None, candidates: Sequence[str]) -> str:
+    """The candidate with the best ``word_f1``: the first one on a tie, and the first one when every score
+    is 0 (the search starts below 0 and takes only a strictly greater score); ``""`` without candidates."""
+    best, best_score = "", -1.0
+    for candidate in candidates:
+        score = word_f1(prediction, candidate)
+        if score > best_score:
+            best, best_score = candidate, score
+    return best
+
+
+class OfficialGrade:
+    """What the official rule finds in one answer (see the module docstring)."""
+
+    __slots__ = ("entity_correct", "grounded_entity", "grounded_part", "part_correct", "relation")
+
+    def __init__(
+        self, entity_correct: bool, part_correct: bool, grounded_entity: str, grounded_part: str, relation: str
+    ) -> None:
+        self.entity_correct = entity_correct
+        """``exact_entity or`` the grounded entity is the gold one."""
+        self.part_correct = part_correct
+        """The official part flag: ``exact_part or`` the grounded part is the gold one (Q8: whatever the entity)."""
+        self.grounded_entity = grounded_entity
+        self.grounded_part = grounded_part
+        self.relation = relation
+        """``gold``, ``similar-<d>``, ``similar``, ``not similar`` or ``hallucination``."""
+
+    @property
+    def gold(self) -> bool:
+        """Entity and part both correct: the official ``prediction_relation == "gold"``."""
+        return self.entity_correct and self.part_correct
+
+
+def _part_candidates(task: CreativityTask, entity: str) -> list[str]:
+    """The grounded entity's ``judge_output`` parts (its comparisons with the gold), in file order."""
+    key = snake(entity)
+    judged = next((j for j in task.judge_output if snake(j.entity) == key), None)
+    return [p.part for p in judged.parts] if judged is not None else []
+
+
+def prediction_relation(task: CreativityTask, entity: str, part: str, gold: bool) -> str:
+    """The official ``prediction_relation`` of a grounded answer (``judge.py`` 181-197, 429-432):
+    ``gold``; ``similar-<d>`` when the release's comparison says similar, not a better choice, and its
+    decision difficulty ``d`` is at most 5 (``similar`` above 5 or without one); else ``not similar``;
+    ``hallucination`` when the grounded part has no comparison."""
+    if gold:
+        return "gold"
+    comparison = task.comparison(entity, part) if task.entity(entity) is not None else None
+    if comparison is None:
+        return HALLUCINATION
+    if comparison.similar_affordance and not comparison.gold_change:
+        difficulty = comparison.decision_difficulty if comparison.decision_difficulty is not None else 10
+        return f"similar-{difficulty}" if difficulty <= 5 else "similar"
+    return "not similar"
+
+
+def grade_official(task: CreativityTask, commit: Commit) -> OfficialGrade:
+    """The official rule's verdict on ``commit`` (see the module docstring; quirks Q1-Q8 included)."""
+    predicted_entity, predicted_part = commit.entity or "", commit.part or ""
+    gold_entity, gold_part = task.gold.entity, task.gold.part
+    candidates = [e.name for e in task.entities]
+    if gold_entity not in candidates:  # never in a release; the official code appends it
+        candidates.append(gold_entity)
+    entity = best_by_f1(predicted_entity, candidates)
+    entity_correct = predicted_entity == gold_entity or name_core(entity) == name_core(gold_entity)
+    parts = _part_candidates(task, entity) or [gold_part]
+    part = best_by_f1(predicted_part, parts)
+    part_correct = predicted_part == gold_part or name_core(part) == name_core(gold_part)
+    relation = prediction_relation(task, entity, part, entity_correct and part_correct)
+    return OfficialGrade(entity_correct, part_correct, entity, part, relation)
+
+
+def named_in_scene(task: CreativityTask, entity: str | None) -> bool:
+    """Our own hallucination test beside the official rule: the name matches a scene entity (``match_name``)."""
+    return match_name(entity or "", [e.name for e in task.entities]) is not None

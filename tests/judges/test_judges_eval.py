@@ -1,0 +1,246 @@
+"""``lateralgym judges eval``: judges measured against people's labels, on files written for these tests in
+TurtleBench's two layouts (English: tab-pipe-tab, Correct / Incorrect / Unknown; Chinese: tabs, T / F / N,
+spaces deleted) and in SPLAT's agreement-label format. Every figure is computed by hand below."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from llm_server import Fault, ScriptedLLMServer
+
+from lateralgym.cli import main
+from lateralgym.envs import DatasetError, JudgeCase, load_sample_items
+from lateralgym.envs.benchmarks.splat import ReferenceJudge
+from lateralgym.envs.benchmarks.splat._turtlebench import load_turtlebench
+from lateralgym.judges import evaluate_judge, score_labels
+
+STORIES = [
+    {
+        "index": 1,
+        "title": "The Seaside Soup",
+        "chinese_title": "海边的汤",
+        "surface": "A man orders a bowl of soup at a seaside cafe, tastes it and starts crying. Why?",
+        "bottom": "Years ago his brother cooked him the same soup on the day before the brother sailed away and never "
+        "returned.",
+    },
+    {
+        "index": 2,
+        "title": "Lights at Dawn",
+        "chinese_title": "黎明的灯",
+        "surface": "Every morning a woman leaves her lights on in an empty house. Why?",
+        "bottom": "She is the widow of a lighthouse keeper; the lights guide the fishing boats home at dawn.",
+    },
+]
+# guess, title, people's label, and what the offline reference judge answers (by word overlap with the
+# hidden story: a hidden word -> yes; only story words -> no; neither -> irrelevant)
+CASES = [
+    ("His brother cooked this soup for him once", "The Seaside Soup", "Correct", "yes"),  # TP
+    ("The soup reminded him of a brother who sailed away", "The Seaside Soup", "Correct", "yes"),  # TP
+    ("The soup was far too salty", "The Seaside Soup", "Incorrect", "no"),  # TN
+    ("The cafe owner insulted him", "The Seaside Soup", "Unknown", "no"),  # TN (Unknown is "not confirmed")
+    ("He remembered his mother", "The Seaside Soup", "Incorrect", "irrelevant"),  # TN: irrelevant reads as no
+    ("He cried because the soup was cold", "The Seaside Soup", "Correct", "no"),  # FN
+    ("The lights guide boats", "Lights at Dawn", "Correct", "yes"),  # TP
+    ("She wants the boats to stay away", "Lights at Dawn", "Incorrect", "yes"),  # FP
+]
+# TP 3, FN 1, TN 3, FP 1: accuracy 6/8, precision 3/4, recall 3/4, F1 3/4; majority 4 Correct of 8
+EXPECTED = {"n": 8, "accuracy": 0.75, "precision": 0.75, "recall": 0.75, "f1": 0.75, "majority": 0.5}
+
+
+def write_english(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "stories.json").write_text(json.dumps(STORIES, ensure_ascii=False, indent=2), encoding="utf-8")
+    lines = [f"{guess}\t|\t{title}\t|\t{label}" for guess, title, label, _ in CASES]
+    (folder / "cases.list").write_text("\n".join(lines), encoding="utf-8")  # no final newline, as released
+    return folder
+
+
+def write_chinese(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    stories = [
+        {
+            "title": "灯塔",
+            "surface": "每天早上她都把空房子的灯开着。为什么？",
+            "bottom": "她的丈夫是灯塔守护人，灯光为渔船引路。",
+        }
+    ]
+    (folder / "stories.json").write_text(json.dumps(stories, ensure_ascii=False), encoding="utf-8")
+    # the official reader deletes every space from a line before splitting it on tabs
+    lines = ["灯光 为渔船引路\t灯塔\tT", "她 害怕黑暗\t灯 塔\tF", "她在等邮递员\t灯塔\tN"]
+    (folder / "cases.list").write_text("\n".join(lines), encoding="utf-8")
+    return folder
+
+
+def test_turtlebench_english_is_read_as_binary_cases(tmp_path: Path) -> None:
+    cases = load_turtlebench(write_english(tmp_path / "en"))
+    assert [(c.message, c.expected, c.source, c.group) for c in cases] == [
+        (guess, "yes" if label == "Correct" else "no", label, title) for guess, title, label, _ in CASES
+    ]
+    assert cases[0].item.story == STORIES[0]["surface"] and cases[0].item.answer == STORIES[0]["bottom"]
+    assert cases[0].compared("irrelevant") == "no" and cases[0].compared("yes") == "yes"
+
+
+def test_turtlebench_chinese_deletes_spaces_and_maps_t_f_n(tmp_path: Path) -> None:
+    cases = load_turtlebench(write_chinese(tmp_path / "zh"))
+    assert [(c.message, c.expected, c.source) for c in cases] == [
+        ("灯光为渔船引路", "yes", "T"),
+        ("她害怕黑暗", "no", "F"),
+        ("她在等邮递员", "no", "N"),
+    ]
+    assert {c.group for c in cases} == {"灯塔"}  # "灯 塔" found its story once its space was deleted
+
+
+def test_the_json_line_of_the_reference_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write_english(tmp_path / "en")
+    assert main(["judges", "eval", str(folder), "--judge", "reference", "--json"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert json.loads(line) == pytest.approx(EXPECTED) and "\n" not in line
+    assert list(json.loads(line)) == ["n", "accuracy", "precision", "recall", "f1", "majority"]
+
+
+def test_the_report_has_intervals_the_baseline_and_per_story_accuracy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_english(tmp_path / "en")
+    assert main(["judges", "eval", str(folder / "cases.list"), "--judge", "reference"]) == 0
+    out = capsys.readouterr().out
+    assert "word overlap" in out  # the offline judge's stated limits come first
+    assert "accuracy             0.7500  95% [" in out and "majority baseline    0.5000" in out
+    assert "The Seaside Soup  0.833  (6)" in out and "Lights at Dawn    0.500  (2)" in out
+    assert "mean group accuracy  0.6667 over 2" in out
+
+
+def test_reference_judge_figures_by_hand(tmp_path: Path) -> None:
+    cases = load_turtlebench(write_english(tmp_path / "en"))
+    result = evaluate_judge(ReferenceJudge(), cases, format="turtlebench", resamples=200)
+    assert result.headline() == pytest.approx(EXPECTED)
+    assert result.confusion == {"yes": {"yes": 3, "no": 1}, "no": {"no": 3, "yes": 1}}
+    for name in ("accuracy", "precision", "recall", "f1"):
+        low, high = result.intervals[name]
+        assert 0.0 <= low <= getattr(result, name) <= high <= 1.0
+
+
+def test_an_llm_judge_over_the_loopback_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    answers = {guess: ("yes" if label == "Correct" else "irrelevant") for guess, _, label, _ in CASES}
+    answers["The lights guide boats"] = "no"  # one miss: FN
+
+    def respond(body: dict[str, Any]) -> str:
+        asked = body["messages"][-1]["content"]
+        return next(label for guess, label in answers.items() if guess in asked)
+
+    folder = write_english(tmp_path / "en")
+    server = ScriptedLLMServer(responder=respond).start()
+    try:
+        code = main(
+            [
+                "judges",
+                "eval",
+                str(folder),
+                "--judge",
+                "openai/judge",
+                "--base-url",
+                server.base_url,
+                "--cache-dir",
+                str(tmp_path / "cache"),
+                "--json",
+            ]
+        )
+    finally:
+        server.stop()
+    assert code == 0
+    # TP 3, FN 1 (the one "no"), TN 4 (irrelevant reads as not confirmed), FP 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures == pytest.approx(
+        {"n": 8, "accuracy": 7 / 8, "precision": 1.0, "recall": 0.75, "f1": 1.5 / 1.75, "majority": 0.5}
+    )
+    asked = [r.body for r in server.requests if r.method == "POST"]
+    assert len(asked) == 8 and STORIES[0]["bottom"] in asked[0]["messages"][0]["content"]  # the judge sees the bottom
+
+
+def _eval_over(server: ScriptedLLMServer, folder: Path, cache: Path, judge: str = "openai/judge") -> list[str]:
+    return [
+        "judges",
+        "eval",
+        str(folder),
+        "--judge",
+        judge,
+        "--base-url",
+        server.base_url,
+        "--no-cache",
+        "--cache-dir",
+        str(cache),
+        "--concurrency",
+        "1",
+        "--json",
+    ]
+
+
+def test_failed_calls_are_left_out_and_said_with_status_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write_english(tmp_path / "en")
+    server = ScriptedLLMServer(responder=lambda body: "yes").start()
+    server.enqueue(Fault.status(400))  # the first case's call is refused (a 400 is not retried)
+    try:
+        code = main(_eval_over(server, folder, tmp_path / "cache"))
+    finally:
+        server.stop()
+    captured = capsys.readouterr()
+    assert code == 3
+    assert json.loads(captured.out)["n"] == 7  # the 8 cases less the failed one
+    assert captured.err.startswith("lateralgym: 1 of 8 judge calls failed and are left out of the figures; the first: ")
+    assert "400" in captured.err
+
+
+def test_every_call_failing_is_an_error_with_status_4(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write_english(tmp_path / "en")
+    server = ScriptedLLMServer(default_reply="yes").start()
+    try:  # temperature=inf passes the spec's checks, but no request carrying it can be sent
+        code = main(_eval_over(server, folder, tmp_path / "cache", "openai/judge?temperature=inf"))
+    finally:
+        server.stop()
+    captured = capsys.readouterr()
+    assert code == 4 and captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lateralgym: error: every judge call failed (8 of 8): ")
+
+
+def test_splat_agreement_labels_are_the_second_format(tmp_path: Path) -> None:
+    puzzle = load_sample_items("splat")[0]
+    labels = tmp_path / "labels.csv"
+    with labels.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["annotator", "item_id", "question", "explanation", "human_answer", "human_verdict"])
+        writer.writerow(["amy", puzzle.id, "Was it about the weather?", "", "no", ""])
+        writer.writerow(["amy", puzzle.id, "", puzzle.answer, "", "correct"])
+    from lateralgym.envs.benchmarks.splat._judge_cases import load_agreement_cases
+
+    cases = load_agreement_cases(labels)
+    assert [(c.kind, c.expected, c.positive) for c in cases] == [
+        ("question", "no", "yes"),
+        ("verdict", "correct", "correct"),
+    ]
+    result = evaluate_judge(ReferenceJudge(), cases, resamples=0)
+    assert result.n == 2 and result.confusion["correct"] == {"correct": 1}  # the answer itself is correct
+
+
+def test_score_labels_counts_failed_calls_apart() -> None:
+    case = JudgeCase(item=None, message="m", expected="yes")
+    result = score_labels([case, case, case], ["yes", None, "no"], resamples=0)
+    assert (result.n, result.failed, result.accuracy, result.precision, result.recall) == (2, 1, 0.5, 1.0, 0.5)
+
+
+def test_bad_data_is_one_line_that_says_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write_english(tmp_path / "en")
+    (folder / "cases.list").write_text("A guess\t|\tNo Such Story\t|\tCorrect", encoding="utf-8")
+    with pytest.raises(DatasetError, match="line 1.*no story titled"):
+        load_turtlebench(folder)
+    (folder / "cases.list").write_text("A guess\t|\tLights at Dawn\t|\tMaybe", encoding="utf-8")
+    assert main(["judges", "eval", str(folder), "--judge", "reference"]) == 2
+    assert "unknown label 'Maybe'" in capsys.readouterr().err
+    (tmp_path / "other.txt").write_text("nothing", encoding="utf-8")
+    assert main(["judges", "eval", str(tmp_path / "other.txt"), "--judge", "reference"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pass --format" in err

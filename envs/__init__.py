@@ -52,6 +52,7 @@ from lateralgym.envs._engine import (
 from lateralgym.envs._errors import ConfigError, DatasetError, LateralGymError, PlayerQuit
 from lateralgym.envs._fields import Count, Flag, FrozenRecord, Text, snake, spaced
 from lateralgym.envs._figures import BarFigure, BarPanel, breakdown_value, repeats_note
+from lateralgym.envs._grammar import ActionGrammar, FreeText, JsonForm, LineForm, OneOf, final_turn
 from lateralgym.envs._items import ItemTable, item_table
 from lateralgym.envs._jsonl import SharedList, jsonl_lines, write_jsonl
 from lateralgym.envs._judging import (
@@ -79,6 +80,7 @@ __all__ = [
     "SHIPPED_CONFIGS",
     "QA",
     "Action",
+    "ActionGrammar",
     "AnswerLabel",
     "Ask",
     "BarFigure",
@@ -94,6 +96,7 @@ __all__ = [
     "EpisodeOverError",
     "ExplorationOutcome",
     "Flag",
+    "FreeText",
     "FrozenRecord",
     "Handled",
     "Inspect",
@@ -102,10 +105,13 @@ __all__ = [
     "Judge",
     "JudgeLabelError",
     "JudgeReply",
+    "JsonForm",
     "LateralEnv",
+    "LineForm",
     "LateralGymError",
     "ModelCall",
     "NoOptions",
+    "OneOf",
     "Outcome",
     "PlayerQuit",
     "PromptRequest",
@@ -129,6 +135,7 @@ __all__ = [
     "breakdown_value",
     "dataset_stats",
     "detect_format",
+    "final_turn",
     "formats",
     "get_benchmark",
     "import_reference",

@@ -101,6 +101,9 @@ class ModelCall(BaseModel):
     fallback: str | None = None
     """Player calls: the kind of move (``ask``, ``commit``) read from a reply still unparsable after the
     re-asks by the benchmark's fallback; ``None`` when the reply parsed (or no fallback applied)."""
+    constrained: str | None = None
+    """Player calls: what the server was asked to decode the reply under (``grammar``, ``json_schema``:
+    the benchmark's action grammar); ``None`` for free text."""
 
     @field_validator(
         "role",
@@ -114,6 +117,7 @@ class ModelCall(BaseModel):
         "tokens",
         "unparsed_replies",
         "fallback",
+        "constrained",
         mode="after",
     )
     @classmethod

@@ -180,6 +180,14 @@ def write_report(
         ("items", metrics.items),
         ("repeats (R)", metrics.repeats),
         ("player moves", moves.line().removeprefix("moves: ") if moves.total else ""),
+        *(
+            (
+                f"served {s.spec}",
+                f"{Path(s.path).name} (sha256 {s.sha256[:12]}...), {s.threads} thread(s), {s.context} tokens of "
+                f"context, {s.runtime}",
+            )
+            for s in (manifest.served if manifest else [])
+        ),
         *run_facts(metrics, run, usage),  # judge, dataset, plan, tokens and cost per role
     ]
     parts = [

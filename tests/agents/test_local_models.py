@@ -36,7 +36,7 @@ from lateralgym.agents import (
 )
 from lateralgym.cli import main
 from lateralgym.envs import EpisodeConfig
-from lateralgym.episodes import read_run, run
+from lateralgym.episodes import read_run, run, write_report
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -205,6 +205,8 @@ def test_a_run_records_the_model_file_and_constrains_every_move(stand_in: Path, 
     summary = json.loads((result.run_dir / "summary.json").read_text())
     assert summary["moves"]["invalid_rate"] == 0.0 and summary["llm_usage"]["player"]["cost_usd"] == 0.0
     assert not served_models()  # stopped with the run
+    report = write_report(result.run_dir).read_text()
+    assert f"| served local/stand-in | stand-in.gguf (sha256 {expected[:12]}...), " in report
 
 
 def test_the_run_says_how_long_it_will_take(stand_in: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -307,11 +307,18 @@ class LocalModelServer:
             stderr=self._log,
             start_new_session=True,  # Ctrl-C reaches the run, which stops the server in order
         )
+        try:
+            return self._wait_ready()
+        except BaseException:  # Ctrl-C while it loads too: no server is left without an owner
+            self.stop()
+            raise
+
+    def _wait_ready(self) -> LocalModelServer:
+        assert self._process is not None
         deadline = time.monotonic() + self.ready_timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
                 log = self._read_log()
-                self.stop()
                 if _bind_failed(log):
                     raise _PortTaken
                 raise LocalModelError(f"the local model server for {self.model} exited: {_tail(log)}")
@@ -321,7 +328,6 @@ class LocalModelServer:
                         return self
             except OSError:
                 time.sleep(0.2)
-        self.stop()
         raise LocalModelError(
             f"the local model server for {self.model} did not answer within {self.ready_timeout:.0f} s "
             "(a busy machine or a large model: try threads=1, or a smaller model)"

@@ -11,7 +11,8 @@ variables make it misbehave the way real servers do:
 * ``STAND_IN_EXIT=1``: write a line of log and exit before serving (a model file it cannot load);
 * ``STAND_IN_BIND_FAIL_ONCE=1``: the first start reports the port taken and exits (a lost race);
 * ``STAND_IN_DIE_AFTER=N``: exit at once on the N+1-th chat request (a server dying mid-run);
-* ``STAND_IN_DELAY=S``: hold every chat reply S seconds (a slow model, to catch a run in flight).
+* ``STAND_IN_DELAY=S``: hold every chat reply S seconds (a slow model, to catch a run in flight);
+* ``STAND_IN_LOAD=S``: take S seconds before it answers at all (a large model loading).
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ def main(argv: list[str]) -> None:
     if os.environ.get("STAND_IN_EXIT"):
         print("error loading model: the file is not a model this server can read", file=sys.stderr)
         raise SystemExit(1)
+    time.sleep(float(os.environ.get("STAND_IN_LOAD", "0")))
     marker = folder / "bind-failed" if folder is not None else None
     if os.environ.get("STAND_IN_BIND_FAIL_ONCE") and marker is not None and not marker.exists():
         marker.write_text("once")

@@ -5,6 +5,7 @@ through the same guard, on real subprocesses and sockets; the real model is in `
 
 from __future__ import annotations
 
+import _thread
 import json
 import os
 import signal
@@ -13,6 +14,7 @@ import struct
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -263,6 +265,23 @@ def test_a_port_already_taken_is_one_line(stand_in: Path, tmp_path: Path, capsys
         code = main(["run", "brainteaser", "--player", f"local/stand-in?port={port}", "--out", str(tmp_path / "r")])
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.count("\n") == 0 and f"port {port} on 127.0.0.1 is taken" in err
+
+
+def test_ctrl_c_while_the_server_loads_stops_it(stand_in: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STAND_IN_LOAD", "120")
+    pid_file = stand_in / "pid"
+
+    def interrupt_once_it_runs() -> None:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _thread.interrupt_main()  # Ctrl-C, as the terminal sends it to the command
+
+    threading.Thread(target=interrupt_once_it_runs, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt), serving():
+        LLMClient("local/stand-in")
+    assert pid_file.exists() and wait_gone(int(pid_file.read_text())), "a loading server outlived its Ctrl-C"
+    assert served_models() == []
 
 
 def test_a_port_lost_to_a_race_is_retried_on_another(stand_in: Path, monkeypatch: pytest.MonkeyPatch) -> None:

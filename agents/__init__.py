@@ -34,7 +34,13 @@ from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError
 from lateralgym.agents._llm_secrets import display_url, redact, safe_spec, scrub_credentials
 from lateralgym.agents._llm_spec import GENERATION_KEYS, LOCAL_PROVIDER, ModelSpec, OptionParser, is_model_spec
 from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
-from lateralgym.agents._local_model import LocalModelServer, choose_context, choose_threads
+from lateralgym.agents._local_model import (
+    LOCAL_INSTALL_HINT,
+    LocalModelServer,
+    choose_context,
+    choose_threads,
+    smollm2_gguf,
+)
 from lateralgym.agents._local_serve import (
     LOCAL_MODELS,
     LocalModel,
@@ -103,6 +109,7 @@ __all__ = [
     "LLMConfigError",
     "LLMError",
     "LLMPlayer",
+    "LOCAL_INSTALL_HINT",
     "LocalModel",
     "LocalModelError",
     "LocalModelServer",
@@ -151,6 +158,7 @@ __all__ = [
     "served_models",
     "serving",
     "set_default_concurrency",
+    "smollm2_gguf",
     "stop_local_servers",
     "with_aux",
 ]

@@ -1,41 +1,48 @@
-"""RL on tool repurposing, on held-out test tasks: MaskablePPO vs random vs the heuristic player
-(and REINFORCE).
+"""RL on tool repurposing, on held-out test tasks: PPO (features or text) against every cheap baseline, over seeds.
 
-Trains ``lateralgym.envs.benchmarks.creativity.rl.ppo.train_ppo`` (MaskablePPO, one action scorer
-shared by every action) on the train split of the CreativityBench tasks (split by gold entity), then reports on
-the test split, in this one run: the trained greedy policy, a uniformly random valid-action
-policy and the heuristic player (``--player heuristic``) on the same tasks and seeds: gold
-correct, entity correct and gold-inspection rate, and the ratio of the trained policy's gold rate
-to the heuristic's. The numpy REINFORCE learner of
-``lateralgym.envs.benchmarks.creativity.rl.reinforce`` is trained on the same train tasks and
-reported beside them. Prints the learning curve, timesteps per second and the machine. The goal:
-beat the heuristic on the test tasks within 10 minutes on 2 CPU cores.
+For each seed, trains ``lateralgym.envs.benchmarks.creativity.rl.ppo.train_ppo`` (MaskablePPO, one
+action scorer shared by every action) on the train split of the CreativityBench tasks (split by gold
+entity) and reports, on the test split, next to it and on the same tasks and seeds: a uniformly
+random valid-action policy, the heuristic player, and the best zero-training rule (``best_rule``:
+"inspect every entity, then commit the argmax of one feature", the feature chosen on the train
+tasks). ``--policy both`` trains the features policy and the text policy (sentence embeddings of the
+task and of each action's text; the ``embed`` extra) with the same seeds. Every figure is the mean
+over the seeds with a 95 % Student-t interval; per-seed values are kept.
 
-Needs the rl extra (``pip install -e '.[rl]'``).
-Usage: ``python benchmarks/bench_rl_training.py [--timesteps 20000] [--seed 0] [--data PATH] [--out DIR]``.
+The last line of stdout is one JSON object::
+
+    {"split": {"train": n, "test": n}, "test_gold": {NAME: {"mean", "low", "high", "per_seed"}}, ...}
+
+with NAME in ``ppo_features``, ``ppo_text``, ``random``, ``heuristic``, ``best_rule`` (percent 0-100;
+a policy not trained this run is left out), plus the same for ``test_entity`` and
+``test_gold_inspection``, and the machine, the seconds and the settings.
+
+Needs the rl extra (``pip install -e '.[rl]'``; ``.[rl,embed]`` for the text policy).
+Usage: ``python benchmarks/bench_rl_training.py --seeds 0,1,2,3,4 [--policy features|text|both]
+[--timesteps 20000] [--data PATH] [--out DIR]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
 from lateralgym.envs import EpisodeConfig
-from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
-    Evaluation,
-    evaluate_policy,
-    load_tasks,
-    split_tasks,
-    training_config,
-)
-from lateralgym.envs.benchmarks.creativity.rl.ppo import train_ppo
-from lateralgym.envs.benchmarks.creativity.rl.reinforce import make_env, train_reinforce
+from lateralgym.envs.benchmarks.creativity.rl.baselines import seed_interval
+from lateralgym.envs.benchmarks.creativity.rl.evaluation import Evaluation, load_tasks, split_tasks
+from lateralgym.envs.benchmarks.creativity.rl.ppo import TrainSummary, train_ppo
+
+METRICS: dict[str, Callable[[Evaluation], float]] = {
+    "test_gold": lambda e: e.gold_correct_rate,
+    "test_entity": lambda e: e.entity_correct_rate,
+    "test_gold_inspection": lambda e: e.gold_inspection_rate,
+}
 
 
 def cpu_model() -> str:
@@ -48,73 +55,101 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def row(label: str, result: Evaluation) -> str:
-    return (
-        f"{label:30} {100 * result.gold_correct_rate:7.1f} {100 * result.entity_correct_rate:7.1f} "
-        f"{100 * result.gold_inspection_rate:9.1f} {result.mean_turns:6.1f} {result.episodes:5d}"
-    )
-
-
-def reinforce(config: EpisodeConfig, data: str | None, episodes: int, seed: int) -> tuple[Evaluation, float]:
-    tasks = load_tasks(config, data)
-    train, test = split_tasks(tasks, "train"), split_tasks(tasks, "test")
-    start = time.perf_counter()
-    policy, _ = train_reinforce(lambda: make_env(train, max_turns=config.max_turns), episodes, seed=seed)
-    seconds = time.perf_counter() - start
-
-    def act(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
-        return policy.act(obs, rng, greedy=True)
-
-    shaped = training_config(config)
-    return evaluate_policy(act, shaped, test, name="reinforce", repeats=2, seed=seed), seconds
+def evaluations(summary: TrainSummary, policy: str) -> dict[str, Evaluation]:
+    """This seed's figures by policy name (the baselines once, from the first policy trained)."""
+    found = {f"ppo_{policy}": summary.trained, "random": summary.random, "heuristic": summary.heuristic}
+    if summary.best_rule is not None:
+        found["best_rule"] = summary.best_rule.test
+    return found
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", default="creativity-interactive", help="CreativityBench config")
     parser.add_argument("--data", help="task file (default: the shipped sample)")
-    parser.add_argument("--timesteps", type=int, default=20_000, help="PPO environment steps")
+    parser.add_argument("--timesteps", type=int, default=20_000, help="PPO environment steps per seed")
     parser.add_argument("--eval-every", type=int, default=2_500, help="timesteps between test evaluations")
-    parser.add_argument("--reinforce-episodes", type=int, default=3000, help="REINFORCE training episodes")
-    parser.add_argument("--seed", type=int, default=0, help="seed")
-    parser.add_argument("--out", type=Path, help="run directory (default: a temporary one)")
+    parser.add_argument("--seeds", default="0,1,2,3,4", help="comma-separated training seeds (default 0,1,2,3,4)")
+    parser.add_argument("--policy", choices=("features", "text", "both"), default="features")
+    parser.add_argument("--encoder", default="st:", help="the text policy's encoder (st:, lexical)")
+    parser.add_argument("--envs", type=int, default=8, help="parallel environments in PPO's batch")
+    parser.add_argument("--out", type=Path, help="where each run goes (default: a temporary folder)")
     args = parser.parse_args()
 
+    seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    policies = ["features", "text"] if args.policy == "both" else [args.policy]
     config = EpisodeConfig.named(args.config)
     tasks = load_tasks(config, args.data)
+    train, test = split_tasks(tasks, "train"), split_tasks(tasks, "test")
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-rl-"))
     print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs visible, load average {os.getloadavg()[0]:.1f}")
+    print(f"{len(train)} train / {len(test)} test tasks (split by gold entity); seeds {seeds}; policies {policies}")
+    per_seed: dict[str, dict[str, list[float]]] = {m: {} for m in METRICS}
+    seconds: dict[str, list[float]] = {}
+    chosen: list[str] = []
     start = time.perf_counter()
-    summary = train_ppo(config, tasks, timesteps=args.timesteps, out=out, seed=args.seed, eval_every=args.eval_every)
+    for seed in seeds:
+        for n, policy in enumerate(policies):
+            summary = train_ppo(
+                config,
+                tasks,
+                timesteps=args.timesteps,
+                out=out / f"{policy}-seed{seed}",
+                seed=seed,
+                eval_every=args.eval_every,
+                n_envs=args.envs,
+                policy=policy,
+                encoder=args.encoder,
+            )
+            seconds.setdefault(f"ppo_{policy}", []).append(summary.seconds)
+            found = evaluations(summary, policy)
+            if n > 0:  # the baselines do not depend on the policy trained: counted once per seed
+                found = {k: v for k, v in found.items() if k.startswith("ppo_")}
+            elif summary.best_rule is not None:
+                chosen.append(summary.best_rule.feature)
+            for metric, read in METRICS.items():
+                for name, result in found.items():
+                    per_seed[metric].setdefault(name, []).append(100 * read(result))
+            rule = f", best rule {100 * summary.best_rule.test.gold_correct_rate:.1f} %" if summary.best_rule else ""
+            print(
+                f"seed {seed} {policy:8}: ppo gold {100 * summary.trained.gold_correct_rate:5.1f} %{rule}, "
+                f"{summary.timesteps} timesteps in {summary.seconds:.0f} s",
+                flush=True,
+            )
     wall = time.perf_counter() - start
-    print(
-        f"MaskablePPO: {summary.timesteps} timesteps in {summary.seconds:.0f} s "
-        f"({summary.timesteps_per_second:.0f} timesteps/s), {len(summary.train_items)} train / "
-        f"{len(summary.test_items)} test tasks (split by gold entity)"
-    )
-    print(f"{'timesteps':>10} {'train return':>13} {'train gold':>11} {'test gold':>10} {'test entity':>12}")
-    for p in summary.curve:
-        ret = "-" if p.train_return is None else f"{p.train_return:.3f}"
-        gold = "-" if p.train_gold_rate is None else f"{100 * p.train_gold_rate:.1f}"
-        print(f"{p.timesteps:10d} {ret:>13} {gold:>11} {100 * p.test_gold_rate:10.1f} {100 * p.test_entity_rate:12.1f}")
 
-    baseline, reinforce_seconds = reinforce(config, args.data, args.reinforce_episodes, args.seed)
-    untrained = summary.curve[0]
-    print(f"\n{'policy (test tasks)':30} {'gold%':>7} {'entity%':>7} {'gold-insp%':>9} {'turns':>6} {'eps':>5}")
-    print(row("MaskablePPO (greedy)", summary.trained))
-    print(row("random valid action", summary.random))
-    print(row("heuristic player", summary.heuristic))
-    print(row(f"REINFORCE ({reinforce_seconds:.0f} s)", baseline))
-    print(
-        f"untrained PPO policy (greedy): gold {100 * untrained.test_gold_rate:.1f} %; "
-        f"MaskablePPO on its train tasks: gold {100 * summary.trained_on_train.gold_correct_rate:.1f} %"
-    )
-    heuristic = summary.heuristic.gold_correct_rate
-    ratio = summary.trained.gold_correct_rate / heuristic if heuristic else float("inf")
-    print(f"\nratio MaskablePPO / heuristic (test gold rate): {ratio:.2f}")
-    met = summary.trained.gold_correct_rate > heuristic and wall <= 600
-    print(f"goal (beat the heuristic on test tasks within 10 minutes): {'met' if met else 'not met'} ({wall:.0f} s)")
-    print(f"artefacts: {out}")
+    print(f"\n{'policy (test tasks)':16} {'gold % [95% CI]':>24} {'entity %':>10} {'gold-insp %':>12}  per-seed gold")
+    gold = {name: seed_interval(values) for name, values in per_seed["test_gold"].items()}
+    for name, stats in gold.items():
+        entity = seed_interval(per_seed["test_entity"][name]).mean
+        inspected = seed_interval(per_seed["test_gold_inspection"][name]).mean
+        interval = f"{stats.mean:5.1f} [{stats.low:5.1f}, {stats.high:5.1f}]"
+        values = ", ".join(f"{v:.1f}" for v in stats.per_seed)
+        print(f"{name:16} {interval:>24} {entity:10.1f} {inspected:12.1f}  {values}")
+    print(f"best rule's feature by seed (chosen on the train tasks): {chosen}")
+    rule = gold.get("best_rule")
+    for policy in policies:
+        trained = gold.get(f"ppo_{policy}")
+        if trained is None or rule is None:
+            continue
+        margin = trained.mean - rule.mean
+        goal = trained.mean >= rule.mean + 3 and trained.low > rule.mean
+        print(
+            f"ppo_{policy} - best_rule: {margin:+.1f} points; goal (>= +3 points, interval above the rule's "
+            f"mean): {'met' if goal else 'not met'}"
+        )
+    print(f"wall time {wall:.0f} s; artefacts in {out}")
+    report = {
+        "split": {"train": len(train), "test": len(test)},
+        **{
+            metric: {n: seed_interval(v).model_dump() for n, v in values.items()} for metric, values in per_seed.items()
+        },
+        "best_rule_features": chosen,
+        "seconds": {name: sum(values) for name, values in seconds.items()},
+        "settings": {"config": config.name, "timesteps": args.timesteps, "seeds": seeds, "encoder": args.encoder},
+        "machine": {"cpu": cpu_model(), "cpus": os.cpu_count()},
+    }
+    print(json.dumps(report, sort_keys=True))
 
 
 if __name__ == "__main__":

@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator, model_validator
 
-from lateralgym.agents import ModelSpec, check_player_spec, display_url, is_model_spec, safe_spec
+from lateralgym.agents import check_player_spec, display_url, safe_spec
 from lateralgym.envs import ConfigError, EpisodeConfig, LateralGymError
 from lateralgym.envs.support import validation_message
 from lateralgym.episodes._failures import STOP_AFTER_ERRORS
-from lateralgym.judges import offline_judges
+from lateralgym.judges import check_judge_spec
 
 __all__ = ["HUMAN", "RecordedOptions", "RunOptions", "check_people"]
 
@@ -48,21 +48,6 @@ def check_people(player: str | None, judge: str | None, backend: str) -> None:
         raise ConfigError("a person plays or judges at this terminal: drop --backend ray")
     if player == judge == HUMAN:
         raise ConfigError("a person cannot both play and judge: the judge sees the hidden answer")
-
-
-def _check_judge_spec(spec: str) -> None:
-    """Refuse a judge spec that names no judge of any benchmark (as ``make_judge`` would, before a
-    benchmark is known): not ``human``, not an offline judge, not a model spec that parses. Whether
-    the config's benchmark has that judge is ``make_judge``'s to say."""
-    known = offline_judges()
-    if spec == HUMAN or spec in known or spec.partition("?")[0] in known:
-        return
-    if not is_model_spec(spec):
-        raise ConfigError(
-            f"unknown judge {spec!r}; offline judges are: {', '.join(sorted(known))}; "
-            "or name a model as provider/model (e.g. openai/gpt-4o-mini)"
-        )
-    ModelSpec.parse(spec)
 
 
 class RunOptions(BaseModel):
@@ -202,7 +187,7 @@ class RunOptions(BaseModel):
         if value is not None and not isinstance(value, str):
             raise ConfigError(f"judge takes a judge spec, got a {type(value).__name__}: pass a Judge as judge_obj")
         if value is not None:
-            _check_judge_spec(value)
+            check_judge_spec(value)
         return value
 
     @model_validator(mode="after")

@@ -23,7 +23,7 @@ from lateralgym.judges._asker import (
     majority,
     quoted,
 )
-from lateralgym.judges._factory import HUMAN, llm_judge_for, make_judge, offline_judges
+from lateralgym.judges._factory import HUMAN, check_judge_spec, llm_judge_for, make_judge, offline_judges
 
 __all__ = [
     "ANSWER_REASK",
@@ -32,6 +32,7 @@ __all__ = [
     "MAX_HISTORY",
     "MAX_QUESTION_CHARS",
     "LabelAsker",
+    "check_judge_spec",
     "QA",
     "Judge",
     "JudgeReply",

@@ -125,7 +125,29 @@ def make_judge(
             f"judge {name!r} cannot judge {benchmark} (it judges {', '.join(known[name])}); "
             "pick another judge, e.g. the config's default"
         )
-    raise ConfigError(
+    raise _unknown(spec, known)
+
+
+def _unknown(spec: str, known: dict[str, list[str]]) -> ConfigError:
+    return ConfigError(
         f"unknown judge {spec!r}; offline judges are: {', '.join(sorted(known))}; "
         "or name a model as provider/model (e.g. openai/gpt-4o-mini)"
     )
+
+
+def check_judge_spec(spec: str) -> None:
+    """Refuse a judge spec that names no judge of any benchmark (before the benchmark is known):
+    not ``human``, not an offline judge, not a model spec that parses. Whether a given benchmark has
+    that judge is ``make_judge``'s to say.
+
+    Raises:
+        ConfigError: the spec names no judge (``LLMConfigError``: a model spec that does not parse).
+    """
+    from lateralgym.agents import ModelSpec, is_model_spec
+
+    known = offline_judges()
+    if spec == HUMAN or spec in known or spec.partition("?")[0] in known:
+        return
+    if not is_model_spec(spec):
+        raise _unknown(spec, known)
+    ModelSpec.parse(spec)

@@ -184,19 +184,35 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip the ``runllm`` tests unless ``--runllm`` is given, or when the ``local`` extra is missing."""
-    if config.getoption("--runllm"):
-        from lateralgym.agents._local_model import local_extra_missing
+def _extra_missing(extra: str) -> str | None:
+    """Why an opt-in real-model test cannot run here (what to install), or None."""
+    if extra == "grpo":
+        from lateralgym.integrations import grpo_missing
 
-        reason = local_extra_missing()
-        skip = pytest.mark.skip(reason=f"--runllm: {reason}") if reason else None
-    else:
-        skip = pytest.mark.skip(reason="the real-model suite is opt-in: run pytest --runllm (needs lateralgym[local])")
-    if skip is not None:
-        for item in items:
-            if "runllm" in item.keywords:
-                item.add_marker(skip)
+        return grpo_missing()
+    from lateralgym.agents._local_model import local_extra_missing
+
+    return local_extra_missing()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the ``runllm`` tests unless ``--runllm`` is given, or when the extra they need is missing
+    (``pytest.mark.runllm(extra="grpo")``; by default the ``local`` extra)."""
+    for item in items:
+        marker = item.get_closest_marker("runllm")
+        if marker is None:
+            continue
+        extra = str(marker.kwargs.get("extra", "local"))
+        if not config.getoption("--runllm"):
+            item.add_marker(
+                pytest.mark.skip(
+                    reason=f"the real-model suite is opt-in: run pytest --runllm (needs lateralgym[{extra}])"
+                )
+            )
+            continue
+        reason = _extra_missing(extra)
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=f"--runllm: {reason}"))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

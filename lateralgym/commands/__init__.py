@@ -21,8 +21,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+from typing import TYPE_CHECKING
 
 _FIRST = ("run", "data", "replay", "view", "report", "configs")
+
+TRAIN_HELP = "train a policy or an LLM on a benchmark's tasks, and test it on held-out ones"
+TRAIN_DESCRIPTION = (
+    "Train on a config's train items and evaluate on its held-out test items. Algorithms: grpo (an LLM, any "
+    "benchmark; the grpo extra) and each benchmark's own (ppo: a MaskablePPO policy; the rl extra)."
+)
 """Commands listed first in ``lateralgym --help``, in the order a newcomer meets them."""
 
 
@@ -37,3 +44,18 @@ def register_all(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     for benchmark in all_benchmarks():
         if benchmark.commands is not None:
             importlib.import_module(benchmark.commands).register(sub)
+
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+    """argparse's sub-command collection (``add_subparsers``), as ``register`` receives it."""
+
+
+def command_group(sub: Subparsers, name: str, *, help: str, description: str) -> Subparsers:
+    """The sub-commands of the group ``name`` (``lateralgym train ...``), made by the first module that
+    asks, so the core and a benchmark can each add theirs (``train grpo``, ``train ppo``)."""
+    groups: dict[str, Subparsers] = sub.__dict__.setdefault("_lateralgym_groups", {})
+    if name not in groups:
+        parser = sub.add_parser(name, help=help, description=description)
+        groups[name] = parser.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True)
+    return groups[name]

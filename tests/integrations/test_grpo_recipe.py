@@ -1,4 +1,4 @@
-"""The README's GRPO recipe stays true: it parses, and every LateralGym name it uses exists.
+"""The GRPO recipe (docs/training.md) stays true: it parses, and every LateralGym name it uses exists.
 
 It is not run (it needs TRL, vLLM and a GPU); its LateralGym half is exercised for real in
 ``test_rollout.py``.
@@ -11,7 +11,7 @@ import importlib
 import re
 from pathlib import Path
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text(encoding="utf-8")
 
 
 def _recipes() -> list[str]:

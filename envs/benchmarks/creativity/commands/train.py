@@ -7,37 +7,38 @@ import importlib.util
 import time
 from pathlib import Path
 
+from lateralgym.commands import TRAIN_DESCRIPTION, TRAIN_HELP, command_group
 from lateralgym.envs import LateralGymError
 
 DESCRIPTION = """\
-Train MaskablePPO (sb3-contrib) on the interactive CreativityBench env through
-lateralgym.envs.benchmarks.creativity.rl.wrappers.DiscreteCreativity: discrete inspect/commit
-actions, invalid ones masked, word-overlap features per action. The tasks are split by gold
-entity: the policy trains on the train tasks and is evaluated, greedy, on the test tasks (gold
-entities it never committed in training) every --eval-every timesteps and at the end, next to a
-random valid-action policy and the heuristic player on the same tasks and seeds.
+Train MaskablePPO (sb3-contrib) on the interactive CreativityBench env: discrete inspect/commit
+actions, invalid ones masked, one scorer shared by every action. --policy features reads
+DiscreteCreativity's hand-made word-overlap features; --policy text reads TextCreativity's rows
+built from sentence embeddings of the task and each action's text (--encoder st: is the embed
+extra's MiniLM, lexical needs no model). The tasks are split by gold entity: the policy trains on
+the train tasks and is evaluated, greedy, on the test tasks (gold entities it never committed in
+training) every --eval-every timesteps and at the end, next to the untrained policy, a random
+valid-action policy, the heuristic player and the best zero-training one-feature rule (chosen on
+the train tasks) on the same tasks and seeds.
 
-Writes into --out: model.zip (load with sb3_contrib.MaskablePPO.load), learning_curve.png (train
-return and test gold rate against timesteps) and summary.json (every figure, the task ids of
-each split). Needs the rl extra: pip install 'lateralgym[rl]'.
+Writes into --out: model.zip (load with lateralgym.envs.benchmarks.creativity.rl.ppo.load_policy),
+learning_curve.png (train return and test gold rate against timesteps, with the baselines) and
+summary.json (every figure, before and after, the task ids of each split). Needs the rl extra:
+pip install 'lateralgym[rl]' (and 'lateralgym[embed]' for --policy text --encoder st:).
 """
 
 EXAMPLES = """\
 examples:
   lateralgym train ppo --config creativity-interactive
   lateralgym train ppo --config creativity-interactive --timesteps 40000 --seed 1 --out runs/ppo-1
+  lateralgym train ppo --config creativity-interactive --policy text --encoder st:
   lateralgym train ppo --config my-creativity.yaml --data path/to/tasks.json --eval-every 5000
 """
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``train`` (with its ``ppo`` algorithm) to the CLI."""
-    train = sub.add_parser(
-        "train",
-        help="train an RL policy on CreativityBench tasks (needs the rl extra)",
-        description="Train an RL policy on CreativityBench tasks and test it on held-out tasks.",
-    )
-    algorithms = train.add_subparsers(dest="algorithm", metavar="ALGORITHM", required=True)
+    """Add ``train ppo`` to the CLI (the ``train`` group is shared with the core's ``train grpo``)."""
+    algorithms = command_group(sub, "train", help=TRAIN_HELP, description=TRAIN_DESCRIPTION)
     ppo = algorithms.add_parser(
         "ppo",
         help="MaskablePPO over the discrete CreativityBench wrapper",
@@ -55,6 +56,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ppo.add_argument("--eval-every", type=int, default=2_500, help="timesteps between evaluations on the test tasks")
     ppo.add_argument("--eval-repeats", type=int, default=2, help="greedy evaluation episodes per test task (default 2)")
     ppo.add_argument("--envs", type=int, default=8, help="parallel environments in the training batch (default 8)")
+    ppo.add_argument(
+        "--policy",
+        choices=("features", "text"),
+        default="features",
+        help="the policy's input: word-overlap features (default) or the text's sentence embeddings",
+    )
+    ppo.add_argument(
+        "--encoder", default="st:", help="--policy text: st: (the embed extra's MiniLM, default), st:PATH, lexical"
+    )
     ppo.set_defaults(handler=_cmd_train_ppo)
 
 
@@ -90,17 +100,26 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
             eval_repeats=args.eval_repeats,
             n_envs=args.envs,
             progress=lambda done: bar.update(job, completed=min(done, args.timesteps)),
+            policy=args.policy,
+            encoder=args.encoder,
         )
     console.print(
         f"trained {summary.timesteps} timesteps in {summary.seconds:.0f} s "
         f"({summary.timesteps_per_second:.0f}/s) on {len(summary.train_items)} train tasks; "
         f"test: {len(summary.test_items)} tasks"
     )
-    for result in (summary.trained, summary.random, summary.heuristic):
+    rows = [summary.untrained, summary.trained, summary.random, summary.heuristic]
+    rows.append(summary.best_rule.test if summary.best_rule else None)
+    console.print(
+        f"  {'policy (test tasks)':28} {'gold':>6} {'entity':>7} {'gold inspected':>15} {'turns':>6} {'invalid':>8}"
+    )
+    for result in rows:
+        if result is None:
+            continue
         console.print(
-            f"  {result.policy:10} gold {100 * result.gold_correct_rate:5.1f} %  "
-            f"entity {100 * result.entity_correct_rate:5.1f} %  "
-            f"gold inspected {100 * result.gold_inspection_rate:5.1f} %  ({result.episodes} episodes)"
+            f"  {result.policy:28} {100 * result.gold_correct_rate:5.1f}% {100 * result.entity_correct_rate:6.1f}% "
+            f"{100 * result.gold_inspection_rate:14.1f}% {result.mean_turns:6.1f} {100 * result.invalid_rate:7.1f}%"
+            f"  ({result.episodes} episodes)"
         )
     console.print(f"Run directory: {out}  (model.zip, learning_curve.png, summary.json)")
     return 0

@@ -79,6 +79,10 @@ class Evaluation(BaseModel):
     """Mean undiscounted return under the config's rewards."""
     mean_turns: float
     """Mean turns per episode."""
+    mean_questions: float = 0.0
+    """Mean yes/no questions asked per episode (modes that allow them)."""
+    invalid_rate: float = 0.0
+    """Share of turns spent on invalid actions (the env refused them)."""
     masked_actions: int
     """Actions the policy chose that the action mask ruled out (0 for a mask-respecting policy)."""
     item_ids: list[str]
@@ -99,6 +103,8 @@ def _summarise(
         gold_inspection_rate=rate("gold_inspected"),
         mean_return=float(np.mean(returns)),
         mean_turns=float(np.mean([o["turns"] for o in outcomes])),
+        mean_questions=float(np.mean([o.get("asks", 0) for o in outcomes])),
+        invalid_rate=sum(o.get("invalid_actions", 0) for o in outcomes) / max(1, sum(o["turns"] for o in outcomes)),
         masked_actions=masked,
         item_ids=ids,
     )
@@ -112,15 +118,23 @@ def _check(tasks: Sequence[CreativityTask], repeats: int) -> None:
 
 
 def evaluate_policy(
-    act: Policy, config: EpisodeConfig, tasks: Sequence[CreativityTask], *, name: str, repeats: int = 1, seed: int = 0
+    act: Policy,
+    config: EpisodeConfig,
+    tasks: Sequence[CreativityTask],
+    *,
+    name: str,
+    repeats: int = 1,
+    seed: int = 0,
+    wrap: Callable[[CreativityEnv], DiscreteCreativity] = DiscreteCreativity,
 ) -> Evaluation:
-    """Play every task ``repeats`` times (episode seeds ``seed + k``) with a ``DiscreteCreativity`` policy.
+    """Play every task ``repeats`` times (episode seeds ``seed + k``) with a ``DiscreteCreativity`` policy
+    (``wrap`` builds the wrapper whose observations it reads: ``TextCreativity`` for a text policy).
 
     Raises:
         ConfigError: if ``tasks`` is empty or ``repeats`` is below 1.
     """
     _check(tasks, repeats)
-    env = DiscreteCreativity(CreativityEnv(config, items=list(tasks)))
+    env = wrap(CreativityEnv(config, items=list(tasks)))
     rng = np.random.default_rng(seed)
     outcomes, returns, masked = [], [], 0
     for k in range(repeats * len(tasks)):

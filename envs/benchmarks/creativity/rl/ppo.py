@@ -4,23 +4,28 @@ Needs the ``rl`` extra (``pip install 'lateralgym[rl]'``: torch, stable-baseline
 ``lateralgym train ppo`` is the command line face of ``train_ppo``.
 
 The policy (``ActionScoringPolicy``) scores every discrete action with one small MLP shared by all
-actions, from that action's row of ``DiscreteCreativity``'s action block (``ACTION_FEATURES``), and
-``MaskablePPO`` takes the softmax over the actions the mask allows. Sharing the scorer makes the
-policy indifferent to the entity order (drawn anew every episode) and lets what it learns about one
-entity slot hold for every slot, so it learns from a few dozen tasks. The critic reads the scene
-block and the action rows max-pooled.
+actions, from that action's row of the observation, and ``MaskablePPO`` takes the softmax over the
+actions the mask allows. Two inputs (``policy=``): ``features``, ``DiscreteCreativity``'s hand-made
+word-overlap features (``ACTION_FEATURES``), and ``text``, ``TextCreativity``'s rows made of sentence
+embeddings of the task and of each action's text (no hand-chosen overlap score). Sharing the scorer
+makes the policy indifferent to the entity order (drawn anew every episode) and lets what it learns
+about one entity slot hold for every slot, so it learns from a few dozen tasks. The critic reads the
+scene block and the action rows max-pooled. ``RowLayout`` tells the policy where the rows start and
+how wide they are (it is saved with the model, so ``load_policy`` needs nothing else).
 
 Training uses ``training_config`` (the config with shaped rewards), every ``eval_every`` timesteps
 the greedy policy plays the test tasks, and at the end the run directory gets ``model.zip``,
 ``learning_curve.png`` (train return and test gold rate against timesteps) and ``summary.json``
-(a ``TrainSummary``), with the random and heuristic players measured on the same test tasks.
+(a ``TrainSummary``), with the untrained policy, a random valid-action policy, the heuristic player
+and the best zero-training rule (``baselines.best_rule``) measured on the same test tasks.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +36,16 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import DummyVecEnv
 from torch import nn
 
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._errors import ConfigError
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
+from lateralgym.envs.benchmarks.creativity._options import CreativityOptions
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
+from lateralgym.envs.benchmarks.creativity.rl.baselines import BestRule, best_rule
 from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
     Evaluation,
     evaluate_heuristic,
@@ -46,6 +54,7 @@ from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
     split_tasks,
     training_config,
 )
+from lateralgym.envs.benchmarks.creativity.rl.text import TextCreativity, make_encoder
 from lateralgym.envs.benchmarks.creativity.rl.wrappers import ACTION_FEATURES, DiscreteCreativity
 
 
@@ -55,29 +64,71 @@ def one_thread() -> None:
     torch.set_num_threads(1)
 
 
-class ActionScorer(nn.Module):  # type: ignore[misc]  # torch is seen as Any (rl extra)
-    """SB3's ``mlp_extractor`` for ``ActionScoringPolicy``: one logit per action and a critic latent."""
+class RowLayout(BaseFeaturesExtractor):  # type: ignore[misc]  # sb3 is seen as Any (rl extra)
+    """The observation as it is (a flat vector), with where its action rows start and their width."""
 
-    def __init__(self, scene_size: int, n_actions: int, hidden: int = 64) -> None:
+    def __init__(self, observation_space: Any, scene_size: int, row_width: int, text_dims: int = 0) -> None:
+        super().__init__(observation_space, int(observation_space.shape[0]))
+        self.scene_size, self.row_width, self.text_dims = scene_size, row_width, text_dims
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return observations
+
+
+def policy_kwargs(env: DiscreteCreativity) -> dict[str, Any]:
+    """``MaskablePPO``'s ``policy_kwargs`` for ``env``'s observation layout."""
+    width = getattr(env, "row_width", len(ACTION_FEATURES))
+    text_dims = getattr(env, "text_dims", 0)
+    return {
+        "features_extractor_class": RowLayout,
+        "features_extractor_kwargs": {"scene_size": env.scene_size, "row_width": width, "text_dims": text_dims},
+    }
+
+
+class ActionScorer(nn.Module):  # type: ignore[misc]  # torch is seen as Any (rl extra)
+    """SB3's ``mlp_extractor`` for ``ActionScoringPolicy``: one logit per action and a critic latent.
+
+    A row's first ``text_dims`` columns (a text policy's products of task and action vectors) enter
+    the logit through one linear layer, a weighted similarity learnt over every action at once, which
+    cannot memorise one task's answer; the other columns (features, or the row's structure) go
+    through a small MLP. Without text columns the whole row goes through the MLP.
+    """
+
+    def __init__(self, scene_size: int, n_actions: int, row_width: int, hidden: int = 64, text_dims: int = 0) -> None:
         super().__init__()
-        self.scene_size, self.n_actions, self.k = scene_size, n_actions, len(ACTION_FEATURES)
+        self.scene_size, self.n_actions, self.k, self.text_dims = scene_size, n_actions, row_width, text_dims
         self.latent_dim_pi, self.latent_dim_vf = n_actions, hidden
+        rest = row_width - text_dims
         self.scorer = nn.Sequential(
-            nn.Linear(self.k, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
+            nn.Linear(rest, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
         )
-        self.critic = nn.Sequential(nn.Linear(scene_size + self.k, hidden), nn.Tanh(), nn.Linear(hidden, hidden))
+        self.text = nn.Linear(text_dims, 1, bias=False) if text_dims else None
+        if self.text is not None:
+            nn.init.zeros_(self.text.weight)  # starts as the uniform policy; learns its own similarity
+        critic_in = scene_size + rest + (1 if text_dims else 0)  # the best text score, for a text policy
+        self.critic = nn.Sequential(nn.Linear(critic_in, hidden), nn.Tanh(), nn.Linear(hidden, hidden))
 
     def _rows(self, features: torch.Tensor) -> torch.Tensor:
         return features[:, self.scene_size :].reshape(-1, self.n_actions, self.k)
 
+    def _text_score(self, rows: torch.Tensor) -> torch.Tensor:
+        if self.text is None:
+            return torch.zeros(rows.shape[:-1], dtype=rows.dtype, device=rows.device)
+        return self.text(rows[..., : self.text_dims]).squeeze(-1)
+
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        """One logit per action, from its feature row."""
-        return self.scorer(self._rows(features)).squeeze(-1)
+        """One logit per action, from its row."""
+        rows = self._rows(features)
+        return self.scorer(rows[..., self.text_dims :]).squeeze(-1) + self._text_score(rows)
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
-        """The critic's latent from the scene block and the max-pooled action rows."""
-        pooled = self._rows(features).max(dim=1).values
-        return torch.tanh(self.critic(torch.cat([features[:, : self.scene_size], pooled], dim=1)))
+        """The critic's latent from the scene block, the max-pooled rows and the best text score."""
+        rows = self._rows(features)
+        pooled = rows[..., self.text_dims :].max(dim=1).values
+        parts = [features[:, : self.scene_size], pooled]
+        if self.text is not None:
+            parts.append(self._text_score(rows).max(dim=1, keepdim=True).values)
+        return torch.tanh(self.critic(torch.cat(parts, dim=1)))
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
@@ -87,9 +138,16 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]  # s
     """``MaskableActorCriticPolicy`` whose action logits come from a scorer shared by every action."""
 
     def _build_mlp_extractor(self) -> None:
-        n_actions = int(self.action_space.n)
+        layout = self.features_extractor
+        if isinstance(layout, RowLayout):
+            n_actions = int(self.action_space.n)
+            self.mlp_extractor = ActionScorer(
+                layout.scene_size, n_actions, layout.row_width, text_dims=layout.text_dims
+            )
+            return
+        n_actions = int(self.action_space.n)  # a model saved before RowLayout: the feature rows
         scene_size = int(self.observation_space.shape[0]) - n_actions * len(ACTION_FEATURES)
-        self.mlp_extractor = ActionScorer(scene_size, n_actions)
+        self.mlp_extractor = ActionScorer(scene_size, n_actions, len(ACTION_FEATURES))
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
@@ -124,6 +182,10 @@ class TrainSummary(BaseModel):
 
     config: str
     """The config trained on (its name)."""
+    policy: str = "features"
+    """The policy's input: ``features`` (word-overlap features) or ``text`` (sentence embeddings)."""
+    encoder: str | None = None
+    """The text policy's encoder (``st:`` the MiniLM, ``lexical``); None for ``features``."""
     seed: int
     """The training seed."""
     timesteps: int
@@ -138,6 +200,9 @@ class TrainSummary(BaseModel):
     """Ids of the held-out test tasks (no gold entity of them is a gold entity in training)."""
     curve: list[CurvePoint]
     """The learning curve."""
+    untrained: Evaluation | None = None
+    """The policy before training (greedy) on the test tasks: with ``trained``, the before/after of
+    exploration (gold-inspection rate, turns, invalid moves) as well as of success."""
     trained: Evaluation
     """The trained (greedy) policy on the test tasks."""
     trained_on_train: Evaluation
@@ -146,6 +211,8 @@ class TrainSummary(BaseModel):
     """A uniformly random valid-action policy on the test tasks."""
     heuristic: Evaluation
     """The heuristic player on the test tasks."""
+    best_rule: BestRule | None = None
+    """The best zero-training one-feature rule (chosen on the train tasks) on the test tasks."""
 
 
 def greedy(model: MaskablePPO) -> Any:
@@ -191,10 +258,31 @@ class _Evaluator(BaseCallback):  # type: ignore[misc]  # sb3 is seen as Any (rl 
         )
 
 
-def training_envs(config: EpisodeConfig, train: Sequence[CreativityTask], n_envs: int) -> DummyVecEnv:
-    """``n_envs`` monitored ``DiscreteCreativity`` envs drawing episodes from ``train`` only (masks through
+Wrap = Callable[[CreativityEnv], DiscreteCreativity]
+"""Builds the wrapper whose observations a policy reads (``DiscreteCreativity`` or a ``TextCreativity``)."""
+
+
+def wrapper(policy: str, encoder: str = "st:", dim: int | None = None) -> Wrap:
+    """The wrapper of a policy input: ``features`` or ``text`` (with one shared, cached encoder).
+
+    Raises:
+        ConfigError: an unknown policy input.
+        DataBuildError: ``text`` with the ``st:`` encoder and no ``embed`` extra (the message says what to install).
+    """
+    if policy == "features":
+        return DiscreteCreativity
+    if policy == "text":
+        shared = make_encoder(encoder, dim=dim)
+        return functools.partial(TextCreativity, encoder=shared)
+    raise ConfigError(f"--policy is 'features' or 'text', got {policy!r}")
+
+
+def training_envs(
+    config: EpisodeConfig, train: Sequence[CreativityTask], n_envs: int, wrap: Wrap = DiscreteCreativity
+) -> DummyVecEnv:
+    """``n_envs`` monitored wrapped envs drawing episodes from ``train`` only (masks through
     ``env_method("action_masks")``, as ``MaskablePPO`` asks)."""
-    return DummyVecEnv([lambda: Monitor(DiscreteCreativity(CreativityEnv(config, items=list(train))))] * n_envs)
+    return DummyVecEnv([lambda: Monitor(wrap(CreativityEnv(config, items=list(train))))] * n_envs)
 
 
 def train_ppo(
@@ -208,6 +296,9 @@ def train_ppo(
     eval_repeats: int = 2,
     n_envs: int = 8,
     progress: Any = None,
+    policy: str = "features",
+    encoder: str = "st:",
+    weight_decay: float = 0.0,
 ) -> TrainSummary:
     """Train ``MaskablePPO`` with ``ActionScoringPolicy`` on the train split, evaluating on the test split.
 
@@ -221,6 +312,9 @@ def train_ppo(
         eval_repeats: evaluation episodes per test task (seeds ``seed``, ``seed + 1``, ...).
         n_envs: parallel environments (one process).
         progress: called with the timesteps done after every vector step (e.g. a progress bar).
+        policy: the policy's input: ``features`` (word-overlap features) or ``text`` (``TextCreativity``).
+        encoder: the text policy's sentence encoder (``st:``, the ``embed`` extra's MiniLM; ``lexical``).
+        weight_decay: AdamW's decoupled weight decay (0: Adam, as before).
 
     Raises:
         ConfigError: if a split is empty, a count is below 1, or the config is not CreativityBench's.
@@ -234,10 +328,20 @@ def train_ppo(
             "use a dataset with more gold entities"
         )
     shaped = training_config(config)
+    wrap = wrapper(policy, encoder)
     one_thread()
+    envs = training_envs(shaped, train, n_envs, wrap)
     model = MaskablePPO(
         ActionScoringPolicy,
-        training_envs(shaped, train, n_envs),
+        envs,
+        policy_kwargs={
+            **policy_kwargs(envs.envs[0].env),
+            **(
+                {"optimizer_class": torch.optim.AdamW, "optimizer_kwargs": {"weight_decay": weight_decay}}
+                if weight_decay
+                else {}
+            ),
+        },
         n_steps=128,
         batch_size=256,
         n_epochs=4,
@@ -249,9 +353,10 @@ def train_ppo(
         verbose=0,
     )
 
-    def on_test() -> Evaluation:
-        return evaluate_policy(greedy(model), shaped, test, name="trained", repeats=eval_repeats, seed=seed)
+    def on_test(name: str = "trained") -> Evaluation:
+        return evaluate_policy(greedy(model), shaped, test, name=name, repeats=eval_repeats, seed=seed, wrap=wrap)
 
+    untrained = on_test("untrained")
     evaluator = _Evaluator(eval_every, on_test, progress)
     start = time.perf_counter()
     model.learn(total_timesteps=timesteps, callback=evaluator)
@@ -259,8 +364,11 @@ def train_ppo(
     seconds = time.perf_counter() - start
     out.mkdir(parents=True, exist_ok=True)
     model.save(out / "model.zip")
+    options = shaped.options_as(CreativityOptions)
     summary = TrainSummary(
         config=config.name,
+        policy=policy,
+        encoder=encoder if policy == "text" else None,
         seed=seed,
         timesteps=int(model.num_timesteps),
         seconds=seconds,
@@ -268,10 +376,20 @@ def train_ppo(
         train_items=[t.id for t in train],
         test_items=[t.id for t in test],
         curve=evaluator.curve,
+        untrained=untrained,
         trained=on_test(),
-        trained_on_train=evaluate_policy(greedy(model), shaped, train, name="trained", seed=seed),
+        trained_on_train=evaluate_policy(greedy(model), shaped, train, name="trained", seed=seed, wrap=wrap),
         random=evaluate_policy(random_policy, shaped, test, name="random", repeats=2 * eval_repeats, seed=seed),
         heuristic=evaluate_heuristic(shaped, test, repeats=eval_repeats, seed=seed),
+        best_rule=best_rule(
+            shaped,
+            train,
+            test,
+            max_entities=options.max_entities,
+            max_parts=options.max_parts,
+            repeats=eval_repeats,
+            seed=seed,
+        ),
     )
     (out / "summary.json").write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
     plot_curve(summary, out / "learning_curve.png")
@@ -279,7 +397,7 @@ def train_ppo(
 
 
 def load_policy(path: Path) -> Any:
-    """A saved ``model.zip`` as an ``rl_eval.Policy`` (greedy)."""
+    """A saved ``model.zip`` as an ``evaluation.Policy`` (greedy), for the wrapper it was trained on."""
     one_thread()
     return greedy(MaskablePPO.load(path, device="cpu"))
 
@@ -296,10 +414,14 @@ def plot_curve(summary: TrainSummary, path: Path) -> None:
     top.plot(steps, [np.nan if p.train_return is None else p.train_return for p in summary.curve], marker=".")
     top.set_ylabel("train return (mean of last 100)")
     top.set_title(
-        f"MaskablePPO on {summary.config}: {len(summary.train_items)} train / {len(summary.test_items)} test tasks"
+        f"MaskablePPO ({summary.policy}) on {summary.config}: {len(summary.train_items)} train / "
+        f"{len(summary.test_items)} test tasks"
     )
     bottom.plot(steps, [100 * p.test_gold_rate for p in summary.curve], marker=".", label="trained (greedy)")
     bottom.axhline(100 * summary.heuristic.gold_correct_rate, color="tab:orange", ls="--", label="heuristic")
+    if summary.best_rule is not None:
+        rule = summary.best_rule
+        bottom.axhline(100 * rule.test.gold_correct_rate, color="tab:red", ls="-.", label=f"best rule ({rule.feature})")
     bottom.axhline(100 * summary.random.gold_correct_rate, color="tab:gray", ls=":", label="random")
     bottom.set_ylabel("test gold correct (%)")
     bottom.set_xlabel("timesteps")

@@ -1,0 +1,98 @@
+"""GRPO's plumbing without a model: the reward is the env's through the player's parser, the split and
+the held-out figures are right, and bad input gets one line (the training itself: ``--runllm``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+import lateralgym.cli
+from lateralgym.envs import EpisodeConfig, load_sample_items, split_items
+from lateralgym.integrations import ChatEnv, GRPOError, GRPOSettings, episode_stats, held_out, resolve_model
+from lateralgym.integrations._grpo import _reward_funcs, _split
+
+LETTERS = "ABCDE"
+
+
+def test_the_reward_is_the_env_reward_through_the_players_parser() -> None:
+    chat = ChatEnv("riddlesense")
+    rows = chat.dataset(limit=3)
+    items = {r.id: r for r in load_sample_items("riddlesense")}
+    curve: dict[str, list[float]] = {"reward": [], "valid": []}
+    (reward,) = _reward_funcs(chat, curve, shaping=0.0)
+    infos = [row["info"] for row in rows]
+    labels = [items[json.loads(i)["item_id"]].label for i in infos]
+    right = [[{"role": "assistant", "content": f"Answer: {LETTERS[label]}"}] for label in labels]
+    assert reward(None, right, infos) == [1.0, 1.0, 1.0]
+    wrong = [[{"role": "assistant", "content": LETTERS[(label + 1) % 5]}] for label in labels]
+    assert reward(None, wrong, infos) == [0.0, 0.0, 0.0]
+    garbage = [[{"role": "assistant", "content": "I think it might be something, hard to say"}] for _ in infos]
+    assert reward(None, garbage, infos) == [0.0, 0.0, 0.0]
+    assert curve == {"reward": [1.0, 0.0, 0.0], "valid": [1.0, 1.0, 0.0]}
+    (shaped,) = _reward_funcs(chat, curve, shaping=0.1)
+    assert shaped(None, wrong, infos) == [0.1, 0.1, 0.1]  # readable but wrong: only the shaping
+
+
+def test_held_out_figures() -> None:
+    records = [
+        {"reward": 1.0, "moves": 1, "valid_moves": 1, "questions": 0, "success": True, "gold_inspected": None},
+        {"reward": 0.0, "moves": 1, "valid_moves": 0, "questions": 0, "success": False, "gold_inspected": None},
+        {"reward": 0.0, "moves": 1, "valid_moves": 1, "questions": 0, "success": False, "gold_inspected": None},
+        {"reward": 0.0, "moves": 1, "valid_moves": 1, "questions": 0, "success": False, "gold_inspected": None},
+    ]
+    figures = held_out(records)
+    assert (figures.n, figures.reward_mean, figures.valid_rate, figures.success_rate) == (4, 0.25, 0.75, 0.25)
+    assert figures.invalid_rate == 0.25 and figures.gold_inspection_rate is None
+    low, high = figures.success_interval  # Wilson: 1 of 4
+    assert math.isclose(low, 0.0456, abs_tol=1e-3) and math.isclose(high, 0.6994, abs_tol=1e-3)
+    with pytest.raises(GRPOError):
+        held_out([])
+
+
+def test_episode_stats_count_questions_and_moves_of_a_multi_turn_episode() -> None:
+    import asyncio
+
+    chat = ChatEnv("splat")
+    state = chat.start(seed=0)
+    for text in ("Was he thirsty?", "Did it happen at night?", "Answer: he had hiccups and the scare cured them"):
+        if not state.done:
+            asyncio.run(chat.step(state, text))
+    stats = episode_stats(chat, state)
+    assert stats["moves"] == len(state.turns) and stats["questions"] == 2
+    assert stats["valid_moves"] == stats["moves"] and stats["messages"][0]["role"] == "assistant"
+
+
+def test_a_config_without_train_items_is_refused_in_one_line() -> None:
+    config = EpisodeConfig.named("riddlesense")
+    riddles = [r.model_copy(update={"id": f"only-{n}"}) for n, r in enumerate(load_sample_items("riddlesense"))]
+    test_only = split_items(riddles, "test")
+    with pytest.raises(GRPOError, match="none of its .* items is in the train split"):
+        _split(config, test_only, None)
+    train, test = _split(config, riddles, 2)
+    assert train and len(test) == 2
+
+
+def test_models_that_cannot_load_say_so(tmp_path: Path) -> None:
+    with pytest.raises(GRPOError, match="unknown local model 'local/nope'"):
+        resolve_model("local/nope")
+    with pytest.raises(GRPOError, match="no such model folder"):
+        resolve_model(str(tmp_path / "missing"))
+    folder, cache = resolve_model(str(tmp_path))
+    assert folder == tmp_path and cache is None
+    with pytest.raises(ValueError):
+        GRPOSettings(num_generations=1)
+
+
+def test_the_command_names_the_extra_and_checks_its_flags(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "trl" else real(name, *a))
+    assert lateralgym.cli.main(["train", "grpo", "--config", "riddlesense", "--model", "local/smollm2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("lateralgym: error: GRPO needs") and "pip install 'lateralgym[grpo]'" in err
+    assert len(err.strip().splitlines()) == 1

@@ -35,9 +35,10 @@ Needs the grpo extra: pip install 'lateralgym[grpo]'.
 
 EXAMPLES = """\
 examples:
-  lateralgym train grpo --config riddlesense --model local/smollm2 --steps 40 --out runs/grpo-rs
-  lateralgym train grpo --config riddlesense --model local/smollm2 --steps 80 --out runs/grpo-rs --resume
-  lateralgym train grpo --config splat --model path/to/Qwen2.5-0.5B-Instruct --steps 20 --num-generations 4
+  lateralgym train grpo --config CONFIG --model local/smollm2 --steps 40 --out runs/grpo-1
+  lateralgym train grpo --config CONFIG --model local/smollm2 --steps 80 --out runs/grpo-1 --resume
+  lateralgym train grpo --config CONFIG --model path/to/Qwen2.5-0.5B-Instruct --steps 20 --num-generations 4
+  (CONFIG: a shipped config, lateralgym configs lists them)
 """
 
 

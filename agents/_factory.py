@@ -8,7 +8,7 @@ from typing import Any
 
 from lateralgym.agents._base import Agent
 from lateralgym.agents._human import HumanAgent
-from lateralgym.agents._llm_spec import ModelSpec, is_model_spec
+from lateralgym.agents._llm_spec import LOCAL_PROVIDER, ModelSpec, is_model_spec
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
 from lateralgym.envs import ConfigError
 
@@ -76,26 +76,30 @@ def player_factory(
     whatever the backend, and a rerun with the same seeds replays from the cache. With the
     ``openai`` backend the episode seed is also sent as the sampling seed unless the spec sets one.
     ``base_url`` is used when the spec names none, and ``temperature`` (a config's) when the spec
-    sets none.
+    sets none. The players share one ``Constraint`` (``factory.constraint``), so a
+    fallback the server forces is taken once for the whole run.
     """
     if not is_model_spec(spec):
         make_agent(spec, items)  # fail now, not in the first episode, on an unknown spec
         return lambda seed: make_agent(spec, items, seed)
 
+    from lateralgym.agents._constraint import Constraint, default_constraint
     from lateralgym.agents._llm_client import LLMClient
     from lateralgym.agents._llm_player import PLAYER_OPTIONS, LLMPlayer
 
     model = ModelSpec.parse(spec)
-    if model.base_url is None:
+    if model.base_url is None and model.provider != LOCAL_PROVIDER:  # a local model gets its own server
         model = model.merge(base_url=base_url or None)
     if model.temperature is None:
         model = model.merge(temperature=temperature)
     options = model.role_options(PLAYER_OPTIONS, role="player")
+    constraint = Constraint(options.pop("constrain", None) or default_constraint(model))
     client = LLMClient(model, cache_dir=cache_dir, use_cache=use_cache)
 
     def build(seed: int) -> Agent:
         request_seed = model.seed if model.seed is not None else seed if model.backend == "openai" else None
-        return LLMPlayer(client, seed=request_seed, episode_seed=seed, **options)
+        return LLMPlayer(client, seed=request_seed, episode_seed=seed, constrain=constraint, **options)
 
     build.client = client  # type: ignore[attr-defined]
+    build.constraint = constraint  # type: ignore[attr-defined]
     return build

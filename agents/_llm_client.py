@@ -25,7 +25,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lateralgym.agents._llm_backends import Backend, Failure, classify, make_backend
 from lateralgym.agents._llm_cache import DEFAULT_CACHE_DIR, ResponseCache, request_key
@@ -38,7 +38,7 @@ from lateralgym.agents._llm_concurrency import (
 )
 from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError
 from lateralgym.agents._llm_secrets import display_url, redact, redact_values
-from lateralgym.agents._llm_spec import GENERATION_KEYS, ModelSpec
+from lateralgym.agents._llm_spec import GENERATION_KEYS, LOCAL_PROVIDER, ModelSpec
 from lateralgym.agents._llm_usage import (
     UsageMeter,
     UsageSummary,
@@ -49,6 +49,9 @@ from lateralgym.agents._llm_usage import (
 from lateralgym.agents._prices import offline_price
 from lateralgym.envs import ModelCall
 from lateralgym.envs.support import background, capped
+
+if TYPE_CHECKING:
+    from lateralgym.agents._local_serve import ServedModel
 
 __all__ = [
     "DEFAULT_CACHE_DIR",
@@ -124,6 +127,13 @@ class LLMClient:
                 f"LLMClient got unknown setting(s) {', '.join(unknown)}; settings are {', '.join(GENERATION_KEYS)}"
             )
         self.spec = ModelSpec.parse(spec, **spec_fields)
+        self.local: ServedModel | None = None
+        """The server a ``local/`` spec is served by (started now unless it already runs); None otherwise."""
+        if self.spec.provider == LOCAL_PROVIDER:
+            from lateralgym.agents._local_serve import serve
+
+            self.local = serve(self.spec)
+            self.spec = self.spec.model_copy(update={"base_url": self.local.base_url})
         self._backend: Backend = make_backend(self.spec)
         self.cache = ResponseCache(Path(cache_dir) if cache_dir is not None else Path.cwd() / DEFAULT_CACHE_DIR)
         self.use_cache = use_cache
@@ -185,7 +195,8 @@ class LLMClient:
         request: dict[str, Any] = {
             "provider": self.spec.provider,
             "model": self.spec.model,
-            "base_url": display_url(self.spec.base_url),  # credentials neither key nor sit in the cache
+            # credentials neither key nor sit in the cache; a local model is its file, whatever its port
+            "base_url": f"sha256:{self.local.sha256}" if self.local else display_url(self.spec.base_url),
             "messages": chat,
             "params": call_params,
         }
@@ -230,7 +241,7 @@ class LLMClient:
                 **texts,
                 "role": role,
                 "latency_s": time.monotonic() - started,
-                "cost_usd": await _price(self.spec.name, reply),
+                "cost_usd": 0.0 if self.local else await _price(self.spec.name, reply),  # a local model is free
                 "attempts": attempts,
                 "request_key": key,
             }
@@ -327,7 +338,10 @@ class LLMClient:
             merged["logprobs"] = True
         if self.spec.token_ids:  # vLLM's field, not OpenAI's: the SDK sends it in the body as given
             merged["extra_body"] = {"return_token_ids": True}
+        extra = {**merged.get("extra_body", {}), **params.get("extra_body", {})}  # a grammar joins, never replaces
         merged.update(params)
+        if extra:
+            merged["extra_body"] = extra
         return {name: value for name, value in merged.items() if value is not None}
 
     async def _send_with_retries(

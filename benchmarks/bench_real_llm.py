@@ -1,46 +1,33 @@
-"""A real small model (SmolLM2-135M via llama-cpp-python, 127.0.0.1) on every shipped config: wall time
-and tokens per second per config, and what the weak player needed (format re-asks, fallbacks).
+"""A real small model (``local/smollm2``: SmolLM2-135M served by llama-cpp-python on 127.0.0.1) on every
+shipped config: wall time, tokens per second and how valid its moves were, per config, with its replies
+constrained to the benchmark's action grammar (the default for ``local/`` models) and, with ``--compare``,
+as free text too (the papers' protocol), so the difference the constraint makes is measured, not assumed.
 
 Needs ``pip install 'lateralgym[local]'``. Each config plays ``--limit`` items (default 2; one for
-CreativityBench, whose prompts alone are thousands of tokens) with a
-short turn budget, as ``pytest --runllm`` does; the model plays, and judges SPLAT. The baseline is the
-server's own raw generation speed, measured in the same run on one fixed request.
+CreativityBench, whose prompts alone are thousands of tokens) with every multi-turn mode capped (SPLAT 3
+rounds; CreativityBench interactive and explore 4 turns); the model plays, and judges SPLAT. One server
+serves every run. The baseline is the server's own speed, measured in the same process by one timed call.
 
-Run: ``python benchmarks/bench_real_llm.py [--limit N] [--config NAME ...]``.
+Run: ``python benchmarks/bench_real_llm.py [--limit N] [--config NAME ...] [--compare]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
-from lateralgym.agents._local_model import LocalModelServer
+from lateralgym.agents import LLMClient, measure_speed, serving
 from lateralgym.envs import SHIPPED_CONFIGS, EpisodeConfig
-from lateralgym.episodes import StepLine, read_log, run
+from lateralgym.episodes import run
 
-SHORT_TURNS = {"multiturn": 3, "interactive": 4}
+PLAYER = "local/smollm2"
+SHORT_TURNS = {"multiturn": 3, "interactive": 4, "explore": 4}
+"""Turn caps by mode: every multi-turn mode is capped, explore (20 turns) too."""
 LONG_PROMPTS = {"creativity": 1}  # items per config where the prompt alone is thousands of tokens
-
-
-def raw_speed(server: LocalModelServer) -> float:
-    """Completion tokens per second of one plain request (the baseline)."""
-    from openai import OpenAI
-
-    client = OpenAI(base_url=server.base_url, api_key="local")
-    start = time.perf_counter()
-    reply = client.chat.completions.create(
-        model="smollm2",
-        messages=[{"role": "user", "content": "Write two sentences about the sea."}],
-        max_tokens=64,
-        temperature=0,
-    )
-    elapsed = time.perf_counter() - start
-    client.close()
-    return (reply.usage.completion_tokens if reply.usage else 0) / elapsed
 
 
 def short(name: str) -> EpisodeConfig:
@@ -55,45 +42,50 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=2)
     parser.add_argument("--config", action="append", choices=SHIPPED_CONFIGS)
+    parser.add_argument("--compare", action="store_true", help="also play each config unconstrained (free text)")
     args = parser.parse_args()
-    with LocalModelServer() as server, tempfile.TemporaryDirectory() as tmp:
-        baseline = raw_speed(server)
-        print(f"baseline: {baseline:.1f} completion tokens/s on one plain request\n")
+    modes = ("grammar", "off") if args.compare else ("grammar",)
+    with serving(), tempfile.TemporaryDirectory() as tmp:
+        served = LLMClient(PLAYER).local  # one server for every run below
+        assert served is not None
+        speed = asyncio.run(measure_speed(served.base_url, [{"role": "user", "content": "Tell me about the sea."}]))
         print(
-            f"{'config':24} {'episodes':>8} {'wall s':>8} {'prompt tok':>10} {'compl tok':>10} {'tok/s':>7} "
-            f"{'vs base':>7} {'re-asks':>7} {'fallbk':>6} {'invalid':>7}  headline"
+            f"baseline: reads {speed.read_tokens_per_s:.0f}, writes {speed.write_tokens_per_s:.1f} tokens/s "
+            f"({served.threads} thread(s), {served.context} tokens of context)\n"
+        )
+        print(
+            f"{'config':24} {'decoding':>8} {'episodes':>8} {'wall s':>7} {'s/call':>6} {'compl tok':>9} "
+            f"{'tok/s':>6} {'moves':>5} {'invalid':>7} {'re-ask':>6} {'fallbk':>6}  headline"
         )
         for name in args.config or SHIPPED_CONFIGS:
             config = short(name)
-            splat = config.benchmark == "splat"
-            start = time.perf_counter()
-            result = run(
-                config,
-                player=server.spec(max_tokens=160),
-                judge=server.spec(max_tokens=24) if splat else None,
-                limit=min(args.limit, LONG_PROMPTS.get(config.benchmark, args.limit)),
-                out=Path(tmp) / "runs",
-                cache_dir=Path(tmp) / "cache",
-                concurrency=1,
-                progress=False,
-            )
-            wall = time.perf_counter() - start
-            summary = json.loads((result.run_dir / "summary.json").read_text())
-            usage = summary["llm_usage"]
-            prompt = sum(u["prompt_tokens"] for u in usage.values())
-            completion = sum(u["completion_tokens"] for u in usage.values())
-            player = usage.get("player", {})
-            kinds = Counter(
-                str(r.action.get("kind"))
-                for r in read_log(result.run_dir / "steps.jsonl")
-                if isinstance(r, StepLine) and r.agent == "player"
-            )
-            headline = ", ".join(f"{k} {v:.1f}" for k, v in summary["headline"].items() if isinstance(v, float))[:70]
-            print(
-                f"{name:24} {result.ran:>8} {wall:>8.1f} {prompt:>10} {completion:>10} {completion / wall:>7.1f} "
-                f"{completion / wall / baseline:>7.2f} {player.get('format_reasks', 0):>7} "
-                f"{player.get('fallbacks', 0):>6} {kinds['invalid']:>7}  {headline}"
-            )
+            for mode in modes:
+                spec = f"{PLAYER}?constrain={mode}"
+                start = time.perf_counter()
+                result = run(
+                    config,
+                    player=spec,
+                    judge=PLAYER if config.benchmark == "splat" else None,
+                    limit=min(args.limit, LONG_PROMPTS.get(config.benchmark, args.limit)),
+                    out=Path(tmp) / "runs",
+                    cache_dir=Path(tmp) / "cache",
+                    concurrency=1,
+                    progress=False,
+                )
+                wall = time.perf_counter() - start
+                summary = json.loads((result.run_dir / "summary.json").read_text())
+                usage = summary["llm_usage"]
+                calls = sum(u["calls"] for u in usage.values()) or 1
+                completion = sum(u["completion_tokens"] for u in usage.values())
+                moves = result.moves
+                headline = ", ".join(f"{k} {v:.1f}" for k, v in summary["headline"].items() if isinstance(v, float))[
+                    :60
+                ]
+                print(
+                    f"{name:24} {mode:>8} {result.ran:>8} {wall:>7.1f} {wall / calls:>6.1f} {completion:>9} "
+                    f"{completion / wall:>6.1f} {moves.total:>5} {100 * moves.invalid_rate:>6.1f}% "
+                    f"{moves.reasked:>6} {moves.fallback:>6}  {headline}"
+                )
 
 
 if __name__ == "__main__":

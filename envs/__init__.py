@@ -54,6 +54,7 @@ from lateralgym.envs._engine import (
 from lateralgym.envs._errors import ConfigError, DatasetError, DatasetTooLarge, LateralGymError, PlayerQuit
 from lateralgym.envs._fields import Count, Flag, FrozenRecord, Text, snake, spaced
 from lateralgym.envs._figures import BarFigure, BarPanel, breakdown_value, repeats_note
+from lateralgym.envs._grammar import ActionGrammar, FreeText, JsonForm, LineForm, OneOf, final_turn
 from lateralgym.envs._items import ItemTable, item_table
 from lateralgym.envs._jsonl import SharedList, jsonl_lines, write_jsonl
 from lateralgym.envs._judging import (
@@ -81,6 +82,7 @@ __all__ = [
     "SHIPPED_CONFIGS",
     "QA",
     "Action",
+    "ActionGrammar",
     "AnswerLabel",
     "Ask",
     "BarFigure",
@@ -97,6 +99,7 @@ __all__ = [
     "EpisodeOverError",
     "ExplorationOutcome",
     "Flag",
+    "FreeText",
     "FrozenRecord",
     "Handled",
     "Inspect",
@@ -107,10 +110,13 @@ __all__ = [
     "Judge",
     "JudgeLabelError",
     "JudgeReply",
+    "JsonForm",
     "LateralEnv",
+    "LineForm",
     "LateralGymError",
     "ModelCall",
     "NoOptions",
+    "OneOf",
     "Outcome",
     "PlayerQuit",
     "PromptRequest",
@@ -134,6 +140,7 @@ __all__ = [
     "breakdown_value",
     "dataset_stats",
     "detect_format",
+    "final_turn",
     "formats",
     "get_benchmark",
     "import_reference",

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from lateralgym.envs._config import EpisodeConfig
     from lateralgym.envs._engine import Scene
     from lateralgym.envs._figures import BarFigure, MetricsView
+    from lateralgym.envs._grammar import ActionGrammar
     from lateralgym.envs._judging import Judge
     from lateralgym.envs._scoring import Scorer
     from lateralgym.envs._splits import Split
@@ -495,6 +496,16 @@ class Benchmark(Generic[ItemT, OutcomeT]):
 
     def fallback_action(self, text: str, info: Mapping[str, Any]) -> Action | None:
         """How a reply still unparsable after the re-asks is read (``None``: an invalid move)."""
+        return None
+
+    def action_grammar(self, info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
+        """The replies ``parse_reply`` reads at this point of an episode, as an ``ActionGrammar`` an LLM
+        player can ask its server to constrain the reply to (``?constrain=grammar`` or ``json_schema``).
+
+        State it from the same forms the parser reads, and the prompt asks for (``lateralgym.envs.
+        ActionGrammar``; ``final_turn(info)`` says when only the final answer is left). Default: ``None``,
+        the benchmark states none and replies stay free text.
+        """
         return None
 
     def aux_prompt(self, run_dir: Path, *, puzzles: int, variant: str, seed: int | None = None) -> str:

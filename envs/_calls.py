@@ -117,6 +117,9 @@ class ModelCall(BaseModel):
     truncated_chars: int = 0
     """Characters cut from the middle of ``text`` because the reply ran past its role's cap
     (``REPLY_CHAR_CAPS``); 0 when the reply is whole. A cut reply has no token data."""
+    constrained: str | None = None
+    """Player calls: what the server was asked to decode the reply under (``grammar``, ``json_schema``:
+    the benchmark's action grammar); ``None`` for free text."""
 
     @field_validator(
         "role",
@@ -130,6 +133,7 @@ class ModelCall(BaseModel):
         "tokens",
         "unparsed_replies",
         "fallback",
+        "constrained",
         mode="after",
     )
     @classmethod

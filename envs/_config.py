@@ -171,6 +171,10 @@ class EpisodeConfig(BaseModel):
     """Sampling temperature of an LLM player, and of an LLM judge, when its spec sets none
     (``...?temperature=0.7`` wins); None leaves the server's default. A paper config sets the
     paper's decoding."""
+    reasks: int | None = Field(default=None, ge=0, le=3)
+    """Format re-asks of an LLM player after a reply it cannot read, when its spec sets none
+    (``...?reasks=1`` wins); None: the benchmark's default (``Benchmark.player_reasks``). A paper
+    config that gives one shot sets 0: an unreadable answer is wrong, as the paper grades it."""
     rewards: RewardConfig = RewardConfig()
     """Reward shaping."""
     seed: int = 0

@@ -409,9 +409,12 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
             "benchmark": self.config.benchmark,
             "mode": self.config.mode,
             "turn": self.turn,
+            "max_turns": self.config.max_turns,
             "valid_action": valid,
             "public": self.scene.public(),
         }
+        if self.config.reasks is not None:  # the config's protocol for LLM players (a paper's single shot)
+            info["reasks"] = self.config.reasks
         if handled is not None and handled.judge is not None:
             info["judge_label"] = handled.judge.label
         if self.done:

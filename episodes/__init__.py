@@ -42,6 +42,7 @@ from lateralgym.episodes._metrics import (
     compute_metrics,
     metrics_from_log,
 )
+from lateralgym.episodes._moves import INVALID_WARNING_RATE, Moves, MovesTally
 from lateralgym.episodes._options import RunOptions
 from lateralgym.episodes._plan import EpisodeSpec, episode_seed, plan_episodes
 from lateralgym.episodes._play import RunResult
@@ -128,6 +129,9 @@ __all__ = [
     "LogError",
     "MetricsAccumulator",
     "MetricsError",
+    "INVALID_WARNING_RATE",
+    "Moves",
+    "MovesTally",
     "Observation",
     "ReportError",
     "RunMetrics",

@@ -27,9 +27,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from lateralgym.envs import ConfigError, ScoredEpisode, get_benchmark
 from lateralgym.envs.support import csv_cell
-from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, read_log
+from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
 from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import DEFAULT_MAX_ROUNDS, MetricsError, compute_metrics
+from lateralgym.episodes._moves import Moves, MovesTally
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -82,6 +83,11 @@ class RunRow(BaseModel):
     """Episodes the run planned (from its manifest); more than ``episodes`` when it is partial."""
     items: int
     repeats: int
+    constrained: str = ""
+    """What the LLM player's replies were decoded under: ``grammar``, ``json_schema``, ``off`` (free text,
+    the papers' protocol), both joined by ``+`` when a run fell back midway; blank for offline players."""
+    invalid_rate: float | None = None
+    """The share of player moves the env could not use (``summary.json``'s ``moves.invalid_rate``)."""
     metrics: dict[str, Interval] = Field(default_factory=dict)
     """Every headline metric with its interval."""
 
@@ -203,6 +209,11 @@ class _Run:
             raise MetricsError(f"{run_dir} has no {STEP_LOG}: pass run directories made by 'lateralgym run'")
         records = list(read_log(log))
         self.metrics = compute_metrics(records)
+        tally = MovesTally()
+        for record in records:
+            tally.add(record)
+        self.moves = tally.totals()
+        self.constrained = _decoding(records, self.moves)
         self.start = next((r for r in records if isinstance(r, EpisodeStart)), None)
         unit = get_benchmark(self.metrics.benchmark)
         latest: dict[str, EpisodeEnd] = {}
@@ -288,6 +299,8 @@ def _row(run: _Run, resamples: int, seed: int) -> RunRow:
         planned=run.record.planned,
         items=metrics.items,
         repeats=metrics.repeats,
+        constrained=run.constrained,
+        invalid_rate=run.moves.invalid_rate if run.moves.total else None,
         metrics={
             name: Interval(
                 value=value, low=intervals.get(name, (None, None))[0], high=intervals.get(name, (None, None))[1]
@@ -295,6 +308,17 @@ def _row(run: _Run, resamples: int, seed: int) -> RunRow:
             for name, value in metrics.headline.items()
         },
     )
+
+
+def _decoding(records: Sequence[object], moves: Moves) -> str:
+    """``RunRow.constrained`` of a log: the modes its LLM player's replies were decoded under."""
+    model_moves = sum(1 for r in records if isinstance(r, StepLine) and r.agent == "player" and r.llm is not None)
+    if not model_moves:
+        return ""
+    modes = list(moves.constrained)
+    if model_moves > sum(moves.constrained.values()):
+        modes.append("off")
+    return "+".join(modes)
 
 
 def run_dirs_under(paths: Sequence[str | Path]) -> list[Path]:

@@ -10,7 +10,8 @@ player's real opening prompt (system prompt, worked examples, the observation), 
   player move, times its majority-vote ``samples``; each prompt is the judge's instructions plus the
   item and its hidden answer;
 * tokens at ``CHARS_PER_TOKEN`` characters a token; completion tokens at the spec's ``max_tokens``
-  when set, else ``COMPLETION_TOKENS`` (``COT_COMPLETION_TOKENS`` with ``reasoning=cot``);
+  when set, else ``COMPLETION_TOKENS`` (``COT_COMPLETION_TOKENS`` with ``reasoning=cot``), at most the
+  longest reply the benchmark's action grammar admits when the player's replies are constrained;
 * cost from the offline price table (``lateralgym.agents._prices``), ``unknown`` for models it lacks.
 
 Nothing is sent, no run directory is made and the cache is not touched.
@@ -18,10 +19,11 @@ Nothing is sent, no run directory is made and the cache is not touched.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from lateralgym.envs import EpisodeConfig, LateralEnv, get_benchmark, load_config_items
 from lateralgym.episodes._options import RunOptions
@@ -70,6 +72,8 @@ class DryRun(BaseModel):
     player: str
     judge: str
     roles: list[RoleEstimate]
+    first_prompt: list[dict[str, str]] = Field(default_factory=list, exclude=True)
+    """The LLM player's opening messages of the first episode (a speed probe reads them)."""
 
     def render(self) -> str:
         """Lines for people."""
@@ -104,7 +108,10 @@ class DryRun(BaseModel):
 
 
 def _price_text(model: str) -> tuple[tuple[float, float] | None, str, tuple[float, float] | None]:
-    from lateralgym.agents import PRICES_AS_OF, price_per_million
+    from lateralgym.agents import LOCAL_PROVIDER, PRICES_AS_OF, price_per_million
+
+    if model.startswith(f"{LOCAL_PROVIDER}/"):
+        return (0.0, 0.0), "a local model, served on this machine: no cost", (0.0, 0.0)
 
     entry = price_per_million(model)
     if entry is None:
@@ -167,12 +174,16 @@ def dry_run(
     env = LateralEnv(config, items=items)  # the offline default judge: only first observations are needed
     turns = config.max_turns
     openings: list[int] = []
+    replies: list[int] = []
     judge_prompts: list[int] = []
+    first_prompt: list[dict[str, str]] = []
     spec = ModelSpec.parse(player) if is_model_spec(player) else None
     if spec is not None:
-        from lateralgym.agents import PLAYER_OPTIONS, conversation_start, prompt_plan
+        from lateralgym.agents import PLAYER_OPTIONS, conversation_start, default_constraint, prompt_plan
 
         wanted = spec.role_options(PLAYER_OPTIONS, role="player")
+        reply = spec.max_tokens or (COT_COMPLETION_TOKENS if wanted.get("reasoning") == "cot" else COMPLETION_TOKENS)
+        constrained = (wanted.get("constrain") or default_constraint(spec))[0] != "off"
     by_id = {str(item.id): item for item in items}  # the ids plan_episodes uses
     for episode in plan:
         observation, info = env.reset(seed=episode.seed, options={"item_id": episode.item_id})
@@ -188,15 +199,19 @@ def dry_run(
             )
             messages = conversation_start(chosen, str(observation["text"]), wanted.get("system_prompt"))
             openings.append(sum(_tokens(m["content"]) for m in messages))
+            first_prompt = first_prompt or messages
+            grammar = benchmark.action_grammar(info, chosen.reasoning) if constrained else None
+            # A constrained reply is as long as its grammar allows at most.
+            replies.append(reply if grammar is None else min(reply, math.ceil(grammar.max_chars() / CHARS_PER_TOKEN)))
         hidden = benchmark.solution_text(by_id[episode.item_id])
         judge_prompts.append(JUDGE_INSTRUCTION_TOKENS + _tokens(str(observation["text"])) + _tokens(hidden))
     roles: list[RoleEstimate] = []
     if spec is not None:
-        reply = spec.max_tokens or (COT_COMPLETION_TOKENS if wanted.get("reasoning") == "cot" else COMPLETION_TOKENS)
         fewest = sum(openings)
         most = sum(turns * o + EXCHANGE_TOKENS * turns * (turns - 1) // 2 for o in openings)
         calls = (len(plan), len(plan) * turns)
-        roles.append(_estimate("player", spec.name, calls, (fewest, most), (calls[0] * reply, calls[1] * reply)))
+        written = (sum(replies), sum(replies) * turns)
+        roles.append(_estimate("player", spec.name, calls, (fewest, most), written))
     if is_model_spec(judge) and benchmark.llm_judge is not None:
         judge_spec = ModelSpec.parse(judge)
         samples = options.judge_samples or int(judge_spec.options.get("samples", "1") or 1)
@@ -213,6 +228,7 @@ def dry_run(
         items=len({e.item_id for e in plan}),
         repeats=repeats,
         max_turns=turns,
+        first_prompt=first_prompt,
         player=player,
         judge=judge,
         roles=roles,

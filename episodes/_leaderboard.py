@@ -1,9 +1,11 @@
 """The leaderboard for people: runs as rows, in a terminal table or Markdown.
 
 Each row says what ran (run, benchmark, player, judge, dataset), how much (episodes, errored, and
-``partial`` when the run has not finished its plan) and the metrics with 95 % bootstrap intervals
-(``61.5 [48.0, 74.0]``). By default the columns are each benchmark's headline numbers (the papers'
-first metrics); ``all_metrics`` shows every headline metric.
+``partial`` when the run has not finished its plan), the metrics with 95 % bootstrap intervals
+(``61.5 [48.0, 74.0]``), then how the LLM player's replies were decoded (``constrained``: ``grammar``,
+``json_schema``, ``off`` for the papers' free text) and the share of its moves that were invalid. By
+default the metric columns are each benchmark's headline numbers (the papers' first metrics);
+``all_metrics`` shows every headline metric.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from lateralgym.episodes._compare import DEFAULT_RESAMPLES, Leaderboard, RunRow,
 __all__ = ["compare_markdown", "compare_runs", "leaderboard_cells"]
 
 _FACTS = ("run", "benchmark", "player", "judge", "dataset", "episodes")
+_VALIDITY = ("constrained", "invalid")
+"""After the metrics: how the player's replies were decoded, and the share of its moves that were invalid."""
 
 
 def _metric_columns(board: Leaderboard, all_metrics: bool) -> list[str]:
@@ -47,8 +51,10 @@ def leaderboard_cells(board: Leaderboard, all_metrics: bool = False) -> tuple[li
     for row in board.rows:
         facts = [row.run_id, row.benchmark + (f" ({row.mode})" if row.mode else ""), row.player, row.judge]
         facts += [row.dataset, _episodes(row)]
-        rows.append(facts + [row.metrics[m].text() if m in row.metrics else "" for m in metrics])
-    return [*_FACTS, *metrics], rows
+        invalid = "" if row.invalid_rate is None else f"{100 * row.invalid_rate:.1f}%"
+        validity = [row.constrained or "-", invalid]
+        rows.append(facts + [row.metrics[m].text() if m in row.metrics else "" for m in metrics] + validity)
+    return [*_FACTS, *metrics, *_VALIDITY], rows
 
 
 def _board(run_dirs: Sequence[str | Path] | Leaderboard, resamples: int) -> Leaderboard:
@@ -73,7 +79,8 @@ def compare_runs(
     caption = f"metrics: value [95% bootstrap interval over items, {board.resamples} resamples]"
     table = Table(title="Leaderboard", title_justify="left", caption=caption, caption_justify="left")
     for n, name in enumerate(header):
-        table.add_column(name, justify="right" if n >= len(_FACTS) else "left", overflow="fold")
+        right = len(_FACTS) <= n < len(header) - len(_VALIDITY) or name == "invalid"
+        table.add_column(name, justify="right" if right else "left", overflow="fold")
     for cells in rows:
         table.add_row(*cells)
     return table

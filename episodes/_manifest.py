@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from lateralgym.agents import ServedModel
 from lateralgym.envs import ConfigError, EpisodeConfig
 from lateralgym.envs.support import validation_message
 from lateralgym.episodes._log import LOG_SCHEMA_VERSION, STEP_LOG
@@ -71,6 +72,9 @@ class Manifest(BaseModel):
     written spec lacks them, so such a run cannot be resumed as it was started."""
     episodes: list[EpisodeSpec] | None = None
     """The plan, every episode with its seed (None: not recorded)."""
+    served: list[ServedModel] = Field(default_factory=list)
+    """The local models (``local/`` specs) the run was served by: each file with its sha256 and the
+    server's threads and context; a resume checks the file is still the same."""
 
     @model_validator(mode="before")
     @classmethod

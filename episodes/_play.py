@@ -22,6 +22,7 @@ from lateralgym.envs import EpisodeConfig, Judge, LateralEnv, benchmark_of
 from lateralgym.episodes._episode import run_episode
 from lateralgym.episodes._failures import FailureWatch
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, StepLogWriter, Usage, read_log
+from lateralgym.episodes._moves import Moves, MovesTally
 from lateralgym.episodes._options import RunOptions
 from lateralgym.episodes._plan import EpisodeSpec
 from lateralgym.episodes._resume import drop_partial_episodes, finished_episodes
@@ -54,6 +55,8 @@ class RunResult(BaseModel):
     """``RunMetrics`` of all finished episodes."""
     usage: dict[str, Usage] = {}
     """Model usage of the whole run per role (``player``, ``judge``), summed from the step log."""
+    moves: Moves = Moves()
+    """How valid the player's moves were (``summary.json``'s ``moves``)."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,11 @@ async def roll_out(job: RollOut) -> RunResult:
     for env in envs:
         free.put_nowait(env)
     writer = StepLogWriter(log_path)
-    bar = RunProgress(total=len(job.plan), done=len(done), label=job.config.name, enabled=job.options.progress)
+    clients = (getattr(job.factory, "client", None), getattr(job.judge, "client", None))
+    meters = list({id(c.usage): c.usage for c in clients if c is not None}.values())
+    bar = RunProgress(
+        total=len(job.plan), done=len(done), label=job.config.name, enabled=job.options.progress, meters=meters
+    )
     errors: list[str] = []
     player = safe_spec(str(job.options.player))
 
@@ -174,15 +181,22 @@ def _finish(job: RollOut, todo: list[EpisodeSpec], errors: list[str]) -> RunResu
     from lateralgym.episodes._metrics import compute_metrics
 
     tally = UsageTally()
+    moves_tally = MovesTally()
 
-    def ends_noted(records: Iterator[Any]) -> Iterator[Any]:  # one pass over the log for both
+    def ends_noted(records: Iterator[Any]) -> Iterator[Any]:  # one pass over the log for all three
         for record in records:
             tally.add(record)
+            moves_tally.add(record)
             yield record
 
     metrics = compute_metrics(ends_noted(read_log(job.run_dir / STEP_LOG)))
     usage = tally.totals()
-    summary = {**metrics.model_dump(mode="json"), "llm_usage": {role: u.model_dump() for role, u in usage.items()}}
+    moves = moves_tally.totals()
+    summary = {
+        **metrics.model_dump(mode="json"),
+        "moves": moves.model_dump(),
+        "llm_usage": {role: u.model_dump() for role, u in usage.items()},
+    }
     write_json(job.run_dir / SUMMARY, summary)
     watch = job.watch
     return RunResult(
@@ -196,6 +210,7 @@ def _finish(job: RollOut, todo: list[EpisodeSpec], errors: list[str]) -> RunResu
         stopped=watch.stopped,
         metrics=metrics,
         usage=usage,
+        moves=moves,
     )
 
 

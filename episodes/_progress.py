@@ -1,11 +1,24 @@
-"""A rich progress bar for runs: episodes done, rate, ETA and the running score."""
+"""A rich progress bar for runs: episodes done, rate, model calls and tokens per second, ETA and the
+running score."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from types import TracebackType
+from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 from lateralgym.envs import get_benchmark
 from lateralgym.episodes._log import EpisodeEnd
@@ -21,15 +34,41 @@ def episode_score(end: EpisodeEnd) -> float:
     return 1.0 if get_benchmark(end.benchmark).outcome_of(end.outcome).succeeded() else 0.0
 
 
-class RunProgress:
-    """Context manager around ``rich.progress.Progress``; disabled when ``enabled`` is False."""
+class CallsColumn(ProgressColumn):
+    """Model calls answered so far and the tokens written per second since the run began, read from the
+    clients' usage meters at each redraw (a long episode shows its calls as they happen)."""
 
-    def __init__(self, total: int, done: int = 0, label: str = "episodes", enabled: bool = True) -> None:
+    def __init__(self, meters: Sequence[Any]) -> None:
+        super().__init__()
+        self.meters = list(meters)
+        self.started = time.monotonic()
+
+    def render(self, task: Task) -> Text:
+        calls = written = 0
+        for meter in self.meters:
+            summary = meter.summary()
+            calls += summary.calls
+            written += summary.completion_tokens
+        elapsed = max(time.monotonic() - self.started, 1e-6)
+        return Text(f"{calls} calls, {written / elapsed:.1f} tok/s")
+
+
+class RunProgress:
+    """Context manager around ``rich.progress.Progress``; disabled when ``enabled`` is False.
+
+    ``meters`` (the model clients' ``UsageMeter``s) add a column of calls and tokens per second.
+    """
+
+    def __init__(
+        self, total: int, done: int = 0, label: str = "episodes", enabled: bool = True, meters: Sequence[Any] = ()
+    ) -> None:
+        calls: list[ProgressColumn] = [CallsColumn(meters)] if meters else []
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("{task.fields[rate]}"),
+            *calls,
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             TextColumn("score {task.fields[score]}"),

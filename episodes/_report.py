@@ -19,6 +19,7 @@ from rich.table import Table
 from lateralgym.episodes._log import Usage
 from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import RunMetrics
+from lateralgym.episodes._moves import Moves, MovesTally
 from lateralgym.episodes._plots import Plot, write_plots
 from lateralgym.episodes._report_facts import partial_warning, run_facts
 from lateralgym.episodes._usage import metrics_and_usage
@@ -125,13 +126,32 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_report(run_dir: Path, metrics: RunMetrics | None = None, usage: dict[str, Usage] | None = None) -> Path:
+def validity_warning(moves: Moves) -> str | None:
+    """The line a report leads with when more than 10 % of the player's moves were invalid, else None."""
+    if not moves.alarming:
+        return None
+    return (
+        f"Validity: {moves.invalid} of {moves.total} player moves ({100 * moves.invalid_rate:.1f} %) were invalid "
+        f"({moves.reasked} re-asked for the format, {moves.fallback} read by the fallback), so the metrics below "
+        "score mostly unread or unusable answers; a model that cannot keep the format can be constrained to it "
+        "(constrain=grammar on a llama.cpp server, json_schema on OpenAI or vLLM; the default for local/ models)"
+    )
+
+
+def write_report(
+    run_dir: Path,
+    metrics: RunMetrics | None = None,
+    usage: dict[str, Usage] | None = None,
+    moves: Moves | None = None,
+) -> Path:
     """Write ``run_dir/report.md`` and its figures under ``run_dir/plots``.
 
     Args:
         run_dir: the run directory (holding ``steps.jsonl`` and, optionally, ``manifest.json``).
         metrics: the run's metrics; computed from ``run_dir/steps.jsonl`` when not given.
         usage: the run's model usage per role (``metrics_and_usage``); read from the log when not given.
+        moves: how valid the player's moves were (``MovesTally``); read from the log when not given. When
+            more than 10 % were invalid, the report leads with it.
 
     Returns:
         The path of ``report.md``.
@@ -144,10 +164,12 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None, usage: dict[s
     run_dir = Path(run_dir)
     run = read_run(run_dir)  # a damaged manifest stops the report before any file is written
     manifest = run.manifest
-    if metrics is None or usage is None:  # one pass over the log for both
-        read_metrics, read_usage = metrics_and_usage(run.log_path)
+    if metrics is None or usage is None or moves is None:  # one pass over the log for all three
+        tally = MovesTally()
+        read_metrics, read_usage = metrics_and_usage(run.log_path, moves=tally)
         metrics = read_metrics if metrics is None else metrics
         usage = read_usage if usage is None else usage
+        moves = tally.totals() if moves is None else moves
     plots = write_plots(metrics, run_dir)
     about = [
         ("run", (manifest.run_id if manifest else "") or run_dir.name),
@@ -159,10 +181,20 @@ def write_report(run_dir: Path, metrics: RunMetrics | None = None, usage: dict[s
         ("recorded more than once", metrics.duplicates or ""),
         ("items", metrics.items),
         ("repeats (R)", metrics.repeats),
+        ("player moves", moves.line().removeprefix("moves: ") if moves.total else ""),
+        *(
+            (
+                f"served {s.spec}",
+                f"{Path(s.path).name} (sha256 {s.sha256[:12]}...), {s.threads} thread(s), {s.context} tokens of "
+                f"context, {s.runtime}",
+            )
+            for s in (manifest.served if manifest else [])
+        ),
         *run_facts(metrics, run, usage),  # judge, dataset, plan, tokens and cost per role
     ]
     parts = [
         f"# LateralGym report: {run_dir.name}",
+        *(f"**{warning}.**" for warning in [validity_warning(moves)] if warning),
         markdown_table(["", ""], [(k, v) for k, v in about if v != ""]),
         *(f"**{warning}.**" for warning in [partial_warning(run, metrics)] if warning),
         *(f"**{warning}.**" for warning in [duplicates_warning(metrics)] if warning),

@@ -64,10 +64,13 @@ def _config_temperature(spec: str, temperature: float | None) -> float | None:
 
 
 async def check_model_servers(factory: Any, judge: Any, *, resuming: bool) -> None:
-    """Check the player's and the judge's model servers before a run (see ``agents._llm_probe``).
+    """Check the player's and the judge's model servers before a run (see ``agents._llm_probe``), then
+    that the player's server decodes under the constraint it asks for (``agents._constraint``).
 
     Raises:
         EndpointCheckError: a server cannot be reached or refuses the key; the clients are closed.
+        ConstraintRejectedError: the player's server refuses or ignores its constraint and the spec
+            names no fallback.
     """
     owners = (("player", factory), ("judge", judge))
     clients: list[tuple[str, Any]] = [(role, getattr(owner, "client", None)) for role, owner in owners]
@@ -82,3 +85,14 @@ async def check_model_servers(factory: Any, judge: Any, *, resuming: bool) -> No
             await client.aclose()
         then = "fix that, then resume" if resuming else "nothing was run; fix that and run again"
         raise EndpointCheckError("; ".join(p.describe() for p in problems) + f"; {then} (--no-check skips the check)")
+    constraint = getattr(factory, "constraint", None)
+    player_client = getattr(factory, "client", None)
+    if constraint is not None and player_client is not None and constraint.mode != "off":
+        from lateralgym.agents import check_constraint
+
+        try:
+            await check_constraint(player_client, constraint)
+        except Exception:
+            for client in {id(c): c for _, c in clients}.values():
+                await client.aclose()
+            raise

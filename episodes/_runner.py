@@ -29,7 +29,17 @@ from typing import Any
 import yaml
 
 import lateralgym
-from lateralgym.agents import DEFAULT_CONCURRENCY, display_url, safe_spec, set_default_concurrency
+from lateralgym.agents import (
+    DEFAULT_CONCURRENCY,
+    LOCAL_PROVIDER,
+    ModelSpec,
+    ServedModel,
+    display_url,
+    is_model_spec,
+    safe_spec,
+    serving,
+    set_default_concurrency,
+)
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, load_config_items
 from lateralgym.envs.support import check_hints
 from lateralgym.episodes._failures import FailureWatch
@@ -129,6 +139,7 @@ async def run_async(
     request = ResumeRequest(run_dir=Path(resume)) if isinstance(resume, str | Path) else resume
     manifest: Manifest | None = None
     with ExitStack() as held:
+        held.enter_context(serving())  # local/ models' servers stop with the run, however it ends
         if request is not None:
             run_dir = request.run_dir
             require_run_dir(run_dir)  # before a lock file is made in it
@@ -146,6 +157,11 @@ async def run_async(
             raise ConfigError("--backend ray builds players from the player spec: pass player=..., not agent_factory")
         check_hints(config)  # before anything is made (a resumed run's config too)
         options = _settled(options, config, judge_obj)
+        if options.backend == "ray" and any(_local(spec) for spec in (options.player, options.judge)):
+            raise ConfigError(
+                "a local/ model is served by this process: drop --backend ray (or serve the model yourself and "
+                "name it openai/NAME with --base-url)"
+            )
         if items is None:
             items = load_config_items(config)
         judge = judge_obj or build_judge(config, options)
@@ -154,11 +170,20 @@ async def run_async(
         raw_judge = options.judge if judge_obj is None else getattr(judge_obj, "name", str(judge_obj))
         assert options.player is not None and raw_judge is not None  # filled in from the config above
         factory = agent_factory or build_player(config, options, items)
+        served = _served(factory, judge)
+        if manifest is not None:
+            _same_models(manifest, served)
         # config.yaml tells the truth: the player and judge that actually run.
         config = config.model_copy(update={"player": safe_spec(options.player), "judge": safe_spec(raw_judge)})
         envs = [LateralEnv(config, items=items, judge=judge)]  # fail now (e.g. a wrong judge), not mid-run
         if options.check:  # a dead server or a wrong key stops the run now, before anything is made
             await check_model_servers(factory, judge, resuming=manifest is not None)
+        if served and manifest is None:  # a local model's speed depends on this machine: say what to expect
+            from lateralgym.episodes._estimate import time_estimate
+
+            estimate = await time_estimate(config, options, items, served)
+            if estimate is not None:
+                print(estimate.line(), flush=True)
         if manifest is not None:
             plan = list(manifest.episodes or [])
         else:
@@ -169,7 +194,8 @@ async def run_async(
             # created only now, so a run that fails to set up leaves no directory behind
             run_dir, run_id = new_run_dir(options.out, config.name, options.player)
             _state.run_dir = run_dir
-            _start(run_dir, held, _new_manifest(run_id, config, options, raw_judge, plan), config, options.out)
+            new = _new_manifest(run_id, config, options, raw_judge, plan).model_copy(update={"served": served})
+            _start(run_dir, held, new, config, options.out)
         attach_prompt_store(run_dir, factory, judge)  # each distinct prompt sent, once, in prompts/
         watch = FailureWatch(options.stop_after_errors)
         try:
@@ -181,6 +207,33 @@ async def run_async(
                 f"cannot write the run in {run_dir}: {os_reason(exc)}; the episodes already written are kept: "
                 f"fix that, then finish the run with: lateralgym run --resume {run_dir}"
             ) from exc
+
+
+def _local(spec: str | None) -> bool:
+    return spec is not None and is_model_spec(spec) and ModelSpec.parse(spec).provider == LOCAL_PROVIDER
+
+
+def _served(factory: Any, judge: Any) -> list[ServedModel]:
+    """The local models the player's and the judge's clients are served by (one entry per server)."""
+    clients = (getattr(factory, "client", None), getattr(judge, "client", None))
+    served = [client.local for client in clients if client is not None and getattr(client, "local", None)]
+    return list({(s.path, s.base_url): s for s in served}.values())
+
+
+def _same_models(manifest: Manifest, served: list[ServedModel]) -> None:
+    """Refuse to resume a run on a local model file other than the one it started with.
+
+    Raises:
+        ConfigError: a ``local/`` spec now names a file with another sha256.
+    """
+    now = {s.spec: s for s in served}
+    for before in manifest.served:
+        after = now.get(before.spec)
+        if after is not None and after.sha256 != before.sha256:
+            raise ConfigError(
+                f"{before.spec} is not the model this run started with ({before.path}, sha256 {before.sha256[:12]}...; "
+                f"now {after.path}, sha256 {after.sha256[:12]}...): resume with the same file, or start a new run"
+            )
 
 
 def _settled(options: RunOptions, config: EpisodeConfig, judge_obj: Judge | None) -> RunOptions:

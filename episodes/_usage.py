@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lateralgym.episodes._log import EpisodeEnd, Usage, read_log
+from lateralgym.episodes._moves import MovesTally
 
 if TYPE_CHECKING:
     from lateralgym.episodes._metrics import RunMetrics
@@ -52,8 +53,9 @@ def usage_from_log(log_path: Path) -> dict[str, Usage]:
     return tally.totals()
 
 
-def metrics_and_usage(log_path: Path) -> tuple[RunMetrics, dict[str, Usage]]:
-    """The run's metrics and its model usage per role, in one pass over the step log.
+def metrics_and_usage(log_path: Path, moves: MovesTally | None = None) -> tuple[RunMetrics, dict[str, Usage]]:
+    """The run's metrics and its model usage per role, in one pass over the step log (which also
+    counts the player's ``moves`` when a tally is given).
 
     Raises:
         MetricsError: the log does not exist or holds no episodes.
@@ -62,5 +64,11 @@ def metrics_and_usage(log_path: Path) -> tuple[RunMetrics, dict[str, Usage]]:
     from lateralgym.episodes._metrics import metrics_from_log
 
     tally = UsageTally()
-    metrics = metrics_from_log(log_path, on_record=tally.add)
+
+    def note(record: object) -> None:
+        tally.add(record)
+        if moves is not None:
+            moves.add(record)
+
+    metrics = metrics_from_log(log_path, on_record=note)
     return metrics, tally.totals()

@@ -28,6 +28,7 @@ from lateralgym.envs import ConfigError, LateralGymError, get_benchmark
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
 from lateralgym.episodes._manifest import RunRecord, read_run
 from lateralgym.episodes._metrics import DuplicateEpisodes, MetricsError, RunMetrics, compute_metrics
+from lateralgym.episodes._moves import MovesTally
 from lateralgym.episodes._viewer_extras import reference_answers
 from lateralgym.episodes._viewer_pages import PAGE_SIZE, EpisodePages, pages_dir_for
 
@@ -118,10 +119,13 @@ def _collect(run_dir: Path, pages_dir: Path | None, max_episodes: int | None, pa
     duplicates = DuplicateEpisodes()
     first_start: list[EpisodeStart] = []
 
+    moves = MovesTally()
+
     def starts_and_ends() -> Iterator[EpisodeStart | EpisodeEnd]:
         for record in read_log(run_dir / STEP_LOG):
             seen.add(record.episode_id)
             duplicates.add(record)
+            moves.add(record)
             pages.add(record)
             if isinstance(record, EpisodeStart) and not first_start:
                 first_start.append(record)
@@ -141,6 +145,10 @@ def _collect(run_dir: Path, pages_dir: Path | None, max_episodes: int | None, pa
         n = len(duplicates.episodes)
         summary["line"] += f" · {n} recorded more than once (two processes wrote the log?)"
     summary["duplicates"] = len(duplicates.episodes)
+    counted = moves.totals()
+    if counted.total:
+        summary["line"] += f" · player {counted.line()}"
+    summary["moves"] = counted.model_dump()
     return {
         "header": _header(run, first_start[0] if first_start else None),
         "config_yaml": config_yaml,

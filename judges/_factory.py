@@ -103,7 +103,7 @@ def make_judge(
         offline = get_benchmark(benchmark).make_judge(spec)
         if offline is not None:
             return offline
-    from lateralgym.agents import ModelSpec, is_model_spec
+    from lateralgym.agents import LOCAL_PROVIDER, ModelSpec, is_model_spec
 
     if is_model_spec(spec):
         from lateralgym.agents import LLMClient
@@ -111,7 +111,7 @@ def make_judge(
 
         client_args = {name: fields.pop(name) for name in _CLIENT_ARGS if name in fields}
         model = ModelSpec.parse(spec, samples=samples, temperature=temperature, **fields)
-        if model.base_url is None:
+        if model.base_url is None and model.provider != LOCAL_PROVIDER:  # a local model gets its own server
             model = model.merge(base_url=base_url)
         options = model.role_options(JUDGE_OPTIONS, role="judge")
         if benchmark is None:

@@ -79,11 +79,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lateralgym`` command; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        return int(args.handler(args))
+        from lateralgym.agents import serving
+
+        with serving():  # the local/ model servers a command starts stop when it ends, however it ends
+            return int(args.handler(args))
     except LateralGymError as exc:
         print(f"lateralgym: error: {exc}", file=sys.stderr)
-        # a model server found down before the run: nothing worked, as when every episode errors
-        return EXIT_ALL_ERRORED if type(exc).__name__ == "EndpointCheckError" else EXIT_USAGE
+        # a model server found down (or refusing its constraint) before the run: nothing worked, as when
+        # every episode errors
+        refused = type(exc).__name__ in ("EndpointCheckError", "ConstraintRejectedError")
+        return EXIT_ALL_ERRORED if refused else EXIT_USAGE
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return EXIT_OK

@@ -169,6 +169,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "runllm: plays a real small model served on 127.0.0.1; runs only with pytest --runllm"
     )
+    # A suite started in the background (``nohup pytest &``, some CI runners) inherits SIGINT ignored, and
+    # so would every command the Ctrl-C tests start: they would never see their Ctrl-C. Take it back.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 # ---------------------------------------------------------------- the opt-in real-model suite

@@ -12,6 +12,8 @@ header back (as some gateways do). Every request is recorded so tests
 can count calls, inspect headers and measure the peak number of requests in
 flight.
 
+A request with ``stream: true`` is answered as server-sent events, one chunk per word of the reply.
+
 Token counts are deterministic: one token per whitespace-separated word of the
 message contents (prompt) and of the reply (completion). A request with ``logprobs: true`` gets
 each reply token's logprob (``reply_tokens``, ``token_logprob``), one with vLLM's
@@ -218,6 +220,7 @@ class ScriptedLLMServer:
         seed: Seed of the RNG behind ``fault_rate``.
         latency_s: Seconds every successful reply is held (to build concurrency).
         require_key: When set, requests without ``Authorization: Bearer <key>`` get 401.
+        port: The port to bind (0: a free one).
     """
 
     def __init__(
@@ -230,6 +233,7 @@ class ScriptedLLMServer:
         seed: int = 0,
         latency_s: float = 0.0,
         require_key: str | None = None,
+        port: int = 0,
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be in [0, 1], got {fault_rate}")
@@ -239,6 +243,7 @@ class ScriptedLLMServer:
         self.fault_kinds = tuple(fault_kinds)
         self.latency_s = latency_s
         self.require_key = require_key
+        self._port = port
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -254,7 +259,7 @@ class ScriptedLLMServer:
             return self
         self._stopping.clear()
         handler = _make_handler(self)
-        httpd = _Server(("127.0.0.1", 0), handler)
+        httpd = _Server(("127.0.0.1", self._port), handler)
         httpd.daemon_threads = True
         self._httpd = httpd
         self._thread = threading.Thread(
@@ -640,7 +645,29 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                     item = Reply("")
             if server.latency_s:
                 server._sleep(server.latency_s)
+            if body.get("stream"):
+                self._stream(body, item)
+                return
             self._send(200, json.dumps(_completion_json(body, item)))
+
+        def _stream(self, body: dict[str, Any], reply: Reply) -> None:
+            """The reply as server-sent events, one chunk per word (``stream: true``), then ``[DONE]``."""
+            words = reply.text.split(" ")
+            events = [
+                {"choices": [{"index": 0, "delta": {"content": word if n == 0 else " " + word}}]}
+                for n, word in enumerate(words)
+            ]
+            events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": reply.finish_reason}]})
+            data = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", str(len(data.encode())))
+            self.end_headers()
+            try:
+                self.wfile.write(data.encode())
+            except (BrokenPipeError, ConnectionResetError):
+                return
+            server._sent(reply.text)
 
     return Handler
 

@@ -19,6 +19,7 @@ from lateralgym.envs._benchmark import Benchmark, Outcome, PromptRequest
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._fields import Count, FrozenRecord, Text
+from lateralgym.envs._grammar import ActionGrammar, LineForm, OneOf
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs.benchmarks._mcq_reply import LETTERS, option_named, parse_mcq_reply
 
@@ -151,6 +152,12 @@ Then end with a final line written as: Answer: <letter>
 """
 
 
+ANSWER_LABEL = "Answer: "
+"""How the prompt asks for the answer line (``Answer: <letter>``), and the constrained reply writes it."""
+COT_REASONING_CHARS = 480
+"""Characters of reasoning a constrained reply may write before its answer line under ``cot``."""
+
+
 class MultipleChoiceBenchmark(Benchmark[MultipleChoiceItem, ChoiceOutcome]):
     """Shared rules of multiple-choice benchmarks; subclasses set the item, outcome, data and prompt."""
 
@@ -199,3 +206,16 @@ class MultipleChoiceBenchmark(Benchmark[MultipleChoiceItem, ChoiceOutcome]):
 
     def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
         return parse_mcq_reply(text, [str(c) for c in info.get("public", {}).get("choices", [])])
+
+    # An unreadable answer is re-asked once with the format (counted); the shipped configs keep the
+    # papers' single shot with ``reasks: 0``.
+    player_reasks = 1
+
+    def action_grammar(self, info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
+        """``Answer: <letter>`` with a letter of the shown options (after a line of reasoning under ``cot``),
+        the strongly cued form ``parse_mcq_reply`` reads first."""
+        choices = info.get("public", {}).get("choices", [])
+        if not 0 < len(choices) <= len(LETTERS):
+            return None
+        answer = LineForm("commit", ANSWER_LABEL, OneOf(tuple(LETTERS[: len(choices)])))
+        return ActionGrammar((answer,), reasoning=COT_REASONING_CHARS if reasoning == "cot" else 0)

@@ -21,14 +21,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from lateralgym.episodes import metrics_and_usage, print_metrics, read_run, write_report
+    from lateralgym.episodes import MovesTally, metrics_and_usage, print_metrics, read_run, write_report
 
     run_dir = one_run(args.run_dir)
     if not (run_dir / "steps.jsonl").exists():
         raise LateralGymError(f"{run_dir} has no steps.jsonl: pass a directory made by 'lateralgym run'")
     read_run(run_dir)  # imports a benchmark of the user's own that the run's config names
-    metrics, usage = metrics_and_usage(run_dir / "steps.jsonl")  # one pass over the log
-    report = write_report(run_dir, metrics, usage)  # first: it refuses a damaged run directory
+    tally = MovesTally()
+    metrics, usage = metrics_and_usage(run_dir / "steps.jsonl", moves=tally)  # one pass over the log
+    moves = tally.totals()
+    report = write_report(run_dir, metrics, usage, moves)  # first: it refuses a damaged run directory
     print_metrics(metrics)
+    if moves.total:
+        print(f"player {moves.line()}")
     print(f"\nwrote {report}")
     return 0

@@ -50,14 +50,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument(
         "--player",
         help="player: random, heuristic, oracle, human, or a model: openai/gpt-4o-mini, openai/NAME with "
-        "--base-url, anthropic/... via litellm; options as openai/NAME?temperature=0&reasoning=cot (default: "
-        "the config's)",
+        "--base-url, anthropic/... via litellm, local/smollm2 or local/PATH.gguf (served here for the run: "
+        "'lateralgym models'); options as openai/NAME?temperature=0&reasoning=cot, constrain=grammar|json_schema|off "
+        "(default: the config's)",
     )
     run.add_argument(
         "--judge",
         help="judge: one of the benchmark's offline judges (listed below with what each cannot do; the run's "
         f"first line says it again), human (a person judges {_human_judged()} in the terminal, seeing the hidden "
-        "answer), or a model spec provider/model[?temperature=0&samples=3] (default: the config's)",
+        "answer), or a model spec provider/model[?temperature=0&samples=3], local/smollm2 too (default: the "
+        "config's)",
     )
     run.add_argument(
         "--base-url",
@@ -338,6 +340,8 @@ def _print_result(result: RunResult) -> None:
             + (f", {usage.retries} requests retried (timeouts, rate limits, server errors)" if usage.retries else "")
             + (f", {usage.truncated} replies cut to the length cap" if usage.truncated else "")
         )
+    if result.moves.total and (result.usage or result.moves.invalid):
+        print(f"player {result.moves.line()}")
     if result.error_kinds:
         print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")

@@ -90,6 +90,7 @@ from lateralgym.envs._actions import Action, Ask, Commit, Inspect
 from lateralgym.envs._benchmark import Benchmark, DatasetFormat, PromptRequest, StatBlock, register_benchmark
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import LateralEnv
+from lateralgym.envs._grammar import ActionGrammar
 from lateralgym.envs._judging import ADVERSARIAL_QUESTIONS
 from lateralgym.envs._splits import Split
 from lateralgym.envs.benchmarks.creativity import _figures, _player
@@ -336,6 +337,13 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
     def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
         allowed = _player.MODE_ACTIONS.get(str(info.get("mode")), ("commit",))
         return _player.parse_creativity_reply(text, info.get("public") or {}, allowed)
+
+    # An unreadable reply is re-asked once with the format (counted); the paper's configs keep its
+    # protocol with ``reasks: 0`` (static and CoT: one shot; interactive: an unreadable reply costs a turn).
+    player_reasks = 1
+
+    def action_grammar(self, info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
+        return _player.action_grammar(info, reasoning)
 
 
 class CreativityEnv(LateralEnv):

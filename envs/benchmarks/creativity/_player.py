@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from lateralgym.envs._actions import Action, Ask, Commit, Inspect, Invalid, parse_action
+from lateralgym.envs._grammar import ActionGrammar, FreeText, JsonForm, OneOf, Value, final_turn
 from lateralgym.envs._matching import content_stems, match_name
 from lateralgym.envs._reply_text import (
     QUESTION_KEYS,
@@ -230,6 +231,59 @@ def parse_creativity_reply(
             + (' or {"action": "inspect", "entity": "<entity>"}' if "inspect" in allowed_set else ""),
         )
     return _resolve_names(action, public)
+
+
+# -- the constrained reply: the JSON moves the prompts ask for and the parser reads -------------------
+
+REASONING_CHARS = {"static": 240, "cot": 480, "interactive": 240, "explore": 0}
+"""Characters of reasoning a constrained reply may write before its JSON move, by mode: what each prompt
+asks for (static and interactive: reasoning first; CoT: the procedure; explore: the JSON object alone)."""
+EXPLORE_COT_CHARS = 240
+PART_CHARS = 60
+HOW_CHARS = 300
+QUESTION_CHARS = 200
+
+
+def _answer_forms(public: Mapping[str, Any], lead: tuple[tuple[str, Value], ...]) -> list[JsonForm]:
+    """One answer form per entity: its name, then one of its parts when they are revealed (any part
+    name otherwise), then how to use it."""
+    revealed: Mapping[str, Mapping[str, Any]] = public.get("revealed", {}) or {}
+    forms = []
+    for entity in public.get("entities", []):
+        parts = tuple(str(p) for p in revealed.get(entity, {}))
+        part: Value = OneOf(parts) if parts else FreeText(PART_CHARS)
+        how = FreeText(HOW_CHARS)
+        fields = (*lead, ("gold_entity", OneOf((str(entity),))), ("gold_part", part), ("how_to_use", how))
+        forms.append(JsonForm("commit", fields))
+    return forms
+
+
+def action_grammar(info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
+    """The moves of ``info``'s mode as the prompts write them: static and CoT one answer object;
+    interactive ``{"action": "inspect", "target": ...}`` or ``{"action": "answer", ...}``; explore
+    ``inspect`` / ``ask`` / ``commit`` objects. Names are the scene's; on the last turn only the answer."""
+    public: Mapping[str, Any] = info.get("public") or {}
+    mode = str(info.get("mode"))
+    if not public.get("entities") or mode not in MODE_ACTIONS:
+        return None
+    chars = REASONING_CHARS[mode] or (EXPLORE_COT_CHARS if reasoning == "cot" else 0)
+    last = final_turn(info)
+    forms: list[JsonForm] = []
+    if mode in ("static", "cot"):
+        forms = _answer_forms(public, ())
+    elif mode == "interactive":
+        if not last:
+            names = (*public["entities"], *public.get("inspectable_items", []))
+            forms.append(JsonForm("inspect", (("action", OneOf(("inspect",))), ("target", OneOf(tuple(names))))))
+        forms += _answer_forms(public, (("action", OneOf(("answer",))),))
+    else:
+        if not last:
+            entities = tuple(str(e) for e in public["entities"])
+            forms.append(JsonForm("inspect", (("action", OneOf(("inspect",))), ("entity", OneOf(entities)))))
+            question = FreeText(QUESTION_CHARS, end="?")
+            forms.append(JsonForm("ask", (("action", OneOf(("ask",))), ("question", question))))
+        forms += _answer_forms(public, (("action", OneOf(("commit",))),))
+    return ActionGrammar(tuple(forms), reasoning=chars)
 
 
 # -- offline policies ----------------------------------------------------------------------------

@@ -79,6 +79,7 @@ from lateralgym.envs._benchmark import (
 )
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import LateralEnv
+from lateralgym.envs._grammar import ActionGrammar
 from lateralgym.envs._judging import ADVERSARIAL_QUESTIONS, Judge
 from lateralgym.envs.benchmarks.splat import _figures, _player
 from lateralgym.envs.benchmarks.splat._embed_judge import EMBED_JUDGE, EmbeddingJudge
@@ -306,6 +307,9 @@ class Splat(Benchmark[SituationPuzzle, SplatOutcome]):
 
     def fallback_action(self, text: str, info: Mapping[str, Any]) -> Action | None:
         return _player.fallback_move(text)
+
+    def action_grammar(self, info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
+        return _player.action_grammar(info, reasoning)
 
 
 class SplatEnv(LateralEnv):

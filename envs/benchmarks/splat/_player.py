@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from lateralgym.envs._actions import Action, Ask, Commit
+from lateralgym.envs._grammar import ActionGrammar, FreeText, LineForm, final_turn
 from lateralgym.envs._matching import content_stems
 from lateralgym.envs._reply_text import (
     QUESTION_KEYS,
@@ -163,6 +164,23 @@ def fallback_move(text: str) -> Ask | Commit | None:
     if question is not None:
         return Ask(question=question[:_FALLBACK_CHARS])
     return Commit(answer=body[:_FALLBACK_CHARS])
+
+
+QUESTION_LABEL = "Question: "
+ANSWER_LABEL = "Answer: "
+"""The labels of the two move lines the prompt asks for (``DIRECT_FORMAT``) and the parser reads first."""
+QUESTION_CHARS = 200
+EXPLANATION_CHARS = 600
+COT_REASONING_CHARS = 480
+
+
+def action_grammar(info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar:
+    """``Question: <...?>`` or ``Answer: <explanation>`` on one line (after a line of reasoning under
+    ``cot``); on the last round only the explanation, the one move that can still solve the puzzle."""
+    answer = LineForm("commit", ANSWER_LABEL, FreeText(EXPLANATION_CHARS))
+    question = LineForm("ask", QUESTION_LABEL, FreeText(QUESTION_CHARS, end="?"))
+    forms = (answer,) if final_turn(info) else (question, answer)
+    return ActionGrammar(forms, reasoning=COT_REASONING_CHARS if reasoning == "cot" else 0)
 
 
 # Words that situation-puzzle answers often turn on; the heuristic probes them with questions.

@@ -5,7 +5,7 @@ package's ``Entity`` lines, which ``lateralgym data stats`` and ``lateralgym tas
 ``OUT/build.json`` (settings and counters) and ``OUT/checkpoints/`` (every validated answer): a killed
 build resumes with the same command, and a finished one reruns for free. ``--dry-run`` prints the
 calls, tokens and cost per stage and sends nothing. ``--constrained-json`` also sends each stage's JSON
-schema in ``response_format`` (for small local models; off by default); ``--min-variants``,
+schema in ``response_format`` (for small local models; on for ``local/`` models, off for others); ``--min-variants``,
 ``--max-physical-variants``, ``--max-state-combinations`` and ``--affordances-per-variant`` size a trial
 build. ``kb stats`` prints the paper's Table 2 counts.
 """
@@ -18,20 +18,31 @@ from pathlib import Path
 CONSTRAINED_JSON_HELP = (
     "also send each stage's JSON schema in response_format, so a grammar-decoding server can only write that "
     "shape: json_object (the default when the flag is bare: llama-cpp-python, llama.cpp) or json_schema "
-    "(OpenAI structured outputs, vLLM); replies are still validated and re-asked"
+    "(OpenAI structured outputs, vLLM), or off; replies are still validated and re-asked. Default: json_object "
+    "for a local/ model (LateralGym's own llama.cpp server), off otherwise"
 )
 
 
 def add_constrained_json(parser: argparse.ArgumentParser) -> None:
-    """The ``--constrained-json [FORM]`` option of ``kb build`` and ``tasks build`` (off by default)."""
+    """The ``--constrained-json [FORM]`` option of ``kb build`` and ``tasks build``."""
     parser.add_argument(
         "--constrained-json",
         nargs="?",
         const="json_object",
-        choices=("json_object", "json_schema"),
+        choices=("json_object", "json_schema", "off"),
         metavar="FORM",
         help=CONSTRAINED_JSON_HELP,
     )
+
+
+def json_form(given: str | None, model: str) -> str | None:
+    """The ``--constrained-json`` form a build sends: the one given (``off``: none), else ``json_object``
+    for a ``local/`` model, whose server LateralGym starts and knows decodes under it."""
+    if given is not None:
+        return None if given == "off" else given
+    from lateralgym.agents import LOCAL_PROVIDER
+
+    return "json_object" if model.startswith(f"{LOCAL_PROVIDER}/") else None
 
 
 def add_reask_temperature(parser: argparse.ArgumentParser) -> None:
@@ -146,7 +157,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
             max_state_combinations=args.max_state_combinations,
             min_variants=args.min_variants,
             affordances_per_variant=args.affordances_per_variant,
-            constrained_json=args.constrained_json,
+            constrained_json=json_form(args.constrained_json, args.model),
             **({"reask_temperature": args.reask_temperature} if args.reask_temperature is not None else {}),
         )
     except ValidationError as exc:

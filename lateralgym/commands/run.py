@@ -212,9 +212,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             return EXIT_OK
         judge = options.judge or config.judge
         note = judge_note(config.benchmark, judge)
-        if note:  # said where the judge is chosen: the run's first line
-            print(f"judge {judge}: {note}")
         result = run(config, options)
+        if note:  # the first line of the results, which it qualifies (an error before the run stands alone)
+            print(f"judge {judge}: {note}")
     _print_result(result)
     return _run_status(result)
 
@@ -282,8 +282,9 @@ def _print_result(result: RunResult) -> None:
     from lateralgym.episodes import print_metrics
 
     print_metrics(result.metrics)
+    local = _local_roles(result.run_dir) if any(u.cost_usd is None for u in result.usage.values()) else set()
     for role, usage in result.usage.items():
-        cost = "unknown" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+        cost = f"${usage.cost_usd:.4f}" if usage.cost_usd is not None else "local: free" if role in local else "unknown"
         print(
             f"{role} LLM: {usage.calls} calls, {usage.cache_hits} cache hits, "
             f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, cost {cost}"
@@ -298,6 +299,30 @@ def _print_result(result: RunResult) -> None:
     if result.error_kinds:
         print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
+    print(f"Next: lateralgym view {result.run_dir}  (episodes in the browser), lateralgym report {result.run_dir}")
+
+
+def _local_roles(run_dir: Path) -> set[str]:
+    """The roles (``player``, ``judge``) whose model server ran on this machine, so an unpriced model
+    costs nothing rather than an unknown amount."""
+    from urllib.parse import urlsplit
+
+    from lateralgym.episodes import read_run
+
+    try:
+        manifest = read_run(run_dir).manifest
+    except LateralGymError:
+        return set()
+    if manifest is None:
+        return set()
+    recorded = manifest.options
+    urls = {"player": recorded.base_url, "judge": recorded.judge_base_url or recorded.base_url}
+    loopback = ("localhost", "::1", "0.0.0.0")
+    return {
+        role
+        for role, url in urls.items()
+        if url and ((host := urlsplit(url).hostname or "") in loopback or host.startswith("127."))
+    }
 
 
 def _run_status(result: RunResult) -> int:

@@ -189,5 +189,5 @@ def test_the_report_states_judge_dataset_use_and_a_partial_run(llm_run: Path, tm
 def test_the_report_says_what_the_offline_splat_judge_cannot_do(tmp_path: Path) -> None:
     result = run("splat", player="heuristic", limit=1, out=tmp_path, progress=False)
     text = write_report(result.run_dir).read_text(encoding="utf-8")
-    assert "| judge | reference (offline stand-in for SPLAT's LLM judge by word overlap" in text
+    assert "| judge | reference (this run measures nothing: an offline stand-in for SPLAT's LLM judge" in text
     assert "not measurement" in text

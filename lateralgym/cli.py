@@ -6,6 +6,7 @@ library); no logic of its own here."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -64,8 +65,41 @@ LLM keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) and 
 {EXIT_CODES}"""
 
 
+class _Parser(argparse.ArgumentParser):
+    """``argparse`` with "did you mean" for a mistyped flag (Python 3.11's has no ``suggest_on_error``).
+
+    Each command's parser is one too (subparsers take their parent's class), so the flags a mistyped one is
+    matched against are those of the command it was given to.
+    """
+
+    _KNOWN = "_flags_of_the_command"
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and not hasattr(namespace, self._KNOWN):  # the innermost parser, which returns first
+            setattr(namespace, self._KNOWN, [o for a in self._actions for o in a.option_strings if o.startswith("--")])
+        return namespace, extras
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        namespace, extras = self.parse_known_args(args, namespace)
+        known = vars(namespace).pop(self._KNOWN, [])
+        if extras:
+            flags = [e.partition("=")[0] for e in extras if e.startswith("--")]
+            guesses = [
+                f"{f}: did you mean {c[0]}?"
+                for f in flags
+                if (c := difflib.get_close_matches(f, known, n=1, cutoff=0.75))
+            ]
+            self.error(f"unrecognized arguments: {' '.join(extras)}" + (f" ({'; '.join(guesses)})" if guesses else ""))
+        return namespace
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="lateralgym", description=_description(), formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

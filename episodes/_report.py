@@ -119,8 +119,9 @@ def render_metrics(metrics: RunMetrics) -> list[Table]:
     return tables
 
 
-def print_metrics(metrics: RunMetrics, console: Console | None = None) -> None:
-    """Print ``render_metrics`` to the console (a new one on stdout by default)."""
+def print_metrics(metrics: RunMetrics, console: Console | None = None, *, brief: bool = False) -> None:
+    """Print ``render_metrics`` to the console (a new one on stdout by default); ``brief``: the headline
+    only (after a person's play, so the reference solution just shown stays on screen)."""
     if console is None:
         # piped or logged output gets a width that fits the breakdown tables, not 80 columns
         console = Console() if sys.stdout.isatty() else Console(width=160)
@@ -128,7 +129,8 @@ def print_metrics(metrics: RunMetrics, console: Console | None = None) -> None:
     warning = duplicates_warning(metrics)
     if warning is not None:
         console.print(warning, style="bold yellow", markup=False)
-    for table in render_metrics(metrics):
+    tables = render_metrics(metrics)
+    for table in tables[:1] if brief else tables:
         console.print(table)
 
 

@@ -77,16 +77,16 @@ class _Parser(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
-        namespace, extras = super().parse_known_args(args, namespace)
-        if extras and not hasattr(namespace, self._KNOWN):  # the innermost parser, which returns first
-            setattr(namespace, self._KNOWN, [o for a in self._actions for o in a.option_strings if o.startswith("--")])
-        return namespace, extras
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras and not hasattr(parsed, self._KNOWN):  # the innermost parser, which returns first
+            setattr(parsed, self._KNOWN, [o for a in self._actions for o in a.option_strings if o.startswith("--")])
+        return parsed, extras
 
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> argparse.Namespace:
-        namespace, extras = self.parse_known_args(args, namespace)
-        known = vars(namespace).pop(self._KNOWN, [])
+        parsed, extras = self.parse_known_args(args, namespace)
+        known = vars(parsed).pop(self._KNOWN, [])
         if extras:
             flags = [e.partition("=")[0] for e in extras if e.startswith("--")]
             guesses = [
@@ -95,7 +95,7 @@ class _Parser(argparse.ArgumentParser):
                 if (c := difflib.get_close_matches(f, known, n=1, cutoff=0.75))
             ]
             self.error(f"unrecognized arguments: {' '.join(extras)}" + (f" ({'; '.join(guesses)})" if guesses else ""))
-        return namespace
+        return parsed
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -126,7 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"lateralgym: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except PlayerQuit:
-        print(f"stopped; finish the run later with: lateralgym run --resume {_run_dir()}")
+        print(
+            "stopped; the episodes finished are kept, the one under way starts again at turn 1; finish the run "
+            f"later with: lateralgym run --resume {_run_dir()}"
+        )
         return EXIT_OK
     except KeyboardInterrupt:
         resumes = getattr(args, "on_interrupt", None)  # a command's own way to go on (a data build's checkpoints)

@@ -204,6 +204,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         request = ResumeRequest(
             run_dir=Path(args.resume), config=args.config, dataset=args.data, seed=args.seed, max_turns=args.max_turns
         )
+        recorded = _recorded_options(request.run_dir)
+        if recorded is not None and "human" in (recorded.player, recorded.judge):  # said before the person starts
+            print("resuming: the episodes finished are kept; an episode left under way starts again at turn 1")
         result = run(None, options, resume=request)
     else:
         config = _config(args, imports)
@@ -281,8 +284,10 @@ def _config(args: argparse.Namespace, imports: tuple[str, ...]) -> EpisodeConfig
 def _print_result(result: RunResult) -> None:
     from lateralgym.episodes import print_metrics
 
-    print_metrics(result.metrics)
-    local = _local_roles(result.run_dir) if any(u.cost_usd is None for u in result.usage.values()) else set()
+    recorded = _recorded_options(result.run_dir)
+    person = recorded is not None and "human" in (recorded.player, recorded.judge)
+    print_metrics(result.metrics, brief=person)  # a person's last solution stays on screen; report has all
+    local = _local_roles(recorded) if any(u.cost_usd is None for u in result.usage.values()) else set()
     for role, usage in result.usage.items():
         cost = f"${usage.cost_usd:.4f}" if usage.cost_usd is not None else "local: free" if role in local else "unknown"
         print(
@@ -299,23 +304,30 @@ def _print_result(result: RunResult) -> None:
     if result.error_kinds:
         print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
-    print(f"Next: lateralgym view {result.run_dir}  (episodes in the browser), lateralgym report {result.run_dir}")
+    print(
+        f"Next: lateralgym view {result.run_dir} (the episodes, in a browser) · "
+        f"lateralgym report {result.run_dir} (every table, with plots)"
+    )
 
 
-def _local_roles(run_dir: Path) -> set[str]:
-    """The roles (``player``, ``judge``) whose model server ran on this machine, so an unpriced model
-    costs nothing rather than an unknown amount."""
-    from urllib.parse import urlsplit
-
+def _recorded_options(run_dir: Path) -> RunOptions | None:
+    """The options the run's manifest records (None when it cannot be read)."""
     from lateralgym.episodes import read_run
 
     try:
         manifest = read_run(run_dir).manifest
     except LateralGymError:
+        return None
+    return None if manifest is None else manifest.options
+
+
+def _local_roles(recorded: RunOptions | None) -> set[str]:
+    """The roles (``player``, ``judge``) whose model server ran on this machine, so an unpriced model
+    costs nothing rather than an unknown amount."""
+    from urllib.parse import urlsplit
+
+    if recorded is None:
         return set()
-    if manifest is None:
-        return set()
-    recorded = manifest.options
     urls = {"player": recorded.base_url, "judge": recorded.judge_base_url or recorded.base_url}
     loopback = ("localhost", "::1", "0.0.0.0")
     return {

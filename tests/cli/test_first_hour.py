@@ -11,7 +11,7 @@ from llm_server import ScriptedLLMServer
 from rich.console import Console
 
 from lateralgym.cli import main
-from lateralgym.episodes import RunMetrics, print_metrics
+from lateralgym.episodes import RunMetrics, compare_runs, print_metrics
 from lateralgym.episodes._rundir import new_run_dir
 
 
@@ -87,3 +87,16 @@ def test_a_local_model_costs_nothing(
     assert main([*args, "--player", "openai/my-local-model", "--base-url", llm_server.base_url]) == 0
     out = capsys.readouterr().out
     assert "player LLM: 2 calls" in out and "cost local: free" in out and "unknown" not in out
+
+
+def test_compare_names_long_runs_by_a_short_label_and_a_legend(tmp_path: Path) -> None:
+    for config in ("riddlesense", "splat", "creativity-static"):
+        assert main(["run", config, "--limit", "2", "--no-progress", "--out", str(tmp_path)]) == 0
+    runs = sorted(p for p in tmp_path.iterdir() if p.is_dir())
+    console = Console(record=True, width=100)
+    console.print(compare_runs(runs, resamples=10))
+    text = console.export_text()
+    labels = [line.split("│")[1].strip() for line in text.splitlines() if line.startswith("│")]
+    assert [label for label in labels if label] == ["#1", "#2", "#3"]  # one line each, however narrow
+    legend = dict(re.findall(r"^(#\d) = (\S+)", text, flags=re.MULTILINE))
+    assert sorted(legend.values()) == sorted(p.name for p in runs)  # every full name, unbroken, under the table

@@ -45,9 +45,9 @@ class ReferenceJudge:
         "this run measures nothing: an offline stand-in for SPLAT's LLM judge by word overlap with the hidden "
         "answer, it understands no negation or paraphrase ('Was the audience not deaf?' gets yes; a correct "
         "explanation in other words can cover 0 key points), so its numbers are for offline runs, tests and RL "
-        "warm-up, not measurement. To play SPLAT for real, judge with a model (--judge openai/NAME --base-url URL, a local "
-        "server such as llama.cpp's with SmolLM2 will do) or yourself (--judge human), and play with a model "
-        "(--player openai/NAME) or yourself (--player human)"
+        "warm-up, not measurement. To play SPLAT for real, judge with a model (--judge openai/NAME --base-url "
+        "URL, a local server such as llama.cpp's with SmolLM2 will do) or yourself (--judge human), and play "
+        "with a model (--player openai/NAME) or yourself (--player human)"
     )
     """What this judge can and cannot do, said wherever it is chosen (CLI help, the run's first line, reports)."""
     synchronous = True

@@ -20,7 +20,7 @@ from lateralgym.envs import SHIPPED_CONFIGS, LateralGymError
 
 if TYPE_CHECKING:
     from lateralgym.envs import EpisodeConfig
-    from lateralgym.episodes import RunOptions, RunResult
+    from lateralgym.episodes import RunOptions, RunRecord, RunResult
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -204,8 +204,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         request = ResumeRequest(
             run_dir=Path(args.resume), config=args.config, dataset=args.data, seed=args.seed, max_turns=args.max_turns
         )
-        recorded = _recorded_options(request.run_dir)
-        if recorded is not None and "human" in (recorded.player, recorded.judge):  # said before the person starts
+        if _person(_recorded_run(request.run_dir)):  # said before the person starts
             print("resuming: the episodes finished are kept; an episode left under way starts again at turn 1")
         result = run(None, options, resume=request)
     else:
@@ -282,14 +281,13 @@ def _config(args: argparse.Namespace, imports: tuple[str, ...]) -> EpisodeConfig
 
 
 def _print_result(result: RunResult) -> None:
-    from lateralgym.episodes import print_metrics
+    from lateralgym.episodes import cost_text, local_roles, print_metrics
 
-    recorded = _recorded_options(result.run_dir)
-    person = recorded is not None and "human" in (recorded.player, recorded.judge)
-    print_metrics(result.metrics, brief=person)  # a person's last solution stays on screen; report has all
-    local = _local_roles(recorded) if any(u.cost_usd is None for u in result.usage.values()) else set()
+    recorded = _recorded_run(result.run_dir)
+    print_metrics(result.metrics, brief=_person(recorded))  # a person's last solution stays on screen
+    local = local_roles(recorded) if recorded is not None else set()
     for role, usage in result.usage.items():
-        cost = f"${usage.cost_usd:.4f}" if usage.cost_usd is not None else "local: free" if role in local else "unknown"
+        cost = cost_text(usage, role in local)
         print(
             f"{role} LLM: {usage.calls} calls, {usage.cache_hits} cache hits, "
             f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, cost {cost}"
@@ -310,31 +308,20 @@ def _print_result(result: RunResult) -> None:
     )
 
 
-def _recorded_options(run_dir: Path) -> RunOptions | None:
-    """The options the run's manifest records (None when it cannot be read)."""
+def _recorded_run(run_dir: Path) -> RunRecord | None:
+    """The run's directory as its manifest records it (None when it cannot be read)."""
     from lateralgym.episodes import read_run
 
     try:
-        manifest = read_run(run_dir).manifest
+        return read_run(run_dir)
     except LateralGymError:
         return None
-    return None if manifest is None else manifest.options
 
 
-def _local_roles(recorded: RunOptions | None) -> set[str]:
-    """The roles (``player``, ``judge``) whose model server ran on this machine, so an unpriced model
-    costs nothing rather than an unknown amount."""
-    from urllib.parse import urlsplit
-
-    if recorded is None:
-        return set()
-    urls = {"player": recorded.base_url, "judge": recorded.judge_base_url or recorded.base_url}
-    loopback = ("localhost", "::1", "0.0.0.0")
-    return {
-        role
-        for role, url in urls.items()
-        if url and ((host := urlsplit(url).hostname or "") in loopback or host.startswith("127."))
-    }
+def _person(run: RunRecord | None) -> bool:
+    """Whether a person plays or judges the run."""
+    recorded = None if run is None or run.manifest is None else run.manifest.options
+    return recorded is not None and "human" in (recorded.player, recorded.judge)
 
 
 def _run_status(result: RunResult) -> int:

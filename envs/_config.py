@@ -8,6 +8,7 @@ from the names of the configs shipped in the package (``EpisodeConfig.named(name
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import tomllib
@@ -395,7 +396,9 @@ class EpisodeConfig(BaseModel):
         _load_builtins()
         if name in BENCHMARKS:
             return cls.from_dict(BENCHMARKS[name].default_config(), source=f"benchmark {name!r}")
+        close = difflib.get_close_matches(name, [*SHIPPED_CONFIGS, *BENCHMARKS], n=1)
+        guess = f" (did you mean {close[0]!r}?)" if close else ""
         raise ConfigError(
-            f"unknown config {name!r}: use one of {', '.join(SHIPPED_CONFIGS)}, the path of a YAML or TOML file, or "
-            "the name of a benchmark (yours: lateralgym run --import FILE.py NAME)"
+            f"unknown config {name!r}{guess}: use one of {', '.join(SHIPPED_CONFIGS)}, the path of a YAML or TOML "
+            "file, or the name of a benchmark (yours: lateralgym run --import FILE.py NAME)"
         )

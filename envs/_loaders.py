@@ -227,6 +227,18 @@ def load_jsonl(path: str | Path, benchmark: str | None = None) -> list[Any]:
     return read_jsonl(path, _jsonl_model(path, benchmark))
 
 
+_TABLE_SUFFIXES = {".csv": "CSV", ".tsv": "TSV"}
+"""Comma- and tab-separated files: a format of none of the shipped benchmarks, refused by their kind."""
+
+
+def _table_error(path: Path, benchmark: str | None, known: dict[str, DatasetFormat]) -> DatasetError:
+    """The one-line error for a CSV / TSV file no format of the benchmark reads."""
+    kind = _TABLE_SUFFIXES[path.suffix.lower()]
+    whose = f"a {get_benchmark(benchmark).title or benchmark}" if benchmark is not None else "a LateralGym"
+    uses = "; ".join(f"{f.description} (--format {f.name})" for f in known.values())
+    return DatasetError(path, f"{kind} is not {whose} format; use one of: {uses}")
+
+
 def load_items(path: str | Path, format: str | None = None, benchmark: str | None = None) -> Sequence[Any]:
     """Load a dataset file in any supported format.
 
@@ -242,8 +254,16 @@ def load_items(path: str | Path, format: str | None = None, benchmark: str | Non
     if format is not None and format not in known:
         whose = f"{benchmark}'s formats" if benchmark is not None else "formats"
         raise DatasetError(path, f"unknown format {format!r}; choose one of the {whose}: {sorted(known)}")
-    chosen = format or detect_format(path, benchmark)
-    items = known[chosen].load(existing_file(path))
+    path = existing_file(path)
+    try:
+        chosen = format or detect_format(path, benchmark)
+        items = known[chosen].load(path)
+    except DatasetTooLarge:
+        raise
+    except DatasetError as exc:
+        if path.suffix.lower() in _TABLE_SUFFIXES:  # not a JSON error on line 1: the file's kind is the news
+            raise _table_error(path, benchmark, known) from exc
+        raise
     if not items:
         raise DatasetError(path, f"holds no records ({known[chosen].description}); is it the right file?")
     return items

@@ -49,6 +49,7 @@ from lateralgym.episodes._play import RunResult
 from lateralgym.episodes._plots import ReportError
 from lateralgym.episodes._replay import Divergence, EpisodeReplay, replay, transcript
 from lateralgym.episodes._report import print_metrics, render_metrics, write_report
+from lateralgym.episodes._report_facts import cost_text, local_roles
 from lateralgym.episodes._resume import ResumeRequest
 from lateralgym.episodes._rollouts import (
     ExportError,
@@ -159,6 +160,8 @@ __all__ = [
     "metrics_from_log",
     "plan_episodes",
     "print_metrics",
+    "cost_text",
+    "local_roles",
     "read_log",
     "render_metrics",
     "replay",

@@ -24,6 +24,10 @@ _FACTS = ("run", "benchmark", "player", "judge", "dataset", "episodes")
 _VALIDITY = ("constrained", "invalid")
 """After the metrics: how the player's replies were decoded, and the share of its moves that were invalid."""
 
+SHORT_RUN_NAME = 16
+"""Run names up to this long stay in the terminal table's first column; longer ones become ``#1``, ``#2``,
+... with a legend under the table, so a row is one line however long its run's name."""
+
 
 def _metric_columns(board: Leaderboard, all_metrics: bool) -> list[str]:
     names: dict[str, None] = {}
@@ -77,10 +81,15 @@ def compare_runs(
     board = _board(run_dirs, resamples)
     header, rows = leaderboard_cells(board, all_metrics)
     caption = f"metrics: value [95% bootstrap interval over items, {board.resamples} resamples]"
+    if any(len(cells[0]) > SHORT_RUN_NAME for cells in rows):
+        # long run names (config-player-timestamp-random) would wrap over lines: a short label, named below
+        legend = [f"#{n} = {cells[0]}" for n, cells in enumerate(rows, 1)]
+        rows = [[f"#{n}", *cells[1:]] for n, cells in enumerate(rows, 1)]
+        caption = "\n".join([caption, *legend])
     table = Table(title="Leaderboard", title_justify="left", caption=caption, caption_justify="left")
     for n, name in enumerate(header):
         right = len(_FACTS) <= n < len(header) - len(_VALIDITY) or name == "invalid"
-        table.add_column(name, justify="right" if right else "left", overflow="fold")
+        table.add_column(name, justify="right" if right else "left", overflow="fold", no_wrap=n == 0)
     for cells in rows:
         table.add_row(*cells)
     return table

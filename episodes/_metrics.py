@@ -91,11 +91,11 @@ class RunMetrics(BaseModel):
     """Distinct items scored."""
     repeats: int = 1
     """R: the most repeats recorded for one item; metric names carry ``_best_of_R`` / ``_mean_of_R`` when > 1."""
-    headline: dict[str, float] = Field(default_factory=dict)
-    """The papers' headline metrics, by name."""
+    headline: dict[str, int | float] = Field(default_factory=dict)
+    """The papers' headline metrics, by name (counts stay integers)."""
     breakdowns: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     """Tables by name (``by_gold_level``, ``by_kind``, ``by_band``, ...): one dict per row."""
-    exploration: dict[str, float] = Field(default_factory=dict)
+    exploration: dict[str, int | float] = Field(default_factory=dict)
     """Interactive modes: questions asked, answer-label shares, repeats, coverage, turns before commit."""
     warnings: list[str] = Field(default_factory=list)
     """The benchmark's warnings about these numbers (a paper average over a subset missing a part)."""

@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from lateralgym.envs import ConfigError, get_benchmark
 from lateralgym.episodes._log import Usage
 from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import RunMetrics
@@ -33,15 +34,21 @@ _NOTE = (
 )
 
 
-def format_value(value: Any) -> str:
-    """A cell's text: floats with two decimals, blanks for missing values."""
+def format_value(value: Any, decimals: int = 2) -> str:
+    """A cell's text: floats with ``decimals`` decimals (two in files, one in the terminal), counts as
+    integers, blanks for missing values."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.2f}"
+        return f"{value:.{decimals}f}"
     return str(value)
+
+
+def _shown(value: Any) -> str:
+    """A terminal cell: one decimal, which is what a person reads of a percentage."""
+    return format_value(value, decimals=1)
 
 
 def _columns(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -56,8 +63,24 @@ def _summary(metrics: RunMetrics) -> str:
     mode = f" ({metrics.mode})" if metrics.mode else ""
     return (
         f"{metrics.benchmark}{mode}: {metrics.episodes} episodes ({metrics.errored} errored), "
-        f"{metrics.items} items, R = {metrics.repeats}"
+        f"{metrics.items} items, repeats {metrics.repeats}"
     )
+
+
+def _headline_rows(metrics: RunMetrics) -> dict[str, Any]:
+    """The headline with the benchmark's own headline metrics first, ``n/a`` for those nothing scored
+    (every episode errored or dropped), so the number a reader looks for never silently disappears."""
+    try:
+        named: tuple[str, ...] = get_benchmark(metrics.benchmark).headline
+    except ConfigError:
+        named = ()
+    rows: dict[str, Any] = {}
+    for name in named:
+        variants = [n for n in metrics.headline if n == name or n.startswith(f"{name}_best_of_")]
+        variants += [n for n in metrics.headline if n.startswith(f"{name}_mean_of_")]
+        for variant in variants or [name]:
+            rows[variant] = metrics.headline.get(variant, "n/a")
+    return rows | {k: v for k, v in metrics.headline.items() if k not in rows}
 
 
 def duplicates_warning(metrics: RunMetrics) -> str | None:
@@ -76,8 +99,8 @@ def render_metrics(metrics: RunMetrics) -> list[Table]:
     headline = Table(title="headline", title_justify="left")
     headline.add_column("metric")
     headline.add_column("value", justify="right")
-    for name, value in metrics.headline.items():
-        headline.add_row(name, format_value(value))
+    for name, value in _headline_rows(metrics).items():
+        headline.add_row(name, _shown(value))
     tables = [headline]
     for name, rows in metrics.breakdowns.items():
         table = Table(title=name, title_justify="left")
@@ -85,20 +108,21 @@ def render_metrics(metrics: RunMetrics) -> list[Table]:
         for n, column in enumerate(columns):
             table.add_column(column, justify="left" if n == 0 else "right")
         for row in rows:
-            table.add_row(*(format_value(row.get(c)) for c in columns))
+            table.add_row(*(_shown(row.get(c)) for c in columns))
         tables.append(table)
     if metrics.exploration:
         exploration = Table(title="exploration", title_justify="left")
         exploration.add_column("measure")
         exploration.add_column("value", justify="right")
         for name, value in metrics.exploration.items():
-            exploration.add_row(name, format_value(value))
+            exploration.add_row(name, _shown(value))
         tables.append(exploration)
     return tables
 
 
-def print_metrics(metrics: RunMetrics, console: Console | None = None) -> None:
-    """Print ``render_metrics`` to the console (a new one on stdout by default)."""
+def print_metrics(metrics: RunMetrics, console: Console | None = None, *, brief: bool = False) -> None:
+    """Print ``render_metrics`` to the console (a new one on stdout by default); ``brief``: the headline
+    only (after a person's play, so the reference solution just shown stays on screen)."""
     if console is None:
         # piped or logged output gets a width that fits the breakdown tables, not 80 columns
         console = Console() if sys.stdout.isatty() else Console(width=160)
@@ -108,7 +132,8 @@ def print_metrics(metrics: RunMetrics, console: Console | None = None) -> None:
         console.print(warning, style="bold yellow", markup=False)
     for note in metrics.warnings:
         console.print(f"warning: {note}", style="bold yellow", markup=False)
-    for table in render_metrics(metrics):
+    tables = render_metrics(metrics)
+    for table in tables[:1] if brief else tables:
         console.print(table)
 
 

@@ -9,19 +9,43 @@ tokens and cost per role, summed from the step log.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from lateralgym.episodes._log import Usage
 from lateralgym.episodes._manifest import RunRecord
 from lateralgym.episodes._metrics import RunMetrics
 
-__all__ = ["partial_warning", "run_facts", "usage_text"]
+__all__ = ["cost_text", "local_roles", "partial_warning", "run_facts", "usage_text"]
+
+_LOOPBACK = ("localhost", "::1", "0.0.0.0")
 
 
-def usage_text(usage: Usage) -> str:
-    """``12 calls (3 cache hits, 1 failed), 1,234 + 567 tokens, cost $0.0012`` (cost ``unknown`` when unpriced)."""
+def local_roles(run: RunRecord) -> set[str]:
+    """The roles (``player``, ``judge``) whose model server the run's manifest puts on this machine, where
+    an unpriced model costs nothing rather than an unknown amount."""
+    if run.manifest is None:
+        return set()
+    recorded = run.manifest.options
+    urls = {"player": recorded.base_url, "judge": recorded.judge_base_url or recorded.base_url}
+    return {
+        role
+        for role, url in urls.items()
+        if url and ((host := urlsplit(url).hostname or "") in _LOOPBACK or host.startswith("127."))
+    }
+
+
+def cost_text(usage: Usage, local: bool = False) -> str:
+    """``$0.0012``; for an unpriced model ``local: free`` when its server is on this machine, else ``unknown``."""
+    if usage.cost_usd is not None:
+        return f"${usage.cost_usd:.4f}"
+    return "local: free" if local else "unknown"
+
+
+def usage_text(usage: Usage, local: bool = False) -> str:
+    """``12 calls (3 cache hits, 1 failed), 1,234 + 567 tokens, cost $0.0012`` (see ``cost_text``)."""
     extra = [f"{usage.cache_hits} cache hits"] if usage.cache_hits else []
     extra += [f"{usage.failed_calls} failed"] if usage.failed_calls else []
-    cost = "unknown" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+    cost = cost_text(usage, local)
     calls = f"{usage.calls} calls" + (f" ({', '.join(extra)})" if extra else "")
     return f"{calls}, {usage.prompt_tokens:,} + {usage.completion_tokens:,} tokens, cost {cost}"
 
@@ -51,6 +75,7 @@ def run_facts(metrics: RunMetrics, run: RunRecord, usage: dict[str, Usage]) -> l
     if planned is not None:
         state = "finished" if metrics.episodes >= planned else "partial"
         facts.append(("planned episodes", f"{planned} ({state}: {metrics.episodes} done)"))
+    local = local_roles(run)
     for role, used in usage.items():
-        facts.append((f"{role} model use", usage_text(used)))
+        facts.append((f"{role} model use", usage_text(used, role in local)))
     return facts

@@ -26,6 +26,7 @@ from typing import Any
 from lateralgym.agents import safe_spec
 from lateralgym.envs import ConfigError, LateralGymError
 from lateralgym.envs.support import check_name
+from lateralgym.episodes._options import HUMAN
 
 __all__ = [
     "CONFIG_FILE",
@@ -78,9 +79,10 @@ def player_slug(player: str | None) -> str:
     return re.sub(r"[^A-Za-z0-9._]+", "-", model).strip("-.")[:40].strip("-.")
 
 
-def new_run_dir(root: Path, config_name: str, player: str | None = None) -> tuple[Path, str]:
+def new_run_dir(root: Path, config_name: str, player: str | None = None, judge: str | None = None) -> tuple[Path, str]:
     """A fresh ``root/<config>-<player model>-<timestamp>-<random>`` directory and its run id (the model
-    part from ``player_slug``; absent when no player is given).
+    part from ``player_slug``; absent when no player is given), with ``-human-judge`` after the model when
+    a person judged, so such a run is told apart from the same player's scored ones at a glance.
 
     Raises:
         ConfigError: ``config_name`` is not one plain file name (the directory would not be in ``root``).
@@ -91,7 +93,7 @@ def new_run_dir(root: Path, config_name: str, player: str | None = None) -> tupl
     except ValueError as exc:
         raise ConfigError(f"config {exc}") from None
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
-    slug = player_slug(player)
+    slug = "-".join(part for part in (player_slug(player), "human-judge" if judge == HUMAN else "") if part)
     run_id = f"{config_name}-{slug + '-' if slug else ''}{stamp}-{secrets.token_hex(3)}"
     path = root / run_id
     if path.resolve().parent != root.resolve():  # a second guard: the name is checked above

@@ -192,7 +192,7 @@ async def run_async(
             raise ConfigError("nothing to run: the dataset is empty")
         if manifest is None:
             # created only now, so a run that fails to set up leaves no directory behind
-            run_dir, run_id = new_run_dir(options.out, config.name, options.player)
+            run_dir, run_id = new_run_dir(options.out, config.name, options.player, judge=raw_judge)
             _state.run_dir = run_dir
             new = _new_manifest(run_id, config, options, raw_judge, plan).model_copy(update={"served": served})
             _start(run_dir, held, new, config, options.out)

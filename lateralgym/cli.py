@@ -6,6 +6,7 @@ library); no logic of its own here."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -64,8 +65,41 @@ LLM keys come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) and 
 {EXIT_CODES}"""
 
 
+class _Parser(argparse.ArgumentParser):
+    """``argparse`` with "did you mean" for a mistyped flag (Python 3.11's has no ``suggest_on_error``).
+
+    Each command's parser is one too (subparsers take their parent's class), so the flags a mistyped one is
+    matched against are those of the command it was given to.
+    """
+
+    _KNOWN = "_flags_of_the_command"
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras and not hasattr(parsed, self._KNOWN):  # the innermost parser, which returns first
+            setattr(parsed, self._KNOWN, [o for a in self._actions for o in a.option_strings if o.startswith("--")])
+        return parsed, extras
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        parsed, extras = self.parse_known_args(args, namespace)
+        known = vars(parsed).pop(self._KNOWN, [])
+        if extras:
+            flags = [e.partition("=")[0] for e in extras if e.startswith("--")]
+            guesses = [
+                f"{f}: did you mean {c[0]}?"
+                for f in flags
+                if (c := difflib.get_close_matches(f, known, n=1, cutoff=0.75))
+            ]
+            self.error(f"unrecognized arguments: {' '.join(extras)}" + (f" ({'; '.join(guesses)})" if guesses else ""))
+        return parsed
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="lateralgym", description=_description(), formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -97,7 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"lateralgym: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except PlayerQuit:
-        print(f"stopped; finish the run later with: lateralgym run --resume {_run_dir()}")
+        print(
+            "stopped; the episodes finished are kept, the one under way starts again at turn 1; finish the run "
+            f"later with: lateralgym run --resume {_run_dir()}"
+        )
         return EXIT_OK
     except KeyboardInterrupt:
         resumes = getattr(args, "on_interrupt", None)  # a command's own way to go on (a data build's checkpoints)

@@ -58,7 +58,7 @@ def shared_data() -> Path:
     """The real release samples in ``../shared/data``, for extra checks on them; skips the test without them."""
     if not SHARED_DATA.is_dir():
         pytest.skip(
-            f"extra check on the real release samples, which are not at {SHARED_DATA}; "
+            "extra check on the real release samples, which are not present; "
             "the same loader paths are tested on the generated files"
         )
     return SHARED_DATA

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from lateralgym.commands._imports import add_import_flag, load_imports
@@ -30,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "item shows the first observation a player gets, then, under a rule, the reference solution that only "
         "judges and researchers see.",
     )
-    show.add_argument("path", help="the dataset file")
+    show.add_argument(
+        "path", help="the dataset file, or a config's or benchmark's name for the sample shipped with the package"
+    )
     show.add_argument("--item", metavar="ID", action="append", help="an item id (repeat for several)")
     show.add_argument("--random", type=int, metavar="N", help="N items drawn at random (default: the first one)")
     show.add_argument("--seed", type=int, default=0, help="seed of --random (default 0)")
@@ -68,12 +71,27 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sample(name: str) -> list[Any] | None:
+    """The shipped sample items of the config or benchmark ``name``; None when it names neither (or a file)."""
+    from lateralgym.envs import SHIPPED_CONFIGS, ConfigError, EpisodeConfig, all_benchmarks, get_benchmark
+
+    if Path(name).exists() or name not in {*SHIPPED_CONFIGS, *(b.name for b in all_benchmarks())}:
+        return None
+    try:
+        return list(get_benchmark(EpisodeConfig.named(name).benchmark).sample_items())
+    except ConfigError:
+        return None
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     import random
 
+    from lateralgym.envs import load_items
     from lateralgym.episodes import render_item
 
-    items = list(_load(args))
+    load_imports(args.imports)
+    sample = None if args.format or args.benchmark else _sample(args.path)
+    items = sample if sample is not None else list(load_items(args.path, args.format, args.benchmark))
     if args.item:
         by_id = {str(getattr(i, "id", "")): i for i in items}
         missing = [i for i in args.item if i not in by_id]

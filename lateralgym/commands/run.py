@@ -20,7 +20,7 @@ from lateralgym.envs import SHIPPED_CONFIGS, LateralGymError
 
 if TYPE_CHECKING:
     from lateralgym.envs import EpisodeConfig
-    from lateralgym.episodes import RunOptions, RunResult
+    from lateralgym.episodes import RunOptions, RunRecord, RunResult
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -221,6 +221,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         request = ResumeRequest(
             run_dir=Path(args.resume), config=args.config, dataset=args.data, seed=args.seed, max_turns=args.max_turns
         )
+        if _person(_recorded_run(request.run_dir)):  # said before the person starts
+            print("resuming: the episodes finished are kept; an episode left under way starts again at turn 1")
         result = run(None, options, resume=request)
     else:
         config = _config(args, imports)
@@ -229,9 +231,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             return EXIT_OK
         judge = options.judge or config.judge
         note = judge_note(config.benchmark, judge)
-        if note:  # said where the judge is chosen: the run's first line
-            print(f"judge {judge}: {note}")
         result = run(config, options)
+        if note:  # the first line of the results, which it qualifies (an error before the run stands alone)
+            print(f"judge {judge}: {note}")
     _print_result(result)
     return _run_status(result)
 
@@ -324,11 +326,13 @@ def _option_values(pairs: list[str]) -> dict[str, object]:
 
 
 def _print_result(result: RunResult) -> None:
-    from lateralgym.episodes import print_metrics
+    from lateralgym.episodes import cost_text, local_roles, print_metrics
 
-    print_metrics(result.metrics)
+    recorded = _recorded_run(result.run_dir)
+    print_metrics(result.metrics, brief=_person(recorded))  # a person's last solution stays on screen
+    local = local_roles(recorded) if recorded is not None else set()
     for role, usage in result.usage.items():
-        cost = "unknown" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+        cost = cost_text(usage, role in local)
         print(
             f"{role} LLM: {usage.calls} calls, {usage.cache_hits} cache hits, "
             f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, cost {cost}"
@@ -345,6 +349,26 @@ def _print_result(result: RunResult) -> None:
     if result.error_kinds:
         print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
+    print(
+        f"Next: lateralgym view {result.run_dir} (the episodes, in a browser) · "
+        f"lateralgym report {result.run_dir} (every table, with plots)"
+    )
+
+
+def _recorded_run(run_dir: Path) -> RunRecord | None:
+    """The run's directory as its manifest records it (None when it cannot be read)."""
+    from lateralgym.episodes import read_run
+
+    try:
+        return read_run(run_dir)
+    except LateralGymError:
+        return None
+
+
+def _person(run: RunRecord | None) -> bool:
+    """Whether a person plays or judges the run."""
+    recorded = None if run is None or run.manifest is None else run.manifest.options
+    return recorded is not None and "human" in (recorded.player, recorded.judge)
 
 
 def _run_status(result: RunResult) -> int:

@@ -89,3 +89,43 @@ def test_ctrl_d_exits_cleanly(tmp_path: Path) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_creativity_a_bare_entity_name_is_understood_and_the_solution_stays_on_screen(tmp_path: Path) -> None:
+    task = load_sample_items("creativity")[0]
+    child = spawn(tmp_path, "creativity-interactive", "--limit", "1")
+    child.expect(r"\[turn 1\] > ")
+    child.sendline(f"the {task.gold.entity.upper()}")  # a bare name: an inspection, not a format error
+    child.expect(f"{task.gold.entity}:\r?\n  - {task.gold.part}: physical")
+    child.expect(r"\[turn 2\] > ")
+    child.sendline(f"commit: {task.gold.entity} | {task.gold.part} | {task.solution.apply_affordance}")
+    child.expect("The intended answer")
+    child.expect(pexpect.EOF)
+    after = child.before
+    child.close()
+    assert child.exitstatus == 0
+    # the headline only after a person's play: the solution is not pushed off a 40-line screen
+    assert "headline" in after and "by_scene" not in after and "by_gold_level" not in after
+    assert len(after.splitlines()) < 30 and "Next: lateralgym view" in after
+
+
+def test_creativity_static_a_bare_entity_asks_for_the_part(tmp_path: Path) -> None:
+    task = load_sample_items("creativity")[0]
+    child = spawn(tmp_path, "creativity-static", "--limit", "1")
+    child.expect(r"\[turn 1\] > ")
+    child.sendline(task.gold.entity)
+    child.expect("is the entity; say which part and how you would use it")
+    child.expect("cost no turn")
+    child.sendline("quit")
+    child.expect("the one under way starts again at turn 1; finish the run later with: lateralgym run --resume (\\S+)")
+    run_dir = Path(child.match.group(1).strip())
+    child.expect(pexpect.EOF)
+    child.close()
+    again = pexpect.spawn(
+        sys.executable, ["-m", "lateralgym.cli", "run", "--resume", str(run_dir)], encoding="utf-8", timeout=60
+    )
+    again.expect("resuming: the episodes finished are kept; an episode left under way starts again at turn 1")
+    again.expect(r"\[turn 1\] > ")
+    again.sendline("quit")
+    again.expect(pexpect.EOF)
+    again.close()

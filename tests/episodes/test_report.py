@@ -155,7 +155,7 @@ def test_render_and_print_metrics(tmp_path: Path) -> None:
     print_metrics(metrics, console)
     out = console.export_text()
     assert out.startswith("splat (multiturn): 3 episodes (0 errored)")
-    assert "oa_all_puzzles" in out and "17.50" in out and "medium" not in out
+    assert "oa_all_puzzles" in out and " 17.5 │" in out and "medium" not in out  # one decimal on screen
 
 
 def test_compare_runs(tmp_path: Path) -> None:

@@ -41,7 +41,13 @@ def test_judge_notes() -> None:
 def test_the_run_says_it_first_and_the_help_says_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "splat", "--limit", "1", "--no-progress", "--out", str(tmp_path)]) == 0
     first = capsys.readouterr().out.splitlines()[0]
-    assert first.startswith("judge reference: offline stand-in for SPLAT's LLM judge by word overlap")
+    # the first line says the offline run measures nothing, and how to play SPLAT for real
+    assert first.startswith("judge reference: this run measures nothing: an offline stand-in for SPLAT's LLM judge")
+    assert "--judge human" in first and "--player openai/NAME" in first
+    # an unrelated error stands alone: the long note is not printed before it
+    assert main(["run", "splat", "--data", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "judge reference" not in captured.out + captured.err and captured.err.startswith("lateralgym: error")
     assert main(["run", "riddlesense", "--limit", "1", "--no-progress", "--out", str(tmp_path)]) == 0
     assert not capsys.readouterr().out.startswith("judge ")
     help_text = subprocess.run(

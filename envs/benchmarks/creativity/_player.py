@@ -204,6 +204,22 @@ def _creativity_from_labels(text: str) -> Commit | None:
     return None
 
 
+def _bare_entity(text: str, public: Mapping[str, Any], allowed: frozenset[str]) -> Inspect | Invalid | None:
+    """A reply that is just one of the scene's entity names (what a person types): an inspection where
+    the mode has one, else the commit's missing pieces named; None when the reply names no entity."""
+    line = text.strip().rstrip(".!")
+    if "\n" in line or len(line) > 80:
+        return None
+    entity = match_name(line, [str(e) for e in public.get("entities", [])])
+    if entity is None:
+        return None
+    if "inspect" in allowed:
+        return Inspect(entity=entity)
+    return invalid(
+        text, f"{entity!r} is the entity; say which part and how you would use it: commit: {entity} | <part> | <how>"
+    )
+
+
 def parse_creativity_reply(
     text: str, public: Mapping[str, Any], allowed: Sequence[str] = ("inspect", "ask", "commit")
 ) -> Action:
@@ -223,6 +239,10 @@ def parse_creativity_reply(
             break
     if action is None:
         action = _command(text) or _creativity_from_labels(text)
+    if action is None:
+        bare = _bare_entity(text, public, allowed_set)
+        if bare is not None:
+            return bare
     if action is None:
         return invalid(
             text,

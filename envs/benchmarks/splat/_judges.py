@@ -42,10 +42,12 @@ class ReferenceJudge:
 
     name = "reference"
     limits = (
-        "offline stand-in for SPLAT's LLM judge by word overlap with the hidden answer: it understands no "
-        "negation or paraphrase ('Was the audience not deaf?' gets yes; a correct explanation in other words "
-        "can cover 0 key points), so its numbers are for offline runs, tests and RL warm-up, not measurement: "
-        "use an LLM judge (--judge openai/...) or a person (--judge human)"
+        "this run measures nothing: an offline stand-in for SPLAT's LLM judge by word overlap with the hidden "
+        "answer, it understands no negation or paraphrase ('Was the audience not deaf?' gets yes; a correct "
+        "explanation in other words can cover 0 key points), so its numbers are for offline runs, tests and RL "
+        "warm-up, not measurement. To play SPLAT for real, judge with a model (--judge local/smollm2, served "
+        "for the run; or --judge openai/NAME --base-url URL) or yourself (--judge human), and play with a "
+        "model (--player local/smollm2, --player openai/NAME) or yourself (--player human)"
     )
     """What this judge can and cannot do, said wherever it is chosen (CLI help, the run's first line, reports)."""
     synchronous = True

@@ -58,8 +58,6 @@ __all__ = [
 
 GRPO_INSTALL_HINT = "pip install 'lateralgym[grpo]'"
 _NEEDS = ("torch", "trl", "transformers", "accelerate", "datasets")
-LOCAL_MODELS = {"smollm2": "smollm2-135m-instruct-f32"}
-"""``local/<name>`` models training can start from, by the cache folder each is dequantised into."""
 
 
 class GRPOError(LateralGymError):
@@ -236,15 +234,16 @@ def resolve_model(spec: str, cache_dir: Path | None = None) -> tuple[Path, Path 
     """
     if spec.startswith("local/"):
         name = spec.removeprefix("local/")
-        if name in LOCAL_MODELS:
-            from lateralgym.agents import LLMConfigError, smollm2_gguf
+        from lateralgym.agents import LOCAL_MODELS, LLMConfigError  # the models `lateralgym run` serves
 
+        known = LOCAL_MODELS.get(name)
+        if known is not None:
             try:
-                gguf = smollm2_gguf()
+                gguf = known.locate()
             except LLMConfigError as exc:
                 raise GRPOError(f"{spec}: {exc}") from None
-            return gguf, _cache_root(cache_dir) / LOCAL_MODELS[name]
-        path = Path(name)
+            return gguf, _cache_root(cache_dir) / f"{known.name}-{(known.sha256 or 'f32')[:12]}"
+        path = Path(name).expanduser()
         if path.suffix == ".gguf" and path.is_file():
             return path, _cache_root(cache_dir) / f"{path.stem}-f32"
         raise GRPOError(f"unknown local model {spec!r}: use local/{', local/'.join(LOCAL_MODELS)} or local/PATH.gguf")

@@ -25,7 +25,9 @@ from lateralgym.agents import redact
 from lateralgym.envs import Commit, EpisodeConfig, LateralEnv, all_benchmarks, parse_action, parse_choice
 from lateralgym.envs._judging import clean_hint, extract_answer_label, parse_grade, parse_message_label
 from lateralgym.envs._reply_text import json_objects, labelled_lines
+from lateralgym.envs.benchmarks.arbench import ARBenchPuzzle
 from lateralgym.envs.benchmarks.creativity._llm_judge import parse_gold_reply, parse_wrong_reply
+from lateralgym.envs.benchmarks.macgyver import MacGyverProblem
 from lateralgym.envs.benchmarks.splat._aux import _story as splat_story
 
 PATTERNS: dict[str, tuple[str, str, str]] = {
@@ -99,8 +101,25 @@ def _functions() -> dict[str, Callable[[str], object]]:
         "parse_choice": parse_choice,
         "splat elicitation story reader": lambda t: splat_story(Path("."), {"text": t}),
     }
+    # Benchmarks that ship no sample data play one item written here
+    written: dict[str, list[Any]] = {
+        "arbench-sp": [
+            ARBenchPuzzle(
+                id="ar-test-1",
+                story="A lamp-lighter stopped at the same door every night.",
+                answer="He was counting the houses to find his way home in the fog.",
+                key_questions=("Was there fog?",),
+            )
+        ],
+        "macgyver": [
+            MacGyverProblem(
+                id="mg-test-1", problem="A cork fell into a wine bottle; you hold a shoelace.", solvable=True
+            )
+        ],
+    }
     for benchmark in all_benchmarks():
-        env = LateralEnv(EpisodeConfig.named(benchmark.name))  # a benchmark's name runs its default config
+        config = EpisodeConfig.named(benchmark.name)  # a benchmark's name runs its default config
+        env = LateralEnv(config, items=written.get(benchmark.name))
         _, info = env.reset(seed=0)
         item = env.items[0]
         for reasoning in ("direct", "cot"):

@@ -186,7 +186,8 @@ class MacGyver(Benchmark[MacGyverProblem, MacGyverOutcome]):
 
     def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
         """The text after a ``Solution:`` line (else the whole reply) as the answer."""
-        marker = re.search(r"^\W*solution\s*:\s*", text, re.IGNORECASE | re.MULTILINE)
+        # a line's lead-in never crosses a line end: linear in the reply's length (tests/envs/test_linear_parsing.py)
+        marker = re.search(r"^[^\w\n]*solution[^\S\n]*:\s*", text, re.IGNORECASE | re.MULTILINE)
         answer = text[marker.end() :] if marker else text
         return Commit(answer=answer.strip()[:4000])
 

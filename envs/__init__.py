@@ -66,7 +66,7 @@ from lateralgym.envs._judging import (
 from lateralgym.envs._loaders import detect_format, formats, load_items, load_jsonl
 from lateralgym.envs._matching import match_name
 from lateralgym.envs._samples import load_sample_items, read_jsonl, sample_path
-from lateralgym.envs._scoring import ExplorationOutcome, Scored, ScoredEpisode, Scorer, SuccessScorer
+from lateralgym.envs._scoring import ExplorationOutcome, ItemTerms, Scored, ScoredEpisode, Scorer, SuccessScorer
 from lateralgym.envs._splits import Split, split_items
 from lateralgym.envs._stats import DatasetStats, dataset_stats
 from lateralgym.envs._text import MAX_TEXT, UnicodeText, sanitise, text_space
@@ -113,6 +113,7 @@ __all__ = [
     "RewardConfig",
     "Scene",
     "Scored",
+    "ItemTerms",
     "ScoredEpisode",
     "Scorer",
     "SharedList",

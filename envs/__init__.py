@@ -63,7 +63,7 @@ from lateralgym.envs._judging import (
     JudgeReply,
     UnclearLabel,
 )
-from lateralgym.envs._loaders import detect_format, formats, load_items, load_jsonl
+from lateralgym.envs._loaders import detect_format, formats, iter_items, load_items, load_jsonl
 from lateralgym.envs._matching import match_name
 from lateralgym.envs._samples import load_sample_items, read_jsonl, sample_path
 from lateralgym.envs._scoring import ExplorationOutcome, ItemTerms, Scored, ScoredEpisode, Scorer, SuccessScorer
@@ -139,6 +139,7 @@ __all__ = [
     "jsonl_lines",
     "load_benchmark",
     "load_config_items",
+    "iter_items",
     "load_items",
     "load_jsonl",
     "load_sample_items",

@@ -42,9 +42,8 @@ from lateralgym.agents._llm_spec import GENERATION_KEYS, LOCAL_PROVIDER, ModelSp
 from lateralgym.agents._llm_usage import (
     UsageMeter,
     UsageSummary,
-    litellm_available,
-    litellm_may_price,
     lookup_cost_usd,
+    shipped_prices_loaded,
 )
 from lateralgym.agents._prices import offline_price
 from lateralgym.envs import ModelCall
@@ -437,24 +436,14 @@ def _describe(failure: Failure) -> str:
     return f"HTTP {failure.status}" if failure.status is not None else failure.kind
 
 
-_UNPRICED_BY_LITELLM: set[str] = set()
-"""Models litellm's cost map does not know, found out once per process (then only the offline table is asked)."""
-
-
 async def _price(model: str, reply: ModelCall) -> float | None:
-    """litellm's price when it knows the model, else the offline table's (``_prices``), else None.
+    """The price by litellm's cost map (``lookup_cost_usd``), else the offline table's (``_prices``), else None.
 
-    litellm is never imported to learn that it does not know a model: its shipped cost map is read
-    once (``litellm_may_price``), and a model it does not price is remembered, so a local server's
-    calls never wait on, nor pay for, a lookup.
+    litellm is never imported for it: its shipped map is read as data, once per process, off the
+    event loop (the first priced call waits ~0.1 s for that read, never for litellm's import).
     """
-    cost = None
-    if model not in _UNPRICED_BY_LITELLM and litellm_available():
-        if "litellm" in sys.modules:
-            cost = lookup_cost_usd(model, reply.prompt_tokens, reply.completion_tokens)
-        elif await asyncio.to_thread(litellm_may_price, model):
-            # The cost map comes with litellm, whose first import takes seconds.
-            cost = await asyncio.to_thread(lookup_cost_usd, model, reply.prompt_tokens, reply.completion_tokens)
-        if cost is None:
-            _UNPRICED_BY_LITELLM.add(model)
+    if "litellm" in sys.modules or shipped_prices_loaded():
+        cost = lookup_cost_usd(model, reply.prompt_tokens, reply.completion_tokens)
+    else:
+        cost = await asyncio.to_thread(lookup_cost_usd, model, reply.prompt_tokens, reply.completion_tokens)
     return cost if cost is not None else offline_price(model, reply.prompt_tokens, reply.completion_tokens)

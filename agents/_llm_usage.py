@@ -6,6 +6,7 @@ import functools
 import importlib.util
 import json
 import os
+import sys
 import threading
 from types import ModuleType
 from typing import Any
@@ -50,66 +51,91 @@ def import_litellm() -> ModuleType:
 
 
 _COST_MAP_FILE = "model_prices_and_context_window_backup.json"
-"""The cost map litellm ships, which it reads when ``LITELLM_LOCAL_MODEL_COST_MAP`` is on (``import_litellm``)."""
+"""The cost map litellm ships (the one it reads itself with ``LITELLM_LOCAL_MODEL_COST_MAP`` on)."""
 
 
 @functools.cache
-def _cost_map_keys() -> frozenset[str] | None:
-    """The model names of litellm's shipped cost map, read without importing litellm (a plain JSON
-    read, ~0.1 s, against seconds for the import); None when they cannot be known that way (litellm
-    absent, its file moved, or the user asked litellm to fetch its map)."""
-    if os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP", "").strip().lower() == "false":
-        return None
+def _shipped_cost_map() -> dict[str, tuple[float, float, str]]:
+    """litellm's shipped cost map as data: model key -> (input, output USD per token, provider).
+
+    Read as a plain JSON file found through the package's import spec, which does not import
+    litellm (its import takes seconds; this read ~0.1 s, once per process). Entries without both
+    per-token prices are left out; empty when litellm is not installed or its file moved.
+    """
     try:
         spec = importlib.util.find_spec("litellm")
     except (ImportError, ValueError):
-        return None
+        return {}
     if spec is None or not spec.submodule_search_locations:
-        return None
+        return {}
     try:
         with open(os.path.join(list(spec.submodule_search_locations)[0], _COST_MAP_FILE), "rb") as handle:
             data = json.load(handle)
     except (OSError, ValueError):
-        return None
-    return frozenset(str(key) for key in data) if isinstance(data, dict) else None
+        return {}
+    prices: dict[str, tuple[float, float, str]] = {}
+    for key, entry in data.items() if isinstance(data, dict) else ():
+        if not isinstance(entry, dict):
+            continue
+        per_input, per_output = entry.get("input_cost_per_token"), entry.get("output_cost_per_token")
+        if isinstance(per_input, int | float) and isinstance(per_output, int | float):
+            prices[str(key)] = (float(per_input), float(per_output), str(entry.get("litellm_provider", "")))
+    return prices
 
 
-def litellm_may_price(model: str) -> bool:
-    """Whether litellm's cost map might price ``model`` (``provider/model``), asked without importing it.
+def shipped_prices_loaded() -> bool:
+    """Whether ``shipped_price`` has read litellm's map yet (after that a lookup is a dict lookup)."""
+    return _shipped_cost_map.cache_info().currsize > 0
 
-    False only when no name in litellm's shipped map contains the model's own name (``bench`` of
-    ``openai/bench``): litellm prices a model from a map entry of that name, with or without a
-    provider prefix, so it would find none. True when the map cannot be read, and for fine-tuned
-    models (``ft:...``), which litellm prices as their base model.
+
+def shipped_price(model: str) -> tuple[float, float] | None:
+    """(input, output) USD per token of ``provider/model`` by litellm's shipped cost map, never importing litellm.
+
+    The map's entry named exactly as the model (``openai/gpt-4o-mini-2024-07-18``,
+    ``gemini/gemini-2.5-flash``), else the entry of its own name when the map files it under the
+    same provider (``gpt-4o-mini``, an ``openai`` model); a fine-tuned model (``ft:BASE:org::id``)
+    is priced as the map's ``ft:BASE``. None when the map has no such model: a name another
+    provider serves (``qwen2.5-7b-instruct`` under ``novita/qwen/``) is not taken for it.
     """
-    own = model.split("?", 1)[0].split("/", 1)[-1]
-    if not own or own.startswith("ft:"):
-        return True
-    keys = _cost_map_keys()
-    return keys is None or any(own in key for key in keys)
+    name = model.split("?", 1)[0].strip()
+    prices = _shipped_cost_map()
+    provider, _, own = name.rpartition("/") if name.count("/") == 1 else ("", "", name)
+    if name.startswith(("openai/ft:", "ft:")):
+        provider, own = "openai", name.split("/", 1)[-1]
+        name = ":".join(own.split(":", 2)[:2])
+    for key in (name, own):
+        entry = prices.get(key)
+        if entry is not None and (key == name or entry[2] == provider):
+            return entry[0], entry[1]
+    return None
 
 
 def lookup_cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """The price of one call from litellm's local cost map, or ``None`` when unknown.
+    """The price of one call by litellm's cost map, or ``None`` when unknown.
 
-    Unknown means litellm is not installed or its map has no such model (litellm
-    raises for unmapped models; that is caught here, never passed on).
+    litellm is never imported for a price: its shipped map is read as data (``shipped_price``).
+    When litellm is already imported (a model sent through it), litellm itself is asked, so the
+    models a user registered with it are priced too. Unknown means litellm is not installed or its
+    map has no such model.
 
     Args:
         model: ``provider/model`` as in ``ModelSpec.name``.
         prompt_tokens: Prompt tokens of the call.
         completion_tokens: Completion tokens of the call.
     """
-    if not litellm_available():
+    litellm = sys.modules.get("litellm")
+    if litellm is not None:
+        try:
+            prompt_cost, completion_cost = litellm.cost_per_token(
+                model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+            )
+            return float(prompt_cost) + float(completion_cost)
+        except Exception:  # unmapped model, odd provider: the shipped map may still know it
+            pass
+    price = shipped_price(model)
+    if price is None:
         return None
-    try:
-        litellm = import_litellm()
-        prompt_cost, completion_cost = litellm.cost_per_token(
-            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
-        )
-        return float(prompt_cost) + float(completion_cost)
-    except Exception:  # unmapped model, odd provider: the price is simply unknown
-        return None
+    return prompt_tokens * price[0] + completion_tokens * price[1]
 
 
 class UsageSummary(BaseModel):

@@ -32,6 +32,12 @@ elif sys.argv[1] == "load":
     from lateralgym.envs import load_items
     imported, start, cpu = time.perf_counter() - start, time.perf_counter(), time.process_time()  # import apart
     n = len(load_items(path))
+elif sys.argv[1] == "stats":  # the whole ``lateralgym data stats`` command
+    import contextlib, io
+    from lateralgym.cli import main
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["data", "stats", path]) == 0
+    n = 0
 elif sys.argv[1] == "report":  # the whole command: metrics, summary, report.md and its plots
     import contextlib, io, pathlib
     from lateralgym.cli import main
@@ -62,13 +68,38 @@ def measure(kind: str, path: Path) -> dict[str, float]:
 
 
 def make_tasks(target: Path, count: int) -> None:
-    """``count`` copies (new ids) of the shipped tasks, written by our JSONL writer (the compact form)."""
+    """``count`` copies (new ids) of the shipped tasks, written by our JSONL writer (the compact form).
+
+    Each copy's verdicts (``judge_output``: the judge's reasons on every part) are its own, as in real
+    data, where no two tasks share a verdict's text: a loader that shares repeated verdicts cannot
+    flatter the figures with copies of 439 tasks' verdicts.
+    """
     from lateralgym.envs import load_sample_items, write_jsonl
     from lateralgym.envs.benchmarks.creativity import CreativityTask
 
     tasks: list[CreativityTask] = load_sample_items("creativity")
-    copies = [tasks[i % len(tasks)] for i in range(count)]
-    write_jsonl([task.model_copy(update={"id": f"{task.id}-copy{i}"}) for i, task in enumerate(copies)], target)
+
+    def copy(i: int) -> CreativityTask:
+        task = tasks[i % len(tasks)]
+        judged = [
+            judgement.model_copy(
+                update={
+                    "parts": tuple(
+                        part.model_copy(
+                            update={
+                                "similar_affordance_reason": f"{part.similar_affordance_reason} (task {i})",
+                                "gold_change_reason": f"{part.gold_change_reason} (task {i})",
+                            }
+                        )
+                        for part in judgement.parts
+                    )
+                }
+            )
+            for judgement in task.judge_output
+        ]
+        return task.model_copy(update={"id": f"{task.id}-copy{i}", "judge_output": tuple(judged)})
+
+    write_jsonl([copy(i) for i in range(count)], target)
 
 
 def make_run(tmp: Path, lines: int, episodes: int | None = None) -> Path:
@@ -131,6 +162,9 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=14_000)
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--episodes", type=int, default=20_000, help="episodes in the viewer's run")
+    parser.add_argument(
+        "--only-tasks", action="store_true", help="the tasks file's figures only (no step log, no viewer)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
@@ -146,6 +180,16 @@ def main() -> None:
             f"({load['cpu_seconds'] / plain['cpu_seconds']:.1f}x CPU), {load['rss_mb'] / plain['rss_mb']:.1f}x memory "
             f"(goal <= 2 s, <= 300 MB)"
         )
+        stats = measure("stats", tasks)
+        print(
+            f"`lateralgym data stats` of the {args.tasks} tasks (each task's verdicts distinct): "
+            f"{stats['seconds']:.2f} s ({stats['cpu_seconds']:.2f} s CPU, import included), "
+            f"{stats['rss_mb']:.0f} MB peak; "
+            f"ratio to plain json.loads {stats['cpu_seconds'] / plain['cpu_seconds']:.1f}x CPU, "
+            f"{stats['rss_mb'] / plain['rss_mb']:.1f}x memory (goal <= 2 s CPU, <= 300 MB, linear in tasks)"
+        )
+        if args.only_tasks:
+            return
         run_dir = make_run(tmp, args.lines)
         log = run_dir / "steps.jsonl"
         plain, metrics, report = measure("plain", log), measure("metrics", log), measure("report", log)

@@ -66,10 +66,10 @@ from lateralgym.envs._judging import (
     JudgeReply,
     UnclearLabel,
 )
-from lateralgym.envs._loaders import detect_format, formats, load_items, load_jsonl
+from lateralgym.envs._loaders import detect_format, formats, iter_items, load_items, load_jsonl
 from lateralgym.envs._matching import match_name
 from lateralgym.envs._samples import load_sample_items, read_jsonl, sample_path
-from lateralgym.envs._scoring import ExplorationOutcome, Scored, ScoredEpisode, Scorer, SuccessScorer
+from lateralgym.envs._scoring import ExplorationOutcome, ItemTerms, Scored, ScoredEpisode, Scorer, SuccessScorer
 from lateralgym.envs._splits import Split, split_items
 from lateralgym.envs._stats import DatasetStats, dataset_stats
 from lateralgym.envs._text import MAX_TEXT, UnicodeText, sanitise, text_space
@@ -123,6 +123,7 @@ __all__ = [
     "RewardConfig",
     "Scene",
     "Scored",
+    "ItemTerms",
     "ScoredEpisode",
     "Scorer",
     "SharedList",
@@ -149,6 +150,7 @@ __all__ = [
     "jsonl_lines",
     "load_benchmark",
     "load_config_items",
+    "iter_items",
     "load_items",
     "load_jsonl",
     "load_sample_items",

@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
@@ -366,6 +366,12 @@ class Benchmark(Generic[ItemT, OutcomeT]):
                 counts = sections.setdefault(axis, {})
                 counts[str(value)] = counts.get(str(value), 0) + 1
         return StatBlock(kind=self.name, sections={k: dict(sorted(v.items())) for k, v in sections.items()})
+
+    def stream_stats(self, records: Iterator[Any]) -> StatBlock:
+        """``dataset_stats`` of records read once, one at a time (``lateralgym data stats`` streams a file
+        through it). The default keeps them all and calls ``dataset_stats``; a benchmark whose counts
+        need one record at a time overrides it, so a file of any size is counted in little memory."""
+        return self.dataset_stats(list(records))
 
     def split_of(self, item: ItemT) -> Split:
         """Which side of a train / test split the item is on: its own ``split`` field when it has one,

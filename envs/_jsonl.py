@@ -64,21 +64,35 @@ class _Copies:
 
     LIMIT = 64 << 20
     """The most key bytes kept (64 MiB); past it, further items are validated, as they would be anyway."""
+    TRIAL = 4096
+    """Items looked up before the copies are judged worth keeping: when fewer than one in ``TRIAL_HITS``
+    was a copy, the items of this list are distinct (real data's verdicts are), so keeping every one
+    by its key would only cost memory (keys and items alive until the file is read) and time."""
+    TRIAL_HITS = 8
 
     def __init__(self) -> None:
         self.known: dict[bytes, BaseModel] = {}
         self.size = 0
+        self.looked = self.hits = 0
+        self.off = False
 
     def find(self, entry: Any) -> tuple[bytes, BaseModel | None]:
-        """``entry``'s key (empty for no JSON object) and the object an equal item was validated to, or None."""
-        if type(entry) is not dict:
+        """``entry``'s key (empty for no JSON object, or once copies proved rare) and the object an equal
+        item was validated to, or None."""
+        if self.off or type(entry) is not dict:
             return b"", None
         key = marshal.dumps(entry, 2)  # version 2: no back-references, so equal values give equal bytes
-        return key, self.known.get(key)
+        found = self.known.get(key)
+        self.looked += 1
+        self.hits += found is not None
+        if self.looked == self.TRIAL and self.hits * self.TRIAL_HITS < self.looked:
+            self.off = True
+            self.known.clear()
+        return key, found
 
     def add(self, key: bytes, value: BaseModel) -> None:
         """Keep ``value``, validated from the item whose key is ``key``."""
-        if key and self.size < self.LIMIT and self.known.setdefault(key, value) is value:
+        if key and not self.off and self.size < self.LIMIT and self.known.setdefault(key, value) is value:
             self.size += len(key)
 
 

@@ -18,7 +18,7 @@ import gzip
 import json
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +27,18 @@ from pydantic import BaseModel
 from lateralgym.envs._benchmark import Benchmark, DatasetFormat, all_benchmarks, get_benchmark
 from lateralgym.envs._errors import DatasetError, DatasetTooLarge
 from lateralgym.envs._jsonl import shared_lists
-from lateralgym.envs._samples import MAX_NESTING, deeper_than, json_lines, parse_json, read_jsonl, stream_lines
+from lateralgym.envs._samples import (
+    MAX_NESTING,
+    deeper_than,
+    iter_jsonl,
+    json_lines,
+    parse_json,
+    read_jsonl,
+    stream_lines,
+)
 from lateralgym.envs.records import DATA_SUFFIXES, existing_file, read_json
 
-__all__ = ["detect_format", "formats", "jsonl_models", "load_items", "load_jsonl"]
+__all__ = ["detect_format", "formats", "iter_items", "jsonl_models", "load_items", "load_jsonl"]
 
 
 def _units(benchmark: str | None) -> list[Benchmark[Any, Any]]:
@@ -267,3 +275,26 @@ def load_items(path: str | Path, format: str | None = None, benchmark: str | Non
     if not items:
         raise DatasetError(path, f"holds no records ({known[chosen].description}); is it the right file?")
     return items
+
+
+def iter_items(path: str | Path, format: str | None = None, benchmark: str | None = None) -> Iterator[Any]:
+    """``load_items``, one record at a time: our JSONL is read as a stream, keeping no record (a pass
+    over a file of any size in the memory of one record); other formats are loaded whole first.
+
+    Raises:
+        DatasetError: as ``load_items``, when the bad record is reached.
+    """
+    known = formats(benchmark)
+    chosen = format if format is not None and format in known else None
+    if chosen is None and format is None:
+        chosen = detect_format(path, benchmark)
+    if chosen != "jsonl":
+        yield from load_items(path, format=format, benchmark=benchmark)
+        return
+    found = existing_file(path)
+    empty = True
+    for record in iter_jsonl(found, _jsonl_model(found, benchmark)):
+        empty = False
+        yield record
+    if empty:
+        raise DatasetError(path, f"holds no records ({known['jsonl'].description}); is it the right file?")

@@ -297,8 +297,20 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def iter_jsonl(path: str | Path, model: type[M]) -> Iterator[M]:
+    """``read_jsonl`` one record at a time, keeping none: for a pass over a file larger than memory
+    should hold (``lateralgym data stats``). The same checks, the same errors, raised when reached."""
+    from lateralgym.envs._jsonl import SharedItems, repeated_lists, shared_lists  # it uses this module's plain()
+
+    path = Path(path)
+    yield from _records(path, model, SharedItems(path, shared_lists(model), repeated_lists(model)))
+
+
 def _read_jsonl(path: Path, model: type[M], shared: SharedItems) -> list[M]:
-    records: list[M] = []
+    return list(_records(path, model, shared))
+
+
+def _records(path: Path, model: type[M], shared: SharedItems) -> Iterator[M]:
     seen: dict[str, int] = {}
     for number, data in json_lines(path, stream_lines(path)):
         if shared.define(data, number):
@@ -320,8 +332,7 @@ def _read_jsonl(path: Path, model: type[M], shared: SharedItems) -> list[M]:
                 )
             seen[record_id] = number
         shared.remember(raw, record)
-        records.append(record)
-    return records
+        yield record
 
 
 @functools.lru_cache(maxsize=16)

@@ -90,6 +90,38 @@ def success_rates(per_item: Sequence[Sequence[bool]]) -> tuple[float | None, flo
 
 
 @dataclass(frozen=True, slots=True)
+class ItemTerms:
+    """A headline metric as sums over items: ``scale * sum(numerator) / sum(denominator)``, or
+    ``sum(numerator)`` alone (a count) without a denominator; each list holds one number per item,
+    in the order of ``Scorer.items``.
+
+    A metric of this form is scored on a bootstrap resample (items drawn with replacement) from the
+    items' draw counts alone, so every resample is scored at once (``Scorer.headline_terms``). It is
+    undefined on a resample whose denominator sums to 0, as the scorer leaves it out there.
+    """
+
+    numerator: list[float]
+    denominator: list[float] | None = None
+    scale: float = 1.0
+
+
+def rate_terms(target: dict[str, ItemTerms], name: str, per_item: Sequence[Sequence[bool]], repeats: int) -> None:
+    """``put(target, name, *success_rates(per_item), repeats)`` as ``ItemTerms``, one entry of ``per_item`` per item."""
+    plain = ItemTerms([float(sum(o)) for o in per_item], [float(len(o)) for o in per_item], 100.0)
+    if repeats > 1:
+        best_name, mean_name = suffixed(name, repeats)
+        target[best_name] = ItemTerms([float(any(o)) for o in per_item], [float(bool(o)) for o in per_item], 100.0)
+        target[mean_name] = plain
+    else:
+        target[name] = plain
+
+
+def mean_terms(per_item: Sequence[Sequence[float | bool]], scale: float = 1.0) -> ItemTerms:
+    """The mean (times ``scale``: 100 for a share in percent) of every value of every item, as ``ItemTerms``."""
+    return ItemTerms([float(sum(v)) for v in per_item], [float(len(v)) for v in per_item], scale)
+
+
+@dataclass(frozen=True, slots=True)
 class ScoredEpisode:
     """One finished (or errored) episode as a scorer sees it."""
 
@@ -212,6 +244,13 @@ class Scorer(Generic[S, I]):
         """Turn what was collected into metrics."""
         raise NotImplementedError
 
+    def headline_terms(self) -> dict[str, ItemTerms] | None:
+        """The headline metrics as sums over items (``ItemTerms``), so a bootstrap scores all its
+        resamples at once; None (the default) when they are not all of that form: each resample is
+        then scored by ``score``. A scorer that gives terms must give them for every headline metric
+        ``score`` reports, with the same values on the same items."""
+        return None
+
     @property
     def repeats(self) -> int:
         """R: the most repeats recorded for any item."""
@@ -262,3 +301,10 @@ class SuccessScorer(Scorer[bool, None]):
         put(scored.headline, self.metric, *success_rates(self.per_item(lambda ok: ok)), self.repeats)
         put_plain(scored.headline, "mean_turns", mean(float(t) for t in self._turns.values()))
         return scored
+
+    def headline_terms(self) -> dict[str, ItemTerms]:
+        terms: dict[str, ItemTerms] = {}
+        rate_terms(terms, self.metric, self.per_item(lambda ok: ok), self.repeats)
+        turns = [[self._turns[(k, r)] for r in repeats if (k, r) in self._turns] for k, repeats in self.items.items()]
+        terms["mean_turns"] = mean_terms(turns)
+        return terms

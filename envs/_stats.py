@@ -8,13 +8,14 @@ whether a file covers every variant, band and tier the metrics need.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lateralgym.envs._benchmark import get_benchmark, owner_of
+from lateralgym.envs._benchmark import StatBlock, get_benchmark, owner_of
 
 DatasetKind = str
 """What the records are (``StatBlock.kind``), ``mixed`` when several kinds were counted together, or ``empty``."""
@@ -68,37 +69,65 @@ class DatasetStats(BaseModel):
         return text
 
 
-def dataset_stats(items: Sequence[Any], path: str | Path | None = None) -> DatasetStats:
+def dataset_stats(items: Iterable[Any], path: str | Path | None = None) -> DatasetStats:
     """Count a dataset's records along every axis its benchmark's metrics break down by.
 
+    The records are read once: those of the first record's kind go to its benchmark as a stream
+    (``Benchmark.stream_stats``), so a file streamed in (``iter_items``) is never held whole when
+    that benchmark counts one record at a time; records of other kinds are kept and counted after.
+
     Args:
-        items: Records as ``load_items`` returns them (a benchmark's items or its other data, such
-            as a knowledge base's entities); several kinds are counted each by its own benchmark.
+        items: Records as ``load_items`` or ``iter_items`` gives them (a benchmark's items or its other
+            data, such as a knowledge base's entities); several kinds are counted each by its own benchmark.
         path: The file they came from, shown in the report.
 
     Returns:
         The counts; ``render()`` turns them into a table.
     """
+    records = iter(items)
+    first = next(records, None)
     groups: dict[tuple[str, type], list[Any]] = {}
-    for record in items:
-        owner = owner_of(record)
-        model = type(record) if any(isinstance(record, m) for _, m in owner.data_records) else owner.item_type
-        groups.setdefault((owner.name, model), []).append(record)
+    blocks: list[StatBlock] = []
+    count = 0
+    if first is not None:
+        kind = _kind(first)
+
+        def of_first_kind() -> Iterator[Any]:
+            nonlocal count
+            for record in itertools.chain([first], records):
+                count += 1
+                other = _kind(record)
+                if other == kind:
+                    yield record
+                else:
+                    groups.setdefault(other, []).append(record)
+
+        blocks.append(get_benchmark(kind[0]).stream_stats(of_first_kind()))
+        for record in records:  # what the benchmark left unread
+            count += 1
+            groups.setdefault(_kind(record), []).append(record)
+    blocks += [get_benchmark(name).dataset_stats(group) for (name, _), group in groups.items()]
     kinds: list[str] = []
     sections: dict[str, dict[str, int]] = {}
     defects: list[str] = []
-    for (name, _), records in groups.items():
-        block = get_benchmark(name).dataset_stats(records)
+    for block in blocks:
         kinds.append(block.kind)
         for section, counts in block.sections.items():
             merged = sections.setdefault(section, {})
-            for key, count in counts.items():
-                merged[key] = merged.get(key, 0) + count
+            for key, number in counts.items():
+                merged[key] = merged.get(key, 0) + number
         defects += block.defects
     return DatasetStats(
         path=str(path) if path is not None else None,
         kind="empty" if not kinds else kinds[0] if len(kinds) == 1 else "mixed",
-        items=len(items),
+        items=count,
         sections=sections,
         defects=defects,
     )
+
+
+def _kind(record: Any) -> tuple[str, type]:
+    """(benchmark, model) of a record: its benchmark's item type, or one of its ``data_records``."""
+    owner = owner_of(record)
+    model = type(record) if any(isinstance(record, m) for _, m in owner.data_records) else owner.item_type
+    return owner.name, model

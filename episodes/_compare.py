@@ -18,14 +18,14 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from lateralgym.envs import ConfigError, ScoredEpisode, get_benchmark
+from lateralgym.envs import Benchmark, ConfigError, ItemTerms, ScoredEpisode, Scorer, get_benchmark
 from lateralgym.envs.support import csv_cell
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
 from lateralgym.episodes._manifest import read_run
@@ -236,6 +236,10 @@ class _Run:
         return sum(e.ok and e.outcome is not None and e.outcome.succeeded() for e in episodes) / len(episodes)
 
 
+Progress = Callable[[int], None]
+"""Told how many more resamples are done (a progress bar's ``advance``)."""
+
+
 def bootstrap_headline(
     by_item: dict[str, list[ScoredEpisode]],
     benchmark: str,
@@ -244,12 +248,16 @@ def bootstrap_headline(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     max_turns: int = DEFAULT_MAX_ROUNDS,
+    progress: Progress | None = None,
 ) -> dict[str, tuple[float, float]]:
     """95 % percentile intervals of every headline metric, resampling items with replacement.
 
-    Each resample draws as many items as the run has and scores them with the benchmark's scorer
-    (a drawn item's repeats stay together; an item drawn twice counts twice). A metric a resample
-    cannot compute (no episode of a band drawn) is left out of that resample.
+    Each resample draws as many items as the run has and scores them as the benchmark's scorer
+    would (a drawn item's repeats stay together; an item drawn twice counts twice). A metric a
+    resample cannot compute (no episode of a band drawn) is left out of that resample. When the
+    scorer gives its headline as sums over items (``Scorer.headline_terms``), all resamples are
+    scored at once with numpy from the items' draw counts; otherwise each resample is scored by
+    the scorer itself. Both see the same draws, so a seed gives the same intervals either way.
 
     Returns:
         Metric name -> (low, high); empty with fewer than two items or ``resamples`` below 1.
@@ -258,31 +266,97 @@ def bootstrap_headline(
     if len(items) < 2 or resamples < 1:
         return {}
     unit = get_benchmark(benchmark)
-    # Each episode is summarised once; a resample reuses the summaries under fresh item keys.
+    # Each episode is summarised once; a resample reuses the summaries.
     whole = unit.scorer(mode=mode, max_turns=max_turns)
     for episodes in by_item.values():
         for episode in episodes:
             whole.add(episode)
     rng = np.random.default_rng(seed)
-    draws: dict[str, list[float]] = {}
-    for _ in range(resamples):
-        scorer = unit.scorer(mode=whole.mode, max_turns=max_turns)
-        for n, index in enumerate(rng.integers(0, len(items), size=len(items))):
-            key = f"{items[index]}~{n}"
-            scorer.items[key], scorer.info[key] = whole.items[items[index]], whole.info[items[index]]
-        for name, value in scorer.score().headline.items():
-            if isinstance(value, int | float) and math.isfinite(value):
-                draws.setdefault(name, []).append(float(value))
+    # One draw per resample, in turn, as the scorer-by-scorer bootstrap has always drawn them.
+    draws = np.stack([rng.integers(0, len(items), size=len(items)) for _ in range(resamples)])
+    headline = [name for name, value in whole.score().headline.items() if _finite(value)]
+    terms = whole.headline_terms()
+    if terms is not None and all(name in terms for name in headline):
+        position = {item: n for n, item in enumerate(whole.items)}
+        order = np.array([position[item] for item in items])
+        values = _scored_by_terms({name: terms[name] for name in headline}, order, draws, progress)
+    else:
+        values = _scored_one_by_one(unit, whole, items, draws, max_turns, progress)
     tail = 100 * (1 - _LEVEL) / 2
     return {
-        name: (float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail)))
-        for name, values in draws.items()
+        name: (float(np.percentile(found, tail)), float(np.percentile(found, 100 - tail)))
+        for name, found in values.items()
+        if len(found)
     }
 
 
-def _row(run: _Run, resamples: int, seed: int) -> RunRow:
+def _finite(value: object) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value)
+
+
+_CHUNK = 100
+"""Resamples scored together: their draw counts are a (chunk x items) matrix."""
+
+
+def _scored_by_terms(
+    terms: dict[str, ItemTerms], order: np.ndarray, draws: np.ndarray, progress: Progress | None
+) -> dict[str, np.ndarray]:
+    """Each metric on every resample, from the items' draw counts times their terms (one matrix product)."""
+    names = list(terms)
+    columns: list[list[float]] = []
+    for name in names:
+        columns.append(terms[name].numerator)
+        columns.append(terms[name].denominator or [1.0] * len(order))
+    per_item = np.array(columns, dtype=float).T[order]  # items (in draw order) x 2 columns per metric
+    n_items = len(order)
+    sums = []
+    for start in range(0, len(draws), _CHUNK):
+        chunk = draws[start : start + _CHUNK]
+        rows = np.repeat(np.arange(len(chunk)), n_items)
+        counts = np.bincount(rows * n_items + chunk.ravel(), minlength=len(chunk) * n_items)
+        sums.append(counts.reshape(len(chunk), n_items).astype(float) @ per_item)
+        if progress is not None:
+            progress(len(chunk))
+    total = np.concatenate(sums)
+    values: dict[str, np.ndarray] = {}
+    for k, name in enumerate(names):
+        numerator, denominator = total[:, 2 * k], total[:, 2 * k + 1]
+        if terms[name].denominator is None:
+            values[name] = terms[name].scale * numerator
+        else:
+            defined = denominator != 0
+            values[name] = terms[name].scale * numerator[defined] / denominator[defined]
+    return values
+
+
+def _scored_one_by_one(
+    unit: Benchmark[Any, Any],
+    whole: Scorer[Any, Any],
+    items: list[str],
+    draws: np.ndarray,
+    max_turns: int,
+    progress: Progress | None,
+) -> dict[str, np.ndarray]:
+    """Each metric on every resample, by the benchmark's scorer on each resample in turn."""
+    found: dict[str, list[float]] = {}
+    for done, draw in enumerate(draws, start=1):
+        scorer = unit.scorer(mode=whole.mode, max_turns=max_turns)
+        for n, index in enumerate(draw):
+            key = f"{items[index]}~{n}"
+            scorer.items[key], scorer.info[key] = whole.items[items[index]], whole.info[items[index]]
+        for name, value in scorer.score().headline.items():
+            if _finite(value):
+                found.setdefault(name, []).append(float(value))
+        if progress is not None and (done % 10 == 0 or done == len(draws)):
+            progress(10 if done % 10 == 0 else done % 10)
+    return {name: np.array(values) for name, values in found.items()}
+
+
+def _row(run: _Run, resamples: int, seed: int, progress: Progress | None = None) -> RunRow:
     metrics, manifest, start = run.metrics, run.record.manifest, run.start
-    intervals = bootstrap_headline(run.by_item, metrics.benchmark, mode=metrics.mode, resamples=resamples, seed=seed)
+    intervals = bootstrap_headline(
+        run.by_item, metrics.benchmark, mode=metrics.mode, resamples=resamples, seed=seed, progress=progress
+    )
     options = manifest.options if manifest else None
     return RunRow(
         run_dir=str(run.run_dir),
@@ -332,13 +406,21 @@ def run_dirs_under(paths: Sequence[str | Path]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def leaderboard(run_dirs: Sequence[str | Path], *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> Leaderboard:
+def leaderboard(
+    run_dirs: Sequence[str | Path],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Leaderboard:
     """Every run as a row with bootstrap intervals, grouped by benchmark, best first.
 
     Args:
         run_dirs: run directories, or folders holding runs (``runs/``).
         resamples: bootstrap resamples per run (0: no intervals).
         seed: seed of the resampling (the same seed gives the same intervals).
+        progress: told (work done, total work) as runs are read and resampled (a progress bar's
+            ``update``); a run read counts as one resample's work.
 
     Raises:
         MetricsError: a directory is not a run or its log holds no episodes.
@@ -346,7 +428,21 @@ def leaderboard(run_dirs: Sequence[str | Path], *, resamples: int = DEFAULT_RESA
     dirs = run_dirs_under(run_dirs)
     if not dirs:
         raise MetricsError(f"no run directories in {', '.join(map(str, run_dirs))}")
-    rows = [_row(_Run(d), resamples, seed) for d in dirs]
+    total = len(dirs) * (resamples + 1)
+    done = 0
+
+    def advance(amount: int) -> None:
+        nonlocal done
+        done += amount
+        if progress is not None:
+            progress(done, total)
+
+    rows = []
+    for number, run_dir in enumerate(dirs, start=1):
+        run = _Run(run_dir)
+        advance(1)
+        rows.append(_row(run, resamples, seed, advance))
+        advance(number * (resamples + 1) - done)  # a run of one item draws nothing
     board = Leaderboard(rows=rows, resamples=resamples)
     order = list(dict.fromkeys(r.benchmark for r in rows))
 

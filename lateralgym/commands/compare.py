@@ -44,12 +44,28 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.progress import Progress, TimeElapsedColumn, TimeRemainingColumn
 
     from lateralgym.episodes import compare_markdown, compare_runs, leaderboard, paired_difference
 
     if args.resamples < 0:
         raise LateralGymError(f"--resamples must be 0 or more, got {args.resamples}")
-    board = leaderboard(args.run_dirs, resamples=args.resamples, seed=args.seed)
+    # On stderr, and only on a terminal: stdout stays the table alone (pipes, --csv -).
+    with Progress(
+        *Progress.get_default_columns()[:-1],
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=not sys.stderr.isatty(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("bootstrap", total=None)
+        board = leaderboard(
+            args.run_dirs,
+            resamples=args.resamples,
+            seed=args.seed,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
     if args.markdown:
         print(compare_markdown(board, all_metrics=args.all))
     else:

@@ -64,9 +64,11 @@ def _load(args: argparse.Namespace) -> Any:
 
 
 def _cmd_stats(args: argparse.Namespace) -> int:
-    from lateralgym.envs import dataset_stats
+    from lateralgym.envs import dataset_stats, iter_items
 
-    items = _load(args)
+    load_imports(args.imports)
+    # A stream: a benchmark that counts one record at a time never holds the whole file.
+    items = iter_items(args.path, format=args.format, benchmark=args.benchmark)
     print(dataset_stats(items, path=args.path).render())
     return 0
 

@@ -13,7 +13,7 @@ import pytest
 from llm_server import Fault, ScriptedLLMServer
 
 from lateralgym.agents._llm_client import LLMCallError, LLMClient, UsageMeter
-from lateralgym.agents._llm_usage import import_litellm, litellm_available, lookup_cost_usd
+from lateralgym.agents._llm_usage import import_litellm, litellm_available, lookup_cost_usd, shipped_price
 from lateralgym.envs._calls import ModelCall
 
 if not litellm_available():  # not importorskip: a bare "import litellm" would fetch its price list
@@ -125,6 +125,33 @@ def test_cost_from_litellm_cost_map() -> None:
     cost = lookup_cost_usd("openai/gpt-4o-mini", 1000, 1000)
     assert cost is not None and cost > 0
     assert lookup_cost_usd("openai/no-such-model-anywhere", 1000, 1000) is None
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "openai/gpt-4o-mini",
+        "gpt-4o-mini",
+        "openai/gpt-4o-mini-2024-07-18",
+        "openai/ft:gpt-4o-mini-2024-07-18:acme::abc",
+        "gemini/gemini-2.5-flash",
+        "together_ai/meta-llama/Llama-3-8b-chat-hf",
+        "novita/qwen/qwen2.5-7b-instruct",
+        "openai/qwen2.5-7b-instruct",
+        "hosted_vllm/qwen2.5-7b-instruct",
+        "openai/no-such-model-anywhere",
+    ],
+)
+def test_the_shipped_map_read_as_data_prices_as_litellm_does(model: str) -> None:
+    """The price read from litellm's JSON (no import) is litellm's own, and unknown where litellm's is."""
+    litellm = import_litellm()
+    try:
+        expected: float | None = sum(litellm.cost_per_token(model=model, prompt_tokens=1000, completion_tokens=500))
+    except Exception:
+        expected = None
+    price = shipped_price(model)
+    mine = None if price is None else 1000 * price[0] + 500 * price[1]
+    assert mine == pytest.approx(expected)
 
 
 def test_litellm_finds_the_providers_own_key_with_base_url(

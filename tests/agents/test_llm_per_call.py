@@ -16,7 +16,7 @@ from llm_server import ScriptedLLMServer
 
 from lateralgym.agents._llm_backends import POOL_REQUESTS, OpenAIBackend
 from lateralgym.agents._llm_client import LLMCallError, LLMClient
-from lateralgym.agents._llm_usage import litellm_available, litellm_may_price
+from lateralgym.agents._llm_usage import litellm_available, shipped_price
 
 MakeClient = Callable[..., LLMClient]
 
@@ -90,32 +90,40 @@ def test_a_parameter_create_does_not_take_fails_before_sending(
 
 
 @pytest.mark.skipif(not litellm_available(), reason="litellm is not installed (pip install 'lateralgym[litellm]')")
-def test_litellm_is_asked_for_a_price_only_when_its_shipped_map_names_the_model() -> None:
-    assert litellm_may_price("openai/gpt-4o-mini")
-    assert litellm_may_price("openai/ft:gpt-4o-mini:acme::abc123")  # priced as its base model
-    assert not litellm_may_price("openai/scripted-model")
+def test_litellms_shipped_map_is_read_as_data_for_the_models_it_names() -> None:
+    assert shipped_price("openai/gpt-4o-mini") is not None
+    assert shipped_price("openai/gpt-4o-mini?temperature=0") == shipped_price("openai/gpt-4o-mini")
+    assert shipped_price("openai/ft:gpt-4o-mini-2024-07-18:acme::abc123") is not None  # as its base model
+    assert shipped_price("openai/scripted-model") is None
+    # a name the map files under another provider only (novita/qwen/...) is not that provider's price
+    assert shipped_price("openai/qwen2.5-7b-instruct") is None
 
 
+@pytest.mark.parametrize("model", ["scripted-model", "gpt-4o-mini", "qwen2.5-7b-instruct"])
 def test_an_llm_run_imports_neither_litellm_nor_the_sdks_resources(
-    llm_server: ScriptedLLMServer, tmp_path: Path
+    llm_server: ScriptedLLMServer, tmp_path: Path, model: str
 ) -> None:
     """litellm's import takes seconds, the SDK's resource classes (every API it has) one more: a run
-    against a local model needs neither (the price comes from litellm's shipped map, read as JSON;
-    the endpoint check and the calls go through the SDK's request path)."""
+    against a local model needs neither, whether or not its name is priced (the price comes from
+    litellm's shipped map, read as JSON; the endpoint check and the calls go through the SDK's
+    request path)."""
     code = (
         "import sys\n"
         "from lateralgym.episodes import StepLine, read_log, run\n"
-        f"result = run('brainteaser', player='openai/scripted-model', base_url={llm_server.base_url!r}, limit=1,\n"
+        f"result = run('brainteaser', player='openai/{model}', base_url={llm_server.base_url!r}, limit=1,\n"
         f"             out={str(tmp_path)!r}, use_cache=False, progress=False)\n"
         "steps = [r for r in read_log(result.run_dir / 'steps.jsonl') if isinstance(r, StepLine)]\n"
         "costs = {r.llm.cost_usd for r in steps if r.llm}\n"
-        "print(result.ran, result.errored, result.usage['player'].calls, *costs,\n"
+        "priced = 'unpriced' if costs == {None} else 'priced' if None not in costs and min(costs) > 0 else costs\n"
+        "print(result.ran, result.errored, result.usage['player'].calls, priced,\n"
         "      'litellm' in sys.modules, 'openai.resources' in sys.modules)\n"
     )
     env = {**os.environ, "OPENAI_API_KEY": "sk-x"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
-    ran, errored, calls, cost, litellm, resources = done.stdout.split()
+    ran, errored, calls, priced, litellm, resources = done.stdout.splitlines()[-1].split()
     assert int(ran) >= 1 and errored == "0" and int(calls) == int(ran)
-    assert (cost, litellm, resources) == ("None", "False", "False")
+    assert (litellm, resources) == ("False", "False")
+    # gpt-4o-mini is in the offline table too; the others no price list names under openai/
+    assert priced == ("priced" if model == "gpt-4o-mini" else "unpriced")
     assert llm_server.chat_calls == int(calls)

@@ -46,7 +46,7 @@ def test_offline_price() -> None:
 def test_a_call_is_priced_from_the_table_without_litellm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import lateralgym.agents._llm_client as client_module
 
-    monkeypatch.setattr(client_module, "litellm_available", lambda: False)
+    monkeypatch.setattr(client_module, "lookup_cost_usd", lambda *args: None)  # as without litellm
     server = ScriptedLLMServer(default_reply="four words of reply").start()
     try:
         client = LLMClient("openai/gpt-4o-mini", base_url=server.base_url, cache_dir=tmp_path, use_cache=False)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import re
+import weakref
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from lateralgym.envs._loaders import load_items
+from lateralgym.envs._loaders import iter_items, load_items
 from lateralgym.envs._stats import DatasetStats, dataset_stats
 from lateralgym.envs.benchmarks.creativity._schema import Affordance, Entity, Part
 
@@ -197,3 +200,54 @@ def test_stats_flag_release_defects(tmp_path: Path) -> None:
     assert "2 release defect(s) found" in stats.render()
     clean = dataset_stats(load_items(write_splat(tmp_path / "clean.xlsx")))
     assert clean.defects == []
+
+
+def _distinct_verdict_tasks(path: Path, count: int) -> Path:
+    """``count`` copies of the sample tasks, each with verdicts of its own (as real data has)."""
+    from lateralgym.envs import load_sample_items, write_jsonl
+
+    tasks = load_sample_items("creativity")
+
+    def copy(i: int) -> Any:
+        task = tasks[i % len(tasks)]
+        judged = tuple(
+            j.model_copy(
+                update={"parts": tuple(p.model_copy(update={"gold_change_reason": f"task {i}"}) for p in j.parts)}
+            )
+            for j in task.judge_output
+        )
+        return task.model_copy(update={"id": f"{task.id}-{i}", "judge_output": judged})
+
+    write_jsonl([copy(i) for i in range(count)], path)
+    return path
+
+
+def test_stats_of_a_stream_are_those_of_the_loaded_file_and_keep_no_task(tmp_path: Path) -> None:
+    path = _distinct_verdict_tasks(tmp_path / "tasks.jsonl", 300)
+    streamed = dataset_stats(iter_items(path), path=path)
+    assert streamed == dataset_stats(load_items(path), path=path)
+    assert streamed.items == 300 and streamed.kind == "creativity"
+    assert sum(streamed.section("scene").values()) == 300
+    # read one at a time: the tasks already read are gone while the stream goes on
+    stream = iter_items(path)
+    read = [weakref.ref(next(stream)) for _ in range(200)]
+    gc.collect()
+    assert sum(ref() is not None for ref in read) <= 1
+    stream.close()
+
+
+def test_copies_of_list_items_stop_being_kept_when_they_prove_distinct() -> None:
+    from lateralgym.envs._jsonl import _Copies
+
+    distinct, repeated = _Copies(), _Copies()
+    for n in range(_Copies.TRIAL):
+        for copies, entry in (
+            (distinct, {"action": f"use {n}", "level": 0}),
+            (repeated, {"action": f"use {n % 7}", "level": 0}),
+        ):
+            key, found = copies.find(entry)
+            if found is None:
+                copies.add(key, Affordance.model_validate(entry))
+    assert distinct.off and not distinct.known
+    assert not repeated.off and len(repeated.known) == 7
+    assert distinct.find({"action": "use 1", "level": 0}) == (b"", None)  # validated as any item, kept by no key

@@ -13,6 +13,7 @@ import pytest
 from test_report import creativity, creativity_run, splat_run, write_run
 
 from lateralgym.cli import main
+from lateralgym.envs import get_benchmark
 from lateralgym.episodes import (
     MetricsError,
     episode_rows,
@@ -135,3 +136,37 @@ def test_compare_leaderboard_and_export_commands(tmp_path: Path, capsys: pytest.
     assert main(["export", str(runs / "a"), "--format", "csv", "--out", str(target)]) == 0
     assert len(list(csv.DictReader(target.open()))) == 4
     assert main(["compare", str(tmp_path / "nothing-here")]) == 2
+
+
+@pytest.mark.parametrize(
+    ("config", "repeats"), [("creativity-interactive", 2), ("creativity-static", 1), ("riddlesense", 1)]
+)
+def test_the_vectorised_bootstrap_gives_the_intervals_of_scoring_each_resample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, repeats: int
+) -> None:
+    """All resamples scored at once from the items' draw counts (``Scorer.headline_terms``) give the
+    intervals of the benchmark's scorer run on each resample: the same draws, the same statistics."""
+    import lateralgym.episodes._compare as compare_module
+
+    result = run(config, limit=40, repeats=repeats, out=tmp_path, progress=False)
+    one_by_one = compare_module._scored_one_by_one
+
+    def refused(*args: object) -> None:
+        raise AssertionError("this scorer gives its headline as sums over items: scored all at once")
+
+    monkeypatch.setattr(compare_module, "_scored_one_by_one", refused)
+    seen: list[tuple[int, int]] = []
+    fast = leaderboard([result.run_dir], resamples=250, seed=3, progress=lambda *done: seen.append(done)).rows[0]
+    assert seen[-1] == (251, 251) and all(a[0] <= b[0] for a, b in zip(seen, seen[1:], strict=False))
+    monkeypatch.setattr(compare_module, "_scored_one_by_one", one_by_one)
+    scorer_class = type(get_benchmark(fast.benchmark).scorer(mode=None, max_turns=15))
+    monkeypatch.setattr(scorer_class, "headline_terms", lambda self: None)
+    slow = leaderboard([result.run_dir], resamples=250, seed=3).rows[0]
+    assert fast.metrics.keys() == slow.metrics.keys() and len(fast.metrics) >= 2
+    with_interval = [name for name, interval in slow.metrics.items() if interval.low is not None]
+    assert len(with_interval) >= 1 + (config != "riddlesense")
+    for name in with_interval:
+        mine, theirs = fast.metrics[name], slow.metrics[name]
+        assert (mine.value, mine.low, mine.high) == pytest.approx((theirs.value, theirs.low, theirs.high)), name
+    # scored one by one, a resample of SuccessScorer lost its turns (kept beside the summaries)
+    assert config != "riddlesense" or fast.metrics["mean_turns"].low is not None

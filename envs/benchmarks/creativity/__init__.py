@@ -80,7 +80,7 @@ and their commands (``kb``, ``tasks``, ``train ppo``), the report's figures and 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -317,6 +317,9 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
 
     def dataset_stats(self, records: Sequence[Any]) -> StatBlock:
         return creativity_stats(records)
+
+    def stream_stats(self, records: Iterator[Any]) -> StatBlock:
+        return creativity_stats(records)  # one pass, keeping no task
 
     def split_of(self, item: CreativityTask) -> Split:
         """By gold entity (``task_split``), so a policy never trains on a test gold."""

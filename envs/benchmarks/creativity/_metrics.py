@@ -45,14 +45,17 @@ from typing import Any
 from lateralgym.envs._errors import ConfigError
 from lateralgym.envs._scoring import (
     Exploration,
+    ItemTerms,
     Scored,
     ScoredEpisode,
     Scorer,
     exploration_of,
     mean,
+    mean_terms,
     pct,
     put,
     put_plain,
+    rate_terms,
     success_rates,
     summarise_exploration,
 )
@@ -256,6 +259,30 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
         for factor in (*FACTORS, "scene"):
             scored.breakdowns[f"by_{factor}"] = self._breakdown(factor)
         return scored
+
+    def headline_terms(self) -> dict[str, ItemTerms]:
+        """``score``'s headline as sums over items, for the bootstrap (``ItemTerms``)."""
+        keep_all = self.scoring() == "strict"
+        every = [list(repeats.values()) for repeats in self.items.values()]
+        counted = [[a for a in answers if keep_all or not a.dropped] for answers in every]
+        terms: dict[str, ItemTerms] = {}
+        rate_terms(terms, "gold_correct_rate", [[a.gold for a in c] for c in counted], self.repeats)
+        rate_terms(terms, "entity_correct_rate", [[a.entity for a in c] for c in counted], self.repeats)
+        terms["scored_episodes"] = ItemTerms([float(len(c)) for c in counted])
+        for count in ("unparsed", "errored", "timed_out"):
+            terms[count] = ItemTerms([float(sum(getattr(a, count) for a in answers)) for answers in every])
+        terms["hallucinated_rate"] = mean_terms([[a.hallucinated for a in c] for c in counted], 100.0)
+        if self.interactive():
+            finished = [[a for a in answers if not a.errored] for answers in every]
+            terms["mean_turns"] = mean_terms([[a.turns for a in f] for f in finished])
+            terms["mean_inspections"] = mean_terms([[a.inspections for a in f] for f in finished])
+            terms["gold_inspection_rate"] = mean_terms([[a.gold_inspected for a in f] for f in finished], 100.0)
+            for outcome_class in OUTCOME_CLASSES:
+                short = "entity_only" if outcome_class == "entity_correct_only" else outcome_class
+                terms[f"gold_inspection_rate_{short}"] = mean_terms(
+                    [[a.gold_inspected for a in f if a.outcome_class == outcome_class] for f in finished], 100.0
+                )
+        return terms
 
     def _interactive(self, scored: Scored, finished: list[CreativityAnswer]) -> None:
         headline = scored.headline

@@ -3,6 +3,7 @@ knowledge-base entities (per scene, parts, affordances by level)."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -26,23 +27,40 @@ def _numeric(counter: Counter[int]) -> dict[str, int]:
     return {str(key): counter[key] for key in sorted(counter)}
 
 
-def creativity_stats(records: Sequence[Any]) -> StatBlock:
+def creativity_stats(records: Iterable[Any]) -> StatBlock:
     """Tasks per distractor count, similarity tier, gold level kind, cluster band and scene; or, for a
-    knowledge base's entities, entities per scene, affordances per level, parts and affordances."""
-    if records and isinstance(records[0], Entity):
-        return _kb_stats([r for r in records if isinstance(r, Entity)])
-    tasks = [r for r in records if isinstance(r, CreativityTask)]
-    factors = [t.factors for t in tasks]
+    knowledge base's entities, entities per scene, affordances per level, parts and affordances.
+
+    The records are read once, one at a time: tasks are counted as they come and none is kept
+    (``lateralgym data stats`` streams a file of any size through here); entities are kept.
+    """
+    stream = iter(records)
+    first = next(stream, None)
+    if isinstance(first, Entity):
+        return _kb_stats([r for r in itertools.chain([first], stream) if isinstance(r, Entity)])
+    counts: dict[str, Counter[Any]] = {name: Counter() for name in _TASK_SECTIONS}
+    for record in itertools.chain([first], stream):
+        if not isinstance(record, CreativityTask):
+            continue
+        factors = record.factors
+        counts["distractor count"][factors.distractor_count] += 1
+        counts["distractor similarity"][factors.distractor_similarity] += 1
+        counts["gold level"][factors.level_kind] += 1
+        counts["cluster band"][factors.cluster_band] += 1
+        counts["scene"][record.scene] += 1
     return StatBlock(
         kind="creativity",
         sections={
-            "distractor count": _numeric(Counter(f.distractor_count for f in factors)),
-            "distractor similarity": _ordered(Counter(f.distractor_similarity for f in factors), _SIMILARITY),
-            "gold level": _ordered(Counter(f.level_kind for f in factors), _LEVEL_KINDS),
-            "cluster band": _ordered(Counter(f.cluster_band for f in factors), _CLUSTER_BANDS),
-            "scene": _ordered(Counter(t.scene for t in tasks), SCENES, keep_zero=False),
+            "distractor count": _numeric(counts["distractor count"]),
+            "distractor similarity": _ordered(counts["distractor similarity"], _SIMILARITY),
+            "gold level": _ordered(counts["gold level"], _LEVEL_KINDS),
+            "cluster band": _ordered(counts["cluster band"], _CLUSTER_BANDS),
+            "scene": _ordered(counts["scene"], SCENES, keep_zero=False),
         },
     )
+
+
+_TASK_SECTIONS = ("distractor count", "distractor similarity", "gold level", "cluster band", "scene")
 
 
 def _kb_stats(entities: Sequence[Entity]) -> StatBlock:

@@ -286,15 +286,29 @@ def iter_items(path: str | Path, format: str | None = None, benchmark: str | Non
     """
     known = formats(benchmark)
     chosen = format if format is not None and format in known else None
+    found = existing_file(path)
     if chosen is None and format is None:
-        chosen = detect_format(path, benchmark)
+        try:
+            chosen = detect_format(found, benchmark)
+        except DatasetTooLarge:
+            raise
+        except DatasetError as exc:
+            if found.suffix.lower() in _TABLE_SUFFIXES:  # as load_items: the file's kind is the news
+                raise _table_error(found, benchmark, known) from exc
+            raise
     if chosen != "jsonl":
         yield from load_items(path, format=format, benchmark=benchmark)
         return
-    found = existing_file(path)
     empty = True
-    for record in iter_jsonl(found, _jsonl_model(found, benchmark)):
-        empty = False
-        yield record
+    try:
+        for record in iter_jsonl(found, _jsonl_model(found, benchmark)):
+            empty = False
+            yield record
+    except DatasetTooLarge:
+        raise
+    except DatasetError as exc:
+        if empty and found.suffix.lower() in _TABLE_SUFFIXES:  # as load_items: the file's kind is the news
+            raise _table_error(found, benchmark, known) from exc
+        raise
     if empty:
         raise DatasetError(path, f"holds no records ({known['jsonl'].description}); is it the right file?")

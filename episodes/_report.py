@@ -70,17 +70,25 @@ def _summary(metrics: RunMetrics) -> str:
 def _headline_rows(metrics: RunMetrics) -> dict[str, Any]:
     """The headline with the benchmark's own headline metrics first, ``n/a`` for those nothing scored
     (every episode errored or dropped), so the number a reader looks for never silently disappears."""
-    try:
-        named: tuple[str, ...] = get_benchmark(metrics.benchmark).headline
-    except ConfigError:
-        named = ()
+    named = _named_headline(metrics)
     rows: dict[str, Any] = {}
+    # n/a only when none of them was scored: a benchmark may name alternatives a run reports one of
+    # (a rule's own rates are the plain names, the other rules' carry the rule's name)
+    none_scored = not any(key == n or key.startswith(f"{n}_") for n in named for key in metrics.headline)
     for name in named:
         variants = [n for n in metrics.headline if n == name or n.startswith(f"{name}_best_of_")]
         variants += [n for n in metrics.headline if n.startswith(f"{name}_mean_of_")]
-        for variant in variants or [name]:
+        for variant in variants or ([name] if none_scored else []):
             rows[variant] = metrics.headline.get(variant, "n/a")
     return rows | {k: v for k, v in metrics.headline.items() if k not in rows}
+
+
+def _named_headline(metrics: RunMetrics) -> tuple[str, ...]:
+    """The benchmark's own headline metric names (none when it is not registered here)."""
+    try:
+        return tuple(get_benchmark(metrics.benchmark).headline)
+    except ConfigError:
+        return ()
 
 
 def duplicates_warning(metrics: RunMetrics) -> str | None:
@@ -94,14 +102,20 @@ def duplicates_warning(metrics: RunMetrics) -> str | None:
     )
 
 
-def render_metrics(metrics: RunMetrics) -> list[Table]:
-    """The headline table, one table per breakdown, and the exploration table when there is one."""
+def render_metrics(metrics: RunMetrics, *, brief: bool = False) -> list[Table]:
+    """The headline table, one table per breakdown, and the exploration table when there is one;
+    ``brief``: the headline table alone, with the benchmark's own headline metrics only."""
     headline = Table(title="headline", title_justify="left")
     headline.add_column("metric")
     headline.add_column("value", justify="right")
-    for name, value in _headline_rows(metrics).items():
-        headline.add_row(name, _shown(value))
+    rows = _headline_rows(metrics)
+    named = _named_headline(metrics)
+    for name, value in rows.items():
+        if not brief or not named or name == named[0] or any(name.startswith(n) for n in named):
+            headline.add_row(name, _shown(value))
     tables = [headline]
+    if brief:
+        return tables
     for name, rows in metrics.breakdowns.items():
         table = Table(title=name, title_justify="left")
         columns = _columns(rows)
@@ -132,8 +146,7 @@ def print_metrics(metrics: RunMetrics, console: Console | None = None, *, brief:
         console.print(warning, style="bold yellow", markup=False)
     for note in metrics.warnings:
         console.print(f"warning: {note}", style="bold yellow", markup=False)
-    tables = render_metrics(metrics)
-    for table in tables[:1] if brief else tables:
+    for table in render_metrics(metrics, brief=brief):
         console.print(table)
 
 

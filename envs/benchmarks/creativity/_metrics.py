@@ -262,12 +262,19 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
 
     def headline_terms(self) -> dict[str, ItemTerms]:
         """``score``'s headline as sums over items, for the bootstrap (``ItemTerms``)."""
-        keep_all = self.scoring() == "strict"
+        own = self.scoring()
         every = [list(repeats.values()) for repeats in self.items.values()]
-        counted = [[a for a in answers if keep_all or not a.dropped] for answers in every]
+        counted = [[a for a in answers if _counts(a, own)] for answers in every]
         terms: dict[str, ItemTerms] = {}
         rate_terms(terms, "gold_correct_rate", [[a.gold for a in c] for c in counted], self.repeats)
         rate_terms(terms, "entity_correct_rate", [[a.entity for a in c] for c in counted], self.repeats)
+        if any(a.rules for a in self.episodes()):  # the other rules' rates, over each rule's own denominator
+            for rule in SCORINGS:
+                if rule != own:
+                    graded = [[a.under(rule) for a in answers if _counts(a, rule)] for answers in every]
+                    for name in ("gold", "entity"):
+                        per_item = [[getattr(r, name) for r in g] for g in graded]
+                        rate_terms(terms, f"{rule}_{name}_correct_rate", per_item, self.repeats)
         terms["scored_episodes"] = ItemTerms([float(len(c)) for c in counted])
         for count in ("unparsed", "errored", "timed_out"):
             terms[count] = ItemTerms([float(sum(getattr(a, count) for a in answers)) for answers in every])

@@ -108,10 +108,9 @@ def render_metrics(metrics: RunMetrics, *, brief: bool = False) -> list[Table]:
     headline = Table(title="headline", title_justify="left")
     headline.add_column("metric")
     headline.add_column("value", justify="right")
-    rows = _headline_rows(metrics)
     named = _named_headline(metrics)
-    for name, value in rows.items():
-        if not brief or not named or name == named[0] or any(name.startswith(n) for n in named):
+    for name, value in _headline_rows(metrics).items():
+        if not brief or not named or name.startswith(named):
             headline.add_row(name, _shown(value))
     tables = [headline]
     if brief:

@@ -73,7 +73,8 @@ def test_train_grpo_runs_two_steps_then_resumes(tmp_path: Path) -> None:
         assert low <= figures["reward_mean"] <= high  # type: ignore[index]
     assert (out / "learning_curve.png").stat().st_size > 10_000
     assert (out / "model" / "config.json").is_file()
-    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["checkpoint-2"]  # save_total_limit=1
+    kept = sorted(p.name for p in (out / "checkpoints").glob("checkpoint-*"))
+    assert kept == ["checkpoint-2"]  # save_total_limit=1
 
     resumed = _cli(out, "--steps", "3", "--resume")
     assert resumed["steps"] == 3
@@ -101,7 +102,7 @@ def test_the_docs_trl_recipe_runs_as_written(tmp_path: Path, monkeypatch: pytest
     trainer = namespace["trainer"]
     assert trainer.state.global_step == 2  # type: ignore[attr-defined]
     rewards = [entry["reward"] for entry in trainer.state.log_history if "reward" in entry]  # type: ignore[attr-defined]
-    assert len(rewards) == 2 and all(0.0 <= r <= 1.0 for r in rewards)
+    assert rewards and all(0.0 <= r <= 1.0 for r in rewards)  # logged every logging_steps (TRL's default)
     assert (tmp_path / "runs" / "grpo-trl").is_dir()
 
 
@@ -126,7 +127,7 @@ def test_ctrl_c_mid_training_writes_a_checkpoint_that_resume_continues(tmp_path:
     assert process.returncode == 130
     last = stderr.strip().splitlines()[-1]
     assert last == f"lateralgym: interrupted; {RESUMES}"
-    checkpoints = [p.name for p in (out / "checkpoints").iterdir()]
+    checkpoints = [p.name for p in (out / "checkpoints").glob("checkpoint-*")]
     assert len(checkpoints) == 1 and checkpoints[0].startswith("checkpoint-")
     done = int(checkpoints[0].rsplit("-", 1)[1])
     assert done >= 1

@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     evaluate = actions.add_parser(
         "eval",
         help="score a judge on human-labelled judgements: accuracy, precision, recall, F1, majority baseline",
-        description="Ask a judge (an offline one, an LLM as provider/model, a local model served at --base-url) every "
+        description="Ask a judge (an offline one, an LLM as provider/model, a local model as local/NAME, served for "
+        "the command, or at --base-url) every "
         "human-labelled "
         "judgement of DATA, the way the benchmark's game asks it, and compare its labels with people's: accuracy, "
         "precision / recall / F1 of the positive label (a confirmed guess, a solved puzzle), the majority baseline, "
@@ -36,7 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     evaluate.add_argument("data", help="the labelled judgements: a file, or a folder (see the formats above)")
     evaluate.add_argument(
-        "--judge", required=True, help="the judge: an offline judge's name, or a model spec provider/model[?...]"
+        "--judge",
+        required=True,
+        help="the judge: an offline judge's name, a model spec provider/model[?...], or local/NAME",
     )
     evaluate.add_argument("--json", action="store_true", help='print one line: {"n", "accuracy", "precision", ...}')
     evaluate.add_argument("--format", metavar="NAME", help="skip detection: a format name (see above)")

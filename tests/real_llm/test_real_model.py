@@ -208,3 +208,32 @@ def _alive(pid: int) -> bool:
         return (Path("/proc") / str(pid) / "stat").read_text().split()[2] != "Z"
     except OSError:
         return False
+
+
+def test_a_local_model_judges_human_labelled_guesses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``lateralgym judges eval DATA --judge local/smollm2``: the model served for the command answers
+    every guess of a TurtleBench-format folder (written here), and the figures are the counts' own."""
+    folder = tmp_path / "turtle"
+    folder.mkdir()
+    stories = [
+        {
+            "title": "The Empty Porch",
+            "surface": "Every evening a woman leaves her porch light on though nobody ever visits. Why?",
+            "bottom": "Her son is a night-shift nurse; the light tells him, from the hill road, that she is well.",
+        }
+    ]
+    (folder / "stories.json").write_text(json.dumps(stories), encoding="utf-8")
+    cases = [
+        ("The light is a signal to her son", "Correct"),
+        ("She is afraid of burglars", "Incorrect"),
+        ("Her son sees the light from the road", "Correct"),
+        ("She forgot to switch it off", "Incorrect"),
+    ]
+    lines = [f"{guess}\t|\tThe Empty Porch\t|\t{label}" for guess, label in cases]
+    (folder / "cases.list").write_text("\n".join(lines), encoding="utf-8")
+    assert main(["judges", "eval", str(folder), "--judge", "local/smollm2", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert figures["n"] == 4 and figures["majority"] == 0.5
+    assert 0.0 <= figures["accuracy"] <= 1.0
+    if figures["precision"] is not None:  # the model confirmed some guess: precision is over those
+        assert 0.0 <= figures["precision"] <= 1.0

@@ -9,6 +9,7 @@ from lateralgym.envs._calls import REPLY_CHAR_CAPS, cap_text, capped, reply_cap,
 from lateralgym.envs._config import MAX_SEED, check_hints, check_name
 from lateralgym.envs._errors import validation_message
 from lateralgym.envs._judging import extract_answer_label, normalise_answer
+from lateralgym.envs._lazy import lazy_exports
 from lateralgym.envs._reply_text import invalid as invalid_reply
 from lateralgym.envs._reply_text import json_objects
 from lateralgym.envs._splits import hashed_split
@@ -16,6 +17,7 @@ from lateralgym.envs._sync import background, run_sync
 from lateralgym.envs._text import FORMULA_STARTS, csv_cell, csv_text
 
 __all__ = [
+    "lazy_exports",
     "FORMULA_STARTS",
     "MAX_SEED",
     "REPLY_CHAR_CAPS",

@@ -63,6 +63,7 @@ from lateralgym.envs.benchmarks.arbench._metrics import ARBenchScorer
 from lateralgym.envs.benchmarks.arbench._scene import ARBenchOutcome, ARBenchScene, word_f1
 from lateralgym.envs.benchmarks.arbench._schema import ARBenchPuzzle
 from lateralgym.envs.benchmarks.splat import Splat, SplatOptions
+from lateralgym.envs.support import lazy_exports
 
 __all__ = [
     "ARBenchEnv",
@@ -81,12 +82,7 @@ __all__ = [
 _LAZY = {"LLMARBenchJudge": "_llm_judge"}
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)  # the LLM-facing names load on first use
 
 
 def _splat() -> Splat:

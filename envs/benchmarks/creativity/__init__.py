@@ -152,6 +152,7 @@ from lateralgym.envs.benchmarks.creativity._schema import (
 )
 from lateralgym.envs.benchmarks.creativity._splits import split_tasks, task_split
 from lateralgym.envs.benchmarks.creativity._stats import creativity_stats
+from lateralgym.envs.support import lazy_exports
 
 if TYPE_CHECKING:
     from lateralgym.envs._figures import BarFigure, MetricsView
@@ -213,12 +214,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)  # the LLM-facing names load on first use
 
 
 def _is_release(path: Path, record: Any) -> bool:

@@ -62,6 +62,7 @@ from lateralgym.envs.benchmarks.macgyver._loaders import is_macgyver, load_macgy
 from lateralgym.envs.benchmarks.macgyver._metrics import MacGyverScorer
 from lateralgym.envs.benchmarks.macgyver._scene import MacGyverOutcome, MacGyverScene
 from lateralgym.envs.benchmarks.macgyver._schema import CORRECT, VERDICTS, MacGyverProblem, Verdict
+from lateralgym.envs.support import lazy_exports
 
 __all__ = [
     "CORRECT",
@@ -83,12 +84,7 @@ __all__ = [
 _LAZY = {"LLMMacGyverJudge": "_llm_judge"}
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)  # the LLM-facing names load on first use
 
 
 _OBJECTS = re.compile(r"\b(?:you have|available|there is|there are|with)\b(.*)", re.IGNORECASE)

@@ -99,6 +99,7 @@ from lateralgym.envs.benchmarks.splat._scene import (
 from lateralgym.envs.benchmarks.splat._schema import DifficultyBand, SituationPuzzle
 from lateralgym.envs.benchmarks.splat._stats import puzzle_stats
 from lateralgym.envs.benchmarks.splat._turtlebench import is_turtlebench, load_turtlebench
+from lateralgym.envs.support import lazy_exports
 
 if TYPE_CHECKING:
     from lateralgym.envs._figures import BarFigure, MetricsView
@@ -150,13 +151,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """What needs the LLM client or the step log loads on first use (it imports other layers)."""
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)  # the LLM-facing names load on first use
 
 
 def _is_xlsx(path: Path, first_record: Any) -> bool:

@@ -5,21 +5,25 @@ action scorer shared by every action) on the train split of the CreativityBench 
 entity) and reports, on the test split, next to it and on the same tasks and seeds: a uniformly
 random valid-action policy, the heuristic player, and the best zero-training rule (``best_rule``:
 "inspect every entity, then commit the argmax of one feature", the feature chosen on the train
-tasks). ``--policy both`` trains the features policy and the text policy (sentence embeddings of the
-task and of each action's text; the ``embed`` extra) with the same seeds. Every figure is the mean
+tasks), and for the text policy the best zero-training text rule (``text_rule``: commit what the
+encoder finds closest to the task, the score chosen on the train tasks: the text policy's untrained
+start). ``--policy both`` trains the features policy and the text policy (sentence embeddings of the
+task and of each action's text; the ``embed`` extra) with the same seeds. An entity's parts fill its
+action slots in an order drawn per episode (``--part-order file`` keeps the file's order, where the
+sample's gold part is listed first in most tasks and "slot 0" is a rule of its own). Every figure is the mean
 over the seeds with a 95 % Student-t interval; per-seed values are kept.
 
 The last line of stdout is one JSON object::
 
     {"split": {"train": n, "test": n}, "test_gold": {NAME: {"mean", "low", "high", "per_seed"}}, ...}
 
-with NAME in ``ppo_features``, ``ppo_text``, ``random``, ``heuristic``, ``best_rule`` (percent 0-100;
-a policy not trained this run is left out), plus the same for ``test_entity`` and
+with NAME in ``ppo_features``, ``ppo_text``, ``random``, ``heuristic``, ``best_rule``, ``text_rule``
+(percent 0-100; a policy not trained this run is left out), plus the same for ``test_entity`` and
 ``test_gold_inspection``, and the machine, the seconds and the settings.
 
 Needs the rl extra (``pip install -e '.[rl]'``; ``.[rl,embed]`` for the text policy).
 Usage: ``python benchmarks/bench_rl_training.py --seeds 0,1,2,3,4 [--policy features|text|both]
-[--timesteps 20000] [--data PATH] [--out DIR]``.
+[--timesteps 20000] [--part-order shuffled|file] [--data PATH] [--out DIR]``.
 """
 
 from __future__ import annotations
@@ -37,6 +41,9 @@ from lateralgym.envs import EpisodeConfig
 from lateralgym.envs.benchmarks.creativity.rl.baselines import seed_interval
 from lateralgym.envs.benchmarks.creativity.rl.evaluation import Evaluation, load_tasks, split_tasks
 from lateralgym.envs.benchmarks.creativity.rl.ppo import TrainSummary, train_ppo
+
+PERCENT = (0.0, 100.0)
+"""Every figure is a rate in percent: its interval over seeds stays inside."""
 
 METRICS: dict[str, Callable[[Evaluation], float]] = {
     "test_gold": lambda e: e.gold_correct_rate,
@@ -60,6 +67,8 @@ def evaluations(summary: TrainSummary, policy: str) -> dict[str, Evaluation]:
     found = {f"ppo_{policy}": summary.trained, "random": summary.random, "heuristic": summary.heuristic}
     if summary.best_rule is not None:
         found["best_rule"] = summary.best_rule.test
+    if summary.text_rule is not None:
+        found["text_rule"] = summary.text_rule.test
     return found
 
 
@@ -73,6 +82,15 @@ def main() -> None:
     parser.add_argument("--policy", choices=("features", "text", "both"), default="features")
     parser.add_argument("--encoder", default="st:", help="the text policy's encoder (st:, lexical)")
     parser.add_argument("--envs", type=int, default=8, help="parallel environments in PPO's batch")
+    parser.add_argument(
+        "--text-init", type=float, default=0.0, help="text policy: start at this times the encoder's cosine"
+    )
+    parser.add_argument(
+        "--part-order",
+        choices=("shuffled", "file"),
+        default="shuffled",
+        help="part slots: shuffled per episode or file",
+    )
     parser.add_argument("--out", type=Path, help="where each run goes (default: a temporary folder)")
     args = parser.parse_args()
 
@@ -100,11 +118,13 @@ def main() -> None:
                 n_envs=args.envs,
                 policy=policy,
                 encoder=args.encoder,
+                part_order=args.part_order,
+                text_init=args.text_init,
             )
             seconds.setdefault(f"ppo_{policy}", []).append(summary.seconds)
             found = evaluations(summary, policy)
             if n > 0:  # the baselines do not depend on the policy trained: counted once per seed
-                found = {k: v for k, v in found.items() if k.startswith("ppo_")}
+                found = {k: v for k, v in found.items() if k.startswith("ppo_") or k == "text_rule"}
             elif summary.best_rule is not None:
                 chosen.append(summary.best_rule.feature)
             for metric, read in METRICS.items():
@@ -119,34 +139,43 @@ def main() -> None:
     wall = time.perf_counter() - start
 
     print(f"\n{'policy (test tasks)':16} {'gold % [95% CI]':>24} {'entity %':>10} {'gold-insp %':>12}  per-seed gold")
-    gold = {name: seed_interval(values) for name, values in per_seed["test_gold"].items()}
+    gold = {name: seed_interval(values, PERCENT) for name, values in per_seed["test_gold"].items()}
     for name, stats in gold.items():
-        entity = seed_interval(per_seed["test_entity"][name]).mean
-        inspected = seed_interval(per_seed["test_gold_inspection"][name]).mean
+        entity = seed_interval(per_seed["test_entity"][name], PERCENT).mean
+        inspected = seed_interval(per_seed["test_gold_inspection"][name], PERCENT).mean
         interval = f"{stats.mean:5.1f} [{stats.low:5.1f}, {stats.high:5.1f}]"
         values = ", ".join(f"{v:.1f}" for v in stats.per_seed)
         print(f"{name:16} {interval:>24} {entity:10.1f} {inspected:12.1f}  {values}")
     print(f"best rule's feature by seed (chosen on the train tasks): {chosen}")
-    rule = gold.get("best_rule")
     for policy in policies:
         trained = gold.get(f"ppo_{policy}")
-        if trained is None or rule is None:
-            continue
-        margin = trained.mean - rule.mean
-        goal = trained.mean >= rule.mean + 3 and trained.low > rule.mean
-        print(
-            f"ppo_{policy} - best_rule: {margin:+.1f} points; goal (>= +3 points, interval above the rule's "
-            f"mean): {'met' if goal else 'not met'}"
-        )
+        for baseline in ("best_rule", "text_rule"):
+            rule = gold.get(baseline)
+            if trained is None or rule is None:
+                continue
+            margin = trained.mean - rule.mean
+            goal = trained.mean >= rule.mean + 3 and trained.low > rule.mean
+            print(
+                f"ppo_{policy} - {baseline}: {margin:+.1f} points; goal (>= +3 points, interval above the rule's "
+                f"mean): {'met' if goal else 'not met'}"
+            )
     print(f"wall time {wall:.0f} s; artefacts in {out}")
     report = {
         "split": {"train": len(train), "test": len(test)},
         **{
-            metric: {n: seed_interval(v).model_dump() for n, v in values.items()} for metric, values in per_seed.items()
+            metric: {n: seed_interval(v, PERCENT).model_dump() for n, v in values.items()}
+            for metric, values in per_seed.items()
         },
         "best_rule_features": chosen,
         "seconds": {name: sum(values) for name, values in seconds.items()},
-        "settings": {"config": config.name, "timesteps": args.timesteps, "seeds": seeds, "encoder": args.encoder},
+        "settings": {
+            "config": config.name,
+            "timesteps": args.timesteps,
+            "seeds": seeds,
+            "encoder": args.encoder,
+            "part_order": args.part_order,
+            "text_init": args.text_init,
+        },
         "machine": {"cpu": cpu_model(), "cpus": os.cpu_count()},
     }
     print(json.dumps(report, sort_keys=True))

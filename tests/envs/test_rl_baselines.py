@@ -6,6 +6,8 @@
 * ``TextCreativity`` keeps ``DiscreteCreativity``'s actions and masks, builds its rows from the text
   the player reads (no overlap score), and shows the same rows for two tasks that differ only in
   what is hidden.
+* ``best_text_rule`` does the same over the text rows' cosines (the text policy's untrained start);
+  a text rule's score of a commit is the encoder's cosine of the task and that part's text.
 * ``bench_rl_training.py`` ends with one JSON line of the documented shape (a tiny run, rl extra).
 """
 
@@ -22,7 +24,15 @@ import pytest
 
 from lateralgym.envs import EpisodeConfig, load_sample_items, write_jsonl
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
-from lateralgym.envs.benchmarks.creativity.rl.baselines import COMMIT_FEATURES, best_rule, rule_policy, seed_interval
+from lateralgym.envs.benchmarks.creativity.rl.baselines import (
+    COMMIT_FEATURES,
+    TEXT_SCORES,
+    best_rule,
+    best_text_rule,
+    rule_policy,
+    seed_interval,
+    text_rule_policy,
+)
 from lateralgym.envs.benchmarks.creativity.rl.evaluation import evaluate_policy, split_tasks, training_config
 from lateralgym.envs.benchmarks.creativity.rl.text import TEXT_FLAGS, TextCreativity, make_encoder
 from lateralgym.envs.benchmarks.creativity.rl.wrappers import DiscreteCreativity
@@ -67,6 +77,7 @@ def test_seed_interval() -> None:
     assert stats.mean == 14.0 and stats.per_seed == [10.0, 12.0, 14.0, 16.0, 18.0]
     # t(0.975, 4) = 2.776; sd = 3.162; half-width = 2.776 * 3.162 / sqrt(5) = 3.93
     assert stats.low == pytest.approx(14.0 - 3.926, abs=1e-3) and stats.high == pytest.approx(14.0 + 3.926, abs=1e-3)
+    assert seed_interval([100.0, 92.0, 100.0], bounds=(0.0, 100.0)).high == 100.0  # a rate stays a rate
     one = seed_interval([7.5])
     assert (one.low, one.high) == (7.5, 7.5)
     with pytest.raises(ValueError):
@@ -114,6 +125,43 @@ def test_the_text_rows_do_not_change_with_what_is_hidden() -> None:
         assert (a == b).all()
 
 
+def test_a_text_rule_commits_what_the_encoder_finds_closest_to_the_task() -> None:
+    """After inspecting everything, the part_cosine rule commits the revealed part whose text's vector
+    is closest to the task's: the sum of a commit row's ``t * a`` columns is that cosine."""
+    task = split_tasks(TASKS, "train")[4]
+    env = _text_env([task])
+    obs, info = env.reset(seed=3)
+    act = text_rule_policy("part_cosine", env)
+    rng = np.random.default_rng(0)
+    while True:
+        mask = env.action_masks()
+        action = act(obs, mask, rng)
+        if action >= env.E:
+            break
+        obs, _, _, _, info = env.step(action)
+    assert not env.action_masks()[: env.E].any()  # every entity inspected before the commit
+    public, encoder = info["public"], env.encoder
+    cosines = {}
+    for slot, name in enumerate(public["entities"]):
+        for j, (part, text) in enumerate(env.parts(name)):
+            vectors = encoder.encode([public["task"], f"{part.replace('_', ' ')}: {text}"])
+            cosines[env.E + slot * env.P + j] = float(vectors[0] @ vectors[1])
+            row = obs[env.scene_size :].reshape(env.n_actions, env.row_width)[env.E + slot * env.P + j]
+            assert float(row[: encoder.dim].sum()) == pytest.approx(cosines[env.E + slot * env.P + j], abs=1e-5)
+    assert cosines[action] == pytest.approx(max(cosines.values()), abs=1e-6)
+    with pytest.raises(ValueError, match="part_cosine"):
+        text_rule_policy("overlap", env)
+
+
+def test_the_best_text_rule_is_chosen_on_train_and_played_on_test() -> None:
+    train, test = split_tasks(TASKS, "train")[:12], split_tasks(TASKS, "test")[:6]
+    encoder = make_encoder("lexical", dim=16)
+    chosen = best_text_rule(CONFIG, train, test, wrap=lambda env: TextCreativity(env, encoder), repeats=1)
+    assert set(chosen.train_gold_rates) == set(TEXT_SCORES)
+    assert chosen.train_gold_rates[chosen.feature] == max(chosen.train_gold_rates.values())
+    assert chosen.test.item_ids == [t.id for t in test] and chosen.test.policy == f"text_rule:{chosen.feature}"
+
+
 @pytest.mark.skipif(not HAVE_RL, reason="the rl extra is not installed (pip install -e '.[rl]')")
 def test_the_benchmark_ends_with_one_json_line(tmp_path: Path) -> None:
     data = write_jsonl([*split_tasks(TASKS, "train")[:24], *split_tasks(TASKS, "test")[:10]], tmp_path / "tasks.jsonl")
@@ -124,10 +172,28 @@ def test_the_benchmark_ends_with_one_json_line(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["split"] == {"train": 24, "test": 10}
-    names = {"ppo_features", "ppo_text", "random", "heuristic", "best_rule"}
+    names = {"ppo_features", "ppo_text", "random", "heuristic", "best_rule", "text_rule"}
     for metric in ("test_gold", "test_entity", "test_gold_inspection"):
         assert set(report[metric]) == names
         for stats in report[metric].values():
             assert len(stats["per_seed"]) == 2 and stats["low"] <= stats["mean"] <= stats["high"]
             assert all(0.0 <= v <= 100.0 for v in stats["per_seed"])
     assert len(report["best_rule_features"]) == 2
+
+
+def test_the_ceiling_benchmark_fits_on_train_and_ends_with_one_json_line(tmp_path: Path) -> None:
+    """``bench_rl_ceiling.py`` (numpy and scipy only): per input kind the rule's and the supervised
+    scorer's gold rates on train and test, over the seeds, with lambda chosen per seed."""
+    data = write_jsonl([*split_tasks(TASKS, "train")[:16], *split_tasks(TASKS, "test")[:8]], tmp_path / "tasks.jsonl")
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_rl_ceiling.py"), "--data", str(data)]
+    command += ["--seeds", "0,1", "--encoder", "lexical"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["split"] == {"train": 16, "test": 8}
+    assert set(report["ceiling"]) == {"features", "text"}
+    for figures in report["ceiling"].values():
+        assert len(figures["lambdas"]) == 2
+        for name in ("rule_train", "rule_test", "fit_train", "fit_test"):
+            stats = figures[name]
+            assert len(stats["per_seed"]) == 2 and 0.0 <= stats["low"] <= stats["mean"] <= stats["high"] <= 100.0

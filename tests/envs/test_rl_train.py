@@ -163,3 +163,22 @@ def test_training_envs_hold_only_train_tasks_and_maskable_ppo_respects_masks() -
         assert all(masks[i, a] for i, a in enumerate(actions))
         obs, _, _, infos = vec.step(actions)
         assert all(info["valid_action"] for info in infos)
+
+
+@needs_rl
+def test_a_text_policy_starts_from_the_encoders_cosine() -> None:
+    """``ActionScorer``'s text layer starts at ``text_init`` on every weight: over rows of products of
+    normalised vectors its first logits are ``text_init`` times the summed cosines (0: uniform)."""
+    import torch
+
+    from lateralgym.envs.benchmarks.creativity.rl.ppo import ActionScorer
+
+    scene, actions, text_dims, rest = 3, 5, 8, 4
+    rows = torch.randn(2, actions, text_dims + rest)
+    features = torch.cat([torch.zeros(2, scene), rows.reshape(2, -1)], dim=1)
+    for init in (5.0, 0.0):
+        scorer = ActionScorer(scene, actions, text_dims + rest, text_dims=text_dims, text_init=init)
+        torch.nn.init.zeros_(scorer.scorer[-1].weight)
+        torch.nn.init.zeros_(scorer.scorer[-1].bias)  # the structure's MLP says nothing yet
+        logits = scorer.forward_actor(features)
+        assert torch.allclose(logits, init * rows[..., :text_dims].sum(dim=-1), atol=1e-5)

@@ -11,11 +11,11 @@ from gymnasium.utils.env_checker import check_env
 import lateralgym  # noqa: F401 - registers the env ids
 from lateralgym.envs import Commit, EpisodeConfig, Inspect, Invalid
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
-from lateralgym.envs.benchmarks.creativity.rl.wrappers import DiscreteCreativity, make_vector_env
+from lateralgym.envs.benchmarks.creativity.rl.wrappers import DiscreteCreativity, PartOrder, make_vector_env
 
 
-def tiny(mode: str = "creativity-interactive") -> DiscreteCreativity:
-    return DiscreteCreativity(CreativityEnv(EpisodeConfig.named(mode), items=[PAINT_TASK]))
+def tiny(mode: str = "creativity-interactive", part_order: PartOrder = "file") -> DiscreteCreativity:
+    return DiscreteCreativity(CreativityEnv(EpisodeConfig.named(mode), items=[PAINT_TASK]), part_order=part_order)
 
 
 def test_check_env_passes_on_the_wrapped_env() -> None:
@@ -48,6 +48,33 @@ def test_features_reflect_inspection_and_reward_the_gold() -> None:
     assert obs[E + s] == 1.0 and part_mask[s].tolist()[:3] == [1.0, 1.0, 0.0]
     _, reward, terminated, _, info = env.step(E + s * P + 1)
     assert terminated and reward == 1.0 and info["outcome"]["gold_correct"]
+
+
+def test_shuffled_part_slots_are_drawn_per_episode_from_the_seed_and_leave_the_env_alone() -> None:
+    """With ``part_order="shuffled"`` (the default) a slot holds no fixed part: the order is a
+    permutation drawn from the reset seed, the commit it decodes to is the part its features describe,
+    and the env's own draws (the entity order) are those of the file-order wrapper."""
+    static = EpisodeConfig.named("creativity-static")
+    task = PAINT_TASK.model_copy(deep=True)
+    spoon = next(e for e in task.entities if e.name == "steel soup spoon")
+    names = [p.name for p in spoon.parts]
+    orders: set[tuple[str, ...]] = set()
+    for seed in range(12):
+        shuffled = DiscreteCreativity(CreativityEnv(static, items=[task]))
+        plain = DiscreteCreativity(CreativityEnv(static, items=[task]), part_order="file")
+        _, info = shuffled.reset(seed=seed)
+        assert plain.reset(seed=seed)[1]["public"]["entities"] == info["public"]["entities"]
+        s = info["public"]["entities"].index("steel soup spoon")
+        slots = tuple(shuffled.decode(shuffled.E + s * shuffled.P + j).part for j in range(len(names)))
+        assert sorted(slots) == sorted(names) and [p for p, _ in shuffled.parts("steel soup spoon")] == list(slots)
+        assert [p for p, _ in plain.parts("steel soup spoon")] == names
+        again = DiscreteCreativity(CreativityEnv(static, items=[task]))
+        again.reset(seed=seed)
+        assert tuple(again.decode(again.E + s * again.P + j).part for j in range(len(names))) == slots
+        orders.add(slots)
+    assert len(orders) > 1  # the order moves with the seed
+    with pytest.raises(ValueError, match="part_order"):
+        DiscreteCreativity(CreativityEnv(static, items=[task]), part_order="sorted")  # type: ignore[arg-type]
 
 
 def test_vector_env_rollout() -> None:

@@ -19,7 +19,9 @@ extra's MiniLM, lexical needs no model). The tasks are split by gold entity: the
 the train tasks and is evaluated, greedy, on the test tasks (gold entities it never committed in
 training) every --eval-every timesteps and at the end, next to the untrained policy, a random
 valid-action policy, the heuristic player and the best zero-training one-feature rule (chosen on
-the train tasks) on the same tasks and seeds.
+the train tasks) on the same tasks and seeds; a text policy also next to the best zero-training text
+rule (commit what the encoder finds closest to the task). An entity's parts fill its action slots
+in an order drawn per episode (--part-order file keeps the file's), so no slot means "the answer".
 
 Writes into --out: model.zip (load with lateralgym.envs.benchmarks.creativity.rl.ppo.load_policy),
 learning_curve.png (train return and test gold rate against timesteps, with the baselines) and
@@ -65,6 +67,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ppo.add_argument(
         "--encoder", default="st:", help="--policy text: st: (the embed extra's MiniLM, default), st:PATH, lexical"
     )
+    ppo.add_argument(
+        "--part-order",
+        choices=("shuffled", "file"),
+        default="shuffled",
+        help="how an entity's parts fill its action slots: shuffled per episode (default; the sample lists "
+        "the gold part first in most tasks, which a policy could learn instead of the text) or the file's order",
+    )
+    ppo.add_argument(
+        "--text-init",
+        type=float,
+        default=None,
+        help="--policy text: the similarity it starts from, this times the encoder's cosine of task and "
+        "action (default 0: the uniform policy)",
+    )
     ppo.set_defaults(handler=_cmd_train_ppo)
 
 
@@ -76,7 +92,7 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
 
     from lateralgym.envs import EpisodeConfig
     from lateralgym.envs.benchmarks.creativity.rl.evaluation import load_tasks
-    from lateralgym.envs.benchmarks.creativity.rl.ppo import train_ppo
+    from lateralgym.envs.benchmarks.creativity.rl.ppo import TEXT_INIT, train_ppo
 
     config = EpisodeConfig.named(args.config)
     tasks = load_tasks(config, args.data)
@@ -102,6 +118,8 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
             progress=lambda done: bar.update(job, completed=min(done, args.timesteps)),
             policy=args.policy,
             encoder=args.encoder,
+            part_order=args.part_order,
+            text_init=TEXT_INIT if args.text_init is None else args.text_init,
         )
     console.print(
         f"trained {summary.timesteps} timesteps in {summary.seconds:.0f} s "
@@ -110,6 +128,7 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
     )
     rows = [summary.untrained, summary.trained, summary.random, summary.heuristic]
     rows.append(summary.best_rule.test if summary.best_rule else None)
+    rows.append(summary.text_rule.test if summary.text_rule else None)
     console.print(
         f"  {'policy (test tasks)':28} {'gold':>6} {'entity':>7} {'gold inspected':>15} {'turns':>6} {'invalid':>8}"
     )

@@ -6,24 +6,46 @@ rule "inspect every entity, then commit the part whose row has the highest value
 clear: a policy that only learns a one-feature argmax has learnt nothing the features did not say.
 The feature is chosen on the *train* tasks and scored on the *test* tasks, never chosen on test.
 
+``best_text_rule``: the same for a text policy's inputs (``TextCreativity``): inspect every entity,
+then commit the action whose row says the encoder finds its text closest to the task's (the sum of
+the ``t * a`` columns is the cosine of the task and the part's text; of the ``t * e`` columns, of the
+task and the entity's name; or both added, which is where a text policy started at the encoder's
+cosine begins, ``ppo.ActionScorer``'s ``text_init`` aside).
+It is what the text policy's rows give with no training, so a text policy that beats only
+``best_rule`` may have learnt nothing the encoder did not already say.
+
 ``seed_interval``: the mean over seeds with a 95 % Student-t interval (per-seed values kept), so a
 difference of a point or two between policies is read against the noise of ~244 test episodes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 from scipy import stats  # type: ignore[import-untyped]
 
 from lateralgym.envs import EpisodeConfig
+from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
 from lateralgym.envs.benchmarks.creativity.rl.evaluation import Evaluation, Policy, evaluate_policy
-from lateralgym.envs.benchmarks.creativity.rl.wrappers import ACTION_FEATURES
+from lateralgym.envs.benchmarks.creativity.rl.text import TextCreativity
+from lateralgym.envs.benchmarks.creativity.rl.wrappers import ACTION_FEATURES, DiscreteCreativity
 
-__all__ = ["BestRule", "SeedStats", "best_rule", "rule_policy", "seed_interval"]
+__all__ = [
+    "TEXT_SCORES",
+    "BestRule",
+    "SeedStats",
+    "best_rule",
+    "best_text_rule",
+    "rule_policy",
+    "seed_interval",
+    "text_rule_policy",
+]
+
+TEXT_SCORES: tuple[str, ...] = ("part_cosine", "entity_cosine", "entity_plus_part_cosine")
+"""What a text rule ranks commits by (see the module docstring)."""
 
 COMMIT_FEATURES: tuple[str, ...] = tuple(
     name for name in ACTION_FEATURES if name not in ("is_inspect", "name_rank", "already_inspected")
@@ -44,21 +66,55 @@ def rule_policy(feature: str, *, max_entities: int, max_parts: int) -> Policy:
     entities, n_actions, k = max_entities, max_entities + max_entities * max_parts, len(ACTION_FEATURES)
     scene = 4 * entities + 2 * entities * max_parts + 1
 
+    def rows(obs: np.ndarray) -> np.ndarray:
+        return obs[scene:].reshape(n_actions, k)
+
+    return _inspect_then_commit(entities, lambda obs: rows(obs)[:, column], lambda obs: bool(rows(obs)[0, last] >= 0.5))
+
+
+def _inspect_then_commit(
+    entities: int, score: Callable[[np.ndarray], np.ndarray], last_turn: Callable[[np.ndarray], bool]
+) -> Policy:
+    """Inspect every entity not yet inspected (until the last turn), then commit the valid commit
+    action ``score`` ranks highest (the first on a tie); ``score(obs)`` gives one value per action."""
+
     def act(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
-        rows = obs[scene:].reshape(n_actions, k)
         inspect = np.flatnonzero(mask[:entities])
-        if inspect.size and rows[0, last] < 0.5:
+        if inspect.size and not last_turn(obs):
             return int(inspect[0])
         commits = np.flatnonzero(mask[entities:]) + entities
         if not commits.size:  # nothing to commit yet (no slot in use): any valid action
             return int(np.flatnonzero(mask)[0])
-        return int(commits[int(np.argmax(rows[commits, column]))])
+        return int(commits[int(np.argmax(score(obs)[commits]))])
 
     return act
 
 
+def text_rule_policy(score: str, env: TextCreativity) -> Policy:
+    """Inspect everything, then commit the argmax of a text score (``TEXT_SCORES``) of ``env``'s rows.
+
+    Raises:
+        ValueError: ``score`` is not one of ``TEXT_SCORES``.
+    """
+    if score not in TEXT_SCORES:
+        raise ValueError(f"unknown text score {score!r}; one of {', '.join(TEXT_SCORES)}")
+    d, width, start = env.encoder.dim, env.row_width, env.scene_size
+    last = env.text_dims + 5  # the row's last-turn flag (TEXT_FLAGS)
+    weights = np.zeros(env.text_dims)  # the part text's columns, then the entity name's
+    weights[:d] = score != "entity_cosine"
+    weights[d:] = score != "part_cosine"
+
+    def rows(obs: np.ndarray) -> np.ndarray:
+        return obs[start:].reshape(-1, width)
+
+    def ranked(obs: np.ndarray) -> np.ndarray:
+        return np.asarray(rows(obs)[:, : env.text_dims] @ weights)
+
+    return _inspect_then_commit(env.E, ranked, lambda obs: bool(rows(obs)[0, last] >= 0.5))
+
+
 class BestRule(BaseModel):
-    """The best one-feature rule: which feature the train tasks chose, and how it did."""
+    """The best one-feature (or text-score) rule: which one the train tasks chose, and how it did."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -79,19 +135,41 @@ def best_rule(
     max_parts: int,
     repeats: int = 2,
     seed: int = 0,
+    wrap: Callable[[CreativityEnv], DiscreteCreativity] = DiscreteCreativity,
 ) -> BestRule:
     """Choose the feature whose rule commits the gold part most often on ``train`` (one episode per
     task, seed 0, the lowest-index feature on a tie), then play it on ``test`` (``repeats`` episodes per
-    task from ``seed``)."""
+    task from ``seed``). ``wrap`` builds the (features) wrapper, with the policy's part order."""
     rates = {
         feature: evaluate_policy(
-            rule_policy(feature, max_entities=max_entities, max_parts=max_parts), config, train, name=feature
+            rule_policy(feature, max_entities=max_entities, max_parts=max_parts), config, train, name=feature, wrap=wrap
         ).gold_correct_rate
         for feature in COMMIT_FEATURES
     }
     chosen = max(COMMIT_FEATURES, key=lambda f: (rates[f], -COMMIT_FEATURES.index(f)))
     policy = rule_policy(chosen, max_entities=max_entities, max_parts=max_parts)
-    result = evaluate_policy(policy, config, test, name=f"best_rule:{chosen}", repeats=repeats, seed=seed)
+    result = evaluate_policy(policy, config, test, name=f"best_rule:{chosen}", repeats=repeats, seed=seed, wrap=wrap)
+    return BestRule(feature=chosen, train_gold_rates=rates, test=result)
+
+
+def best_text_rule(
+    config: EpisodeConfig,
+    train: Sequence[CreativityTask],
+    test: Sequence[CreativityTask],
+    *,
+    wrap: Callable[[CreativityEnv], TextCreativity],
+    repeats: int = 2,
+    seed: int = 0,
+) -> BestRule:
+    """``best_rule`` over ``TEXT_SCORES`` on a text policy's rows (``wrap`` builds its ``TextCreativity``)."""
+    probe = wrap(CreativityEnv(config, items=list(train[:1])))
+    rates = {
+        score: evaluate_policy(text_rule_policy(score, probe), config, train, name=score, wrap=wrap).gold_correct_rate
+        for score in TEXT_SCORES
+    }
+    chosen = max(TEXT_SCORES, key=lambda f: (rates[f], -TEXT_SCORES.index(f)))
+    policy = text_rule_policy(chosen, probe)
+    result = evaluate_policy(policy, config, test, name=f"text_rule:{chosen}", repeats=repeats, seed=seed, wrap=wrap)
     return BestRule(feature=chosen, train_gold_rates=rates, test=result)
 
 
@@ -106,8 +184,9 @@ class SeedStats(BaseModel):
     per_seed: list[float]
 
 
-def seed_interval(values: Sequence[float]) -> SeedStats:
-    """Mean and 95 % Student-t interval of per-seed values (one seed: the interval is the value)."""
+def seed_interval(values: Sequence[float], bounds: tuple[float, float] | None = None) -> SeedStats:
+    """Mean and 95 % Student-t interval of per-seed values (one seed: the interval is the value),
+    the interval clipped to ``bounds`` when given (a rate in percent cannot pass 100, however few seeds)."""
     data = [float(v) for v in values]
     if not data:
         raise ValueError("no seeds to summarise")
@@ -115,4 +194,7 @@ def seed_interval(values: Sequence[float]) -> SeedStats:
     if len(data) < 2:
         return SeedStats(mean=mean, low=mean, high=mean, per_seed=data)
     half = float(stats.t.ppf(0.975, len(data) - 1) * np.std(data, ddof=1) / np.sqrt(len(data)))
-    return SeedStats(mean=mean, low=mean - half, high=mean + half, per_seed=data)
+    low, high = mean - half, mean + half
+    if bounds is not None:
+        low, high = max(low, bounds[0]), min(high, bounds[1])
+    return SeedStats(mean=mean, low=low, high=high, per_seed=data)

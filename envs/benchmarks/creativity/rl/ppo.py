@@ -45,7 +45,7 @@ from lateralgym.envs._errors import ConfigError
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity._options import CreativityOptions
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
-from lateralgym.envs.benchmarks.creativity.rl.baselines import BestRule, best_rule
+from lateralgym.envs.benchmarks.creativity.rl.baselines import BestRule, best_rule, best_text_rule
 from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
     Evaluation,
     evaluate_heuristic,
@@ -55,7 +55,7 @@ from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
     training_config,
 )
 from lateralgym.envs.benchmarks.creativity.rl.text import TextCreativity, make_encoder
-from lateralgym.envs.benchmarks.creativity.rl.wrappers import ACTION_FEATURES, DiscreteCreativity
+from lateralgym.envs.benchmarks.creativity.rl.wrappers import ACTION_FEATURES, DiscreteCreativity, PartOrder
 
 
 def one_thread() -> None:
@@ -65,24 +65,31 @@ def one_thread() -> None:
 
 
 class RowLayout(BaseFeaturesExtractor):  # type: ignore[misc]  # sb3 is seen as Any (rl extra)
-    """The observation as it is (a flat vector), with where its action rows start and their width."""
+    """The observation as it is (a flat vector), with where its action rows start, their width, how
+    many of their columns come from the text, and how the text similarity starts (``text_init``)."""
 
-    def __init__(self, observation_space: Any, scene_size: int, row_width: int, text_dims: int = 0) -> None:
+    def __init__(
+        self, observation_space: Any, scene_size: int, row_width: int, text_dims: int = 0, text_init: float = 0.0
+    ) -> None:
         super().__init__(observation_space, int(observation_space.shape[0]))
-        self.scene_size, self.row_width, self.text_dims = scene_size, row_width, text_dims
+        self.scene_size, self.row_width, self.text_dims, self.text_init = scene_size, row_width, text_dims, text_init
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return observations
 
 
-def policy_kwargs(env: DiscreteCreativity) -> dict[str, Any]:
+TEXT_INIT = 0.0
+"""Where a text policy's similarity starts (``ActionScorer``'s ``text_init``): 0, the uniform policy."""
+
+
+def policy_kwargs(env: DiscreteCreativity, text_init: float = TEXT_INIT) -> dict[str, Any]:
     """``MaskablePPO``'s ``policy_kwargs`` for ``env``'s observation layout."""
     width = getattr(env, "row_width", len(ACTION_FEATURES))
     text_dims = getattr(env, "text_dims", 0)
-    return {
-        "features_extractor_class": RowLayout,
-        "features_extractor_kwargs": {"scene_size": env.scene_size, "row_width": width, "text_dims": text_dims},
-    }
+    layout = {"scene_size": env.scene_size, "row_width": width, "text_dims": text_dims}
+    if text_dims:
+        layout["text_init"] = text_init
+    return {"features_extractor_class": RowLayout, "features_extractor_kwargs": layout}
 
 
 class ActionScorer(nn.Module):  # type: ignore[misc]  # torch is seen as Any (rl extra)
@@ -92,9 +99,23 @@ class ActionScorer(nn.Module):  # type: ignore[misc]  # torch is seen as Any (rl
     the logit through one linear layer, a weighted similarity learnt over every action at once, which
     cannot memorise one task's answer; the other columns (features, or the row's structure) go
     through a small MLP. Without text columns the whole row goes through the MLP.
+
+    The linear layer starts with every weight ``text_init``: as the products are of L2-normalised
+    vectors, its first score is then ``text_init`` times the sum of two cosines (task and action
+    text, task and entity name), the encoder's own similarity, which training reweights dimension by
+    dimension; 0 (``TEXT_INIT``) starts from the uniform policy. The inputs are the same either way:
+    the start is a prior, not a hand-chosen feature.
     """
 
-    def __init__(self, scene_size: int, n_actions: int, row_width: int, hidden: int = 64, text_dims: int = 0) -> None:
+    def __init__(
+        self,
+        scene_size: int,
+        n_actions: int,
+        row_width: int,
+        hidden: int = 64,
+        text_dims: int = 0,
+        text_init: float = 0.0,
+    ) -> None:
         super().__init__()
         self.scene_size, self.n_actions, self.k, self.text_dims = scene_size, n_actions, row_width, text_dims
         self.latent_dim_pi, self.latent_dim_vf = n_actions, hidden
@@ -104,7 +125,7 @@ class ActionScorer(nn.Module):  # type: ignore[misc]  # torch is seen as Any (rl
         )
         self.text = nn.Linear(text_dims, 1, bias=False) if text_dims else None
         if self.text is not None:
-            nn.init.zeros_(self.text.weight)  # starts as the uniform policy; learns its own similarity
+            nn.init.constant_(self.text.weight, text_init)  # the encoder's cosine, scaled (0: uniform)
         critic_in = scene_size + rest + (1 if text_dims else 0)  # the best text score, for a text policy
         self.critic = nn.Sequential(nn.Linear(critic_in, hidden), nn.Tanh(), nn.Linear(hidden, hidden))
 
@@ -142,7 +163,11 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]  # s
         if isinstance(layout, RowLayout):
             n_actions = int(self.action_space.n)
             self.mlp_extractor = ActionScorer(
-                layout.scene_size, n_actions, layout.row_width, text_dims=layout.text_dims
+                layout.scene_size,
+                n_actions,
+                layout.row_width,
+                text_dims=layout.text_dims,
+                text_init=getattr(layout, "text_init", 0.0),  # a model saved before text_init started at 0
             )
             return
         n_actions = int(self.action_space.n)  # a model saved before RowLayout: the feature rows
@@ -186,6 +211,10 @@ class TrainSummary(BaseModel):
     """The policy's input: ``features`` (word-overlap features) or ``text`` (sentence embeddings)."""
     encoder: str | None = None
     """The text policy's encoder (``st:`` the MiniLM, ``lexical``); None for ``features``."""
+    part_order: str = "file"
+    """How part slots were filled (``DiscreteCreativity``'s ``part_order``; runs before it: ``file``)."""
+    text_init: float | None = None
+    """The text policy's starting similarity scale (``ActionScorer``); None for ``features``."""
     seed: int
     """The training seed."""
     timesteps: int
@@ -213,6 +242,8 @@ class TrainSummary(BaseModel):
     """The heuristic player on the test tasks."""
     best_rule: BestRule | None = None
     """The best zero-training one-feature rule (chosen on the train tasks) on the test tasks."""
+    text_rule: BestRule | None = None
+    """A text policy's zero-training text rule (``baselines.best_text_rule``) on the test tasks."""
 
 
 def greedy(model: MaskablePPO) -> Any:
@@ -262,18 +293,20 @@ Wrap = Callable[[CreativityEnv], DiscreteCreativity]
 """Builds the wrapper whose observations a policy reads (``DiscreteCreativity`` or a ``TextCreativity``)."""
 
 
-def wrapper(policy: str, encoder: str = "st:", dim: int | None = None) -> Wrap:
+def wrapper(policy: str, encoder: str = "st:", dim: int | None = None, part_order: PartOrder = "shuffled") -> Wrap:
     """The wrapper of a policy input: ``features`` or ``text`` (with one shared, cached encoder).
 
     Raises:
-        ConfigError: an unknown policy input.
+        ConfigError: an unknown policy input or part order.
         DataBuildError: ``text`` with the ``st:`` encoder and no ``embed`` extra (the message says what to install).
     """
+    if part_order not in ("shuffled", "file"):
+        raise ConfigError(f"--part-order is 'shuffled' or 'file', got {part_order!r}")
     if policy == "features":
-        return DiscreteCreativity
+        return functools.partial(DiscreteCreativity, part_order=part_order)
     if policy == "text":
         shared = make_encoder(encoder, dim=dim)
-        return functools.partial(TextCreativity, encoder=shared)
+        return functools.partial(TextCreativity, encoder=shared, part_order=part_order)
     raise ConfigError(f"--policy is 'features' or 'text', got {policy!r}")
 
 
@@ -299,6 +332,8 @@ def train_ppo(
     policy: str = "features",
     encoder: str = "st:",
     weight_decay: float = 0.0,
+    part_order: PartOrder = "shuffled",
+    text_init: float = TEXT_INIT,
 ) -> TrainSummary:
     """Train ``MaskablePPO`` with ``ActionScoringPolicy`` on the train split, evaluating on the test split.
 
@@ -315,6 +350,8 @@ def train_ppo(
         policy: the policy's input: ``features`` (word-overlap features) or ``text`` (``TextCreativity``).
         encoder: the text policy's sentence encoder (``st:``, the ``embed`` extra's MiniLM; ``lexical``).
         weight_decay: AdamW's decoupled weight decay (0: Adam, as before).
+        part_order: how part slots are filled (``DiscreteCreativity``): ``shuffled`` per episode, or ``file``.
+        text_init: the text policy's starting similarity scale (``ActionScorer``; 0 starts uniform).
 
     Raises:
         ConfigError: if a split is empty, a count is below 1, or the config is not CreativityBench's.
@@ -328,14 +365,15 @@ def train_ppo(
             "use a dataset with more gold entities"
         )
     shaped = training_config(config)
-    wrap = wrapper(policy, encoder)
+    wrap = wrapper(policy, encoder, part_order=part_order)
+    plain = wrapper("features", part_order=part_order)
     one_thread()
     envs = training_envs(shaped, train, n_envs, wrap)
     model = MaskablePPO(
         ActionScoringPolicy,
         envs,
         policy_kwargs={
-            **policy_kwargs(envs.envs[0].env),
+            **policy_kwargs(envs.envs[0].env, text_init),
             **(
                 {"optimizer_class": torch.optim.AdamW, "optimizer_kwargs": {"weight_decay": weight_decay}}
                 if weight_decay
@@ -369,6 +407,8 @@ def train_ppo(
         config=config.name,
         policy=policy,
         encoder=encoder if policy == "text" else None,
+        part_order=part_order,
+        text_init=text_init if policy == "text" else None,
         seed=seed,
         timesteps=int(model.num_timesteps),
         seconds=seconds,
@@ -379,7 +419,9 @@ def train_ppo(
         untrained=untrained,
         trained=on_test(),
         trained_on_train=evaluate_policy(greedy(model), shaped, train, name="trained", seed=seed, wrap=wrap),
-        random=evaluate_policy(random_policy, shaped, test, name="random", repeats=2 * eval_repeats, seed=seed),
+        random=evaluate_policy(
+            random_policy, shaped, test, name="random", repeats=2 * eval_repeats, seed=seed, wrap=plain
+        ),
         heuristic=evaluate_heuristic(shaped, test, repeats=eval_repeats, seed=seed),
         best_rule=best_rule(
             shaped,
@@ -389,6 +431,12 @@ def train_ppo(
             max_parts=options.max_parts,
             repeats=eval_repeats,
             seed=seed,
+            wrap=plain,
+        ),
+        text_rule=(
+            best_text_rule(shaped, train, test, wrap=wrap, repeats=eval_repeats, seed=seed)  # type: ignore[arg-type]  # wrap builds a TextCreativity here
+            if policy == "text"
+            else None
         ),
     )
     (out / "summary.json").write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")

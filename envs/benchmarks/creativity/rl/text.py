@@ -27,7 +27,8 @@ policy over these rows (``ppo.ActionScorer``) reads the ``2d`` text columns thro
 (a similarity it learns) and the structure through a small MLP.
 
 ## Arguments
-``env``: a CreativityBench env; ``encoder``: a ``TextEncoder`` (``make_encoder``).
+``env``: a CreativityBench env; ``encoder``: a ``TextEncoder`` (``make_encoder``); ``part_order``: as
+``DiscreteCreativity``'s (shuffled by default).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from lateralgym.envs.benchmarks.creativity.rl.wrappers import DiscreteCreativity
+from lateralgym.envs.benchmarks.creativity.rl.wrappers import DiscreteCreativity, PartOrder
 
 __all__ = ["TEXT_FLAGS", "CachedEncoder", "TextCreativity", "TextEncoder", "make_encoder"]
 
@@ -118,8 +119,10 @@ def make_encoder(spec: str = "st:", *, dim: int | None = None, seed: int = 0) ->
 class TextCreativity(DiscreteCreativity):
     """``DiscreteCreativity`` whose observation is built from the text (see the module docstring)."""
 
-    def __init__(self, env: gym.Env[dict[str, Any], Any], encoder: TextEncoder) -> None:
-        super().__init__(env)
+    def __init__(
+        self, env: gym.Env[dict[str, Any], Any], encoder: TextEncoder, part_order: PartOrder = "shuffled"
+    ) -> None:
+        super().__init__(env, part_order=part_order)
         self.encoder = encoder
         self.text_dims = 2 * encoder.dim
         """The leading columns of a row that come from the text (the rest is its structure)."""
@@ -132,14 +135,13 @@ class TextCreativity(DiscreteCreativity):
         E, P, d = self.E, self.P, self.encoder.dim
         public = self._public
         entities: list[str] = public.get("entities", [])[:E]
-        revealed: dict[str, dict[str, str]] = public.get("revealed", {})
         in_use = obs["entity_mask"].astype(np.float32)
         inspected = obs["inspected_mask"].astype(np.float32)
         turn = min(1.0, float(obs["turn"]) / self.max_turns)
         texts = [str(public.get("task", "")), *entities]
         parts: list[tuple[int, int, str]] = []
         for i, name in enumerate(entities):
-            for j, (part, text) in enumerate(list(revealed.get(name, {}).items())[:P]):
+            for j, (part, text) in enumerate(self.parts(name)):
                 parts.append((i, j, f"{part.replace('_', ' ')}: {text}"))
         vectors = self.encoder.encode(texts + [t for _, _, t in parts])
         task, names = vectors[0], np.zeros((E, d), dtype=np.float32)

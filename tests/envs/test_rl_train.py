@@ -182,3 +182,20 @@ def test_a_text_policy_starts_from_the_encoders_cosine() -> None:
         torch.nn.init.zeros_(scorer.scorer[-1].bias)  # the structure's MLP says nothing yet
         logits = scorer.forward_actor(features)
         assert torch.allclose(logits, init * rows[..., :text_dims].sum(dim=-1), atol=1e-5)
+
+
+@needs_rl
+def test_maskable_ppo_keeps_the_text_start_through_sb3s_orthogonal_init() -> None:
+    """SB3 re-initialises every linear layer of the policy orthogonally when it builds it; the text
+    layer must still start where ``text_init`` says (it once silently started random)."""
+    from sb3_contrib import MaskablePPO
+
+    from lateralgym.envs.benchmarks.creativity.rl.ppo import ActionScoringPolicy, policy_kwargs, training_envs, wrapper
+
+    config = training_config(EpisodeConfig.named("creativity-interactive"))
+    envs = training_envs(config, split_tasks(TASKS, "train")[:4], 1, wrapper("text", "lexical"))
+    for init in (0.0, 5.0):
+        kwargs = policy_kwargs(envs.envs[0].env, init)
+        model = MaskablePPO(ActionScoringPolicy, envs, policy_kwargs=kwargs, n_steps=8, batch_size=8, device="cpu")
+        weight = model.policy.mlp_extractor.text.weight
+        assert bool((weight == init).all())

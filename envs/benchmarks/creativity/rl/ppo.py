@@ -118,6 +118,7 @@ class ActionScorer(nn.Module):  # type: ignore[misc]  # torch is seen as Any (rl
     ) -> None:
         super().__init__()
         self.scene_size, self.n_actions, self.k, self.text_dims = scene_size, n_actions, row_width, text_dims
+        self.text_init = text_init
         self.latent_dim_pi, self.latent_dim_vf = n_actions, hidden
         rest = row_width - text_dims
         self.scorer = nn.Sequential(
@@ -180,6 +181,9 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]  # s
         last = self.mlp_extractor.scorer[-1]
         nn.init.orthogonal_(last.weight, gain=0.01)  # start near the uniform policy, as SB3 does
         nn.init.zeros_(last.bias)
+        scorer = self.mlp_extractor
+        if scorer.text is not None:  # SB3's orthogonal init just overwrote the text layer's start
+            nn.init.constant_(scorer.text.weight, scorer.text_init)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from lateralgym.envs import EpisodeConfig
 from lateralgym.envs.benchmarks.creativity.rl.baselines import seed_interval
 from lateralgym.envs.benchmarks.creativity.rl.evaluation import Evaluation, load_tasks, split_tasks
-from lateralgym.envs.benchmarks.creativity.rl.ppo import TrainSummary, train_ppo
+from lateralgym.envs.benchmarks.creativity.rl.ppo import TEXT_INIT, TrainSummary, train_ppo
 
 PERCENT = (0.0, 100.0)
 """Every figure is a rate in percent: its interval over seeds stays inside."""
@@ -83,7 +83,10 @@ def main() -> None:
     parser.add_argument("--encoder", default="st:", help="the text policy's encoder (st:, lexical)")
     parser.add_argument("--envs", type=int, default=8, help="parallel environments in PPO's batch")
     parser.add_argument(
-        "--text-init", type=float, default=0.0, help="text policy: start at this times the encoder's cosine"
+        "--text-init",
+        type=float,
+        default=TEXT_INIT,
+        help=f"text policy: start at this times the encoder's cosine (default {TEXT_INIT:g})",
     )
     parser.add_argument(
         "--part-order",

@@ -79,7 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=float,
         default=None,
         help="--policy text: the similarity it starts from, this times the encoder's cosine of task and "
-        "action (default 0: the uniform policy)",
+        "action (default 5; 0 starts from the uniform policy)",
     )
     ppo.set_defaults(handler=_cmd_train_ppo)
 

@@ -65,6 +65,7 @@ from lateralgym.envs._judging import (
     JudgeLabelError,
     JudgeReply,
     UnclearLabel,
+    judge_note,
 )
 from lateralgym.envs._loaders import detect_format, formats, iter_items, load_items, load_jsonl
 from lateralgym.envs._matching import match_name
@@ -151,6 +152,7 @@ __all__ = [
     "load_benchmark",
     "load_config_items",
     "iter_items",
+    "judge_note",
     "load_items",
     "load_jsonl",
     "load_sample_items",

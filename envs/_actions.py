@@ -131,6 +131,12 @@ def parse_action(value: object) -> Inspect | Ask | Commit | Invalid:
         return Invalid(raw=repr(value)[:2000], reason=f"expected text or an action, got {type(value).__name__}")
     text = value.strip()
     if text.startswith("{"):
+        # The JSON form parsed and validated in one pass (what a program sends every step); text it refuses
+        # takes the two steps below, which say what is wrong with it.
+        try:
+            return _ADAPTER.validate_json(text)
+        except ValidationError:
+            pass
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

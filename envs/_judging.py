@@ -100,6 +100,22 @@ def check_verdict(reply: JudgeReply, benchmark: str, judge: str) -> None:
         )
 
 
+def judge_note(benchmark: str, judge: str) -> str | None:
+    """What the judge named ``judge`` cannot do for ``benchmark``, in one line, for the places a judge is
+    chosen or reported: an offline judge states its own limits (a ``limits`` class attribute, e.g. a
+    word-overlap ``reference`` judge); None for model judges, unknown benchmarks and judges that state none
+    (exact-match judges grade as the papers do)."""
+    from lateralgym.envs._benchmark import get_benchmark
+    from lateralgym.envs._errors import ConfigError
+
+    try:
+        factory = get_benchmark(benchmark).offline_judges.get(judge.partition("?")[0])
+    except ConfigError:
+        return None
+    limits = getattr(factory, "limits", None)
+    return str(limits) if limits else None
+
+
 def question_counts(history: Sequence[QA]) -> dict[str, int]:
     """Exploration counts of a question history: questions, yes / no / irrelevant, repeats."""
     labels = [qa.label for qa in history]

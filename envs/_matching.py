@@ -14,6 +14,15 @@ _CLOSE_CUTOFF = 0.88
 
 
 def _key(name: str) -> str:
+    # Scenes match against the same entity and part names on every turn: short names are remembered.
+    return _short_key(name) if len(name) <= _KEY_CACHED else _ARTICLE.sub("", snake(name))
+
+
+_KEY_CACHED = 120
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _short_key(name: str) -> str:
     return _ARTICLE.sub("", snake(name))
 
 
@@ -24,17 +33,30 @@ def match_name(query: str, names: Sequence[str]) -> str | None:
     spelling (difflib ratio >= 0.88) matches when it is unambiguous. A query matching no name is a
     hallucination (counted separately by the metrics).
     """
-    key = _key(query)
-    if not key:
+    return NameMatcher(names).match(query)
+
+
+class NameMatcher:
+    """``match_name`` over names fixed in advance (a task's entities), their keys computed once."""
+
+    __slots__ = ("_keys",)
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self._keys = {name: _key(name) for name in names}
+
+    def match(self, query: str) -> str | None:
+        """``match_name(query, names)``."""
+        key = _key(query)
+        if not key:
+            return None
+        keys = self._keys
+        exact = [name for name, k in keys.items() if k == key]
+        if len(exact) == 1:
+            return exact[0]
+        close = difflib.get_close_matches(key, list(keys.values()), n=2, cutoff=_CLOSE_CUTOFF)
+        if len(close) == 1 or (len(close) == 2 and difflib.SequenceMatcher(None, key, close[0]).ratio() == 1.0):
+            return next(name for name, k in keys.items() if k == close[0])
         return None
-    keys = {name: _key(name) for name in names}
-    exact = [name for name, k in keys.items() if k == key]
-    if len(exact) == 1:
-        return exact[0]
-    close = difflib.get_close_matches(key, list(keys.values()), n=2, cutoff=_CLOSE_CUTOFF)
-    if len(close) == 1 or (len(close) == 2 and difflib.SequenceMatcher(None, key, close[0]).ratio() == 1.0):
-        return next(name for name, k in keys.items() if k == close[0])
-    return None
 
 
 _CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\u3040-\u30ff]")

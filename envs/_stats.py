@@ -89,14 +89,23 @@ def dataset_stats(items: Iterable[Any], path: str | Path | None = None) -> Datas
     groups: dict[tuple[str, type], list[Any]] = {}
     blocks: list[StatBlock] = []
     count = 0
+    kind_by_type: dict[type, tuple[str, type]] = {}
+
+    def kind_of(record: Any) -> tuple[str, type]:
+        """``_kind``, asked once per record type (a file holds one or two): it follows from the type alone."""
+        known = kind_by_type.get(type(record))
+        if known is None:
+            known = kind_by_type[type(record)] = _kind(record)
+        return known
+
     if first is not None:
-        kind = _kind(first)
+        kind = kind_of(first)
 
         def of_first_kind() -> Iterator[Any]:
             nonlocal count
             for record in itertools.chain([first], records):
                 count += 1
-                other = _kind(record)
+                other = kind_of(record)
                 if other == kind:
                     yield record
                 else:
@@ -105,7 +114,7 @@ def dataset_stats(items: Iterable[Any], path: str | Path | None = None) -> Datas
         blocks.append(get_benchmark(kind[0]).stream_stats(of_first_kind()))
         for record in records:  # what the benchmark left unread
             count += 1
-            groups.setdefault(_kind(record), []).append(record)
+            groups.setdefault(kind_of(record), []).append(record)
     blocks += [get_benchmark(name).dataset_stats(group) for (name, _), group in groups.items()]
     kinds: list[str] = []
     sections: dict[str, dict[str, int]] = {}

@@ -7,7 +7,7 @@ run load on first use (``_LAZY``), so a command that needs none of them never im
 
 from typing import Any
 
-from lateralgym.envs import EpisodeConfig
+from lateralgym.envs import EpisodeConfig, judge_note
 from lateralgym.episodes._export import (
     EXPORT_FORMATS,
     ExportFormat,
@@ -16,7 +16,6 @@ from lateralgym.episodes._export import (
     trl_row,
     verifiers_record,
 )
-from lateralgym.episodes._judge_notes import judge_note
 from lateralgym.episodes._log import (
     JUDGE_RAW_CHARS,
     LOG_SCHEMA_VERSION,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from lateralgym.envs import judge_note
 from lateralgym.episodes._log import Usage
 from lateralgym.episodes._manifest import RunRecord
 from lateralgym.episodes._metrics import RunMetrics
@@ -63,8 +64,6 @@ def partial_warning(run: RunRecord, metrics: RunMetrics) -> str | None:
 
 def run_facts(metrics: RunMetrics, run: RunRecord, usage: dict[str, Usage]) -> list[tuple[str, Any]]:
     """Rows for the report's header table: judge, dataset, episodes against the plan, use per role."""
-    from lateralgym.episodes._judge_notes import judge_note
-
     judge = (run.manifest.options.judge if run.manifest else None) or ""
     note = judge_note(metrics.benchmark, judge)
     planned = run.planned

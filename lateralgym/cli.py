@@ -113,10 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lateralgym`` command; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        from lateralgym.agents import serving
-
-        with serving():  # the local/ model servers a command starts stop when it ends, however it ends
+        try:
             return int(args.handler(args))
+        finally:
+            _stop_local_servers()
     except LateralGymError as exc:
         print(f"lateralgym: error: {exc}", file=sys.stderr)
         # a model server found down (or refusing its constraint) before the run: nothing worked, as when
@@ -143,6 +143,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_INTERRUPTED
         print(f"lateralgym: interrupted; finish the run with: lateralgym run --resume {_run_dir()}", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _stop_local_servers() -> None:
+    """Stop the local/ model servers the command started: they stop when it ends, however it ends, as on
+    leaving ``lateralgym.agents.serving()`` (so not while an outer ``serving()`` block of a caller is open).
+    Only the agents start servers: a command that never loaded them (``data stats``) does not import them."""
+    agents = sys.modules.get("lateralgym.agents")
+    if agents is not None:
+        with agents.serving():  # an empty block: leaving the outermost one stops the servers
+            pass
 
 
 def _run_dir() -> str:

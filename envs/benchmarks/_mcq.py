@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 
 from lateralgym.envs._actions import Action, Ask, Commit, Inspect, parse_choice
 from lateralgym.envs._benchmark import Benchmark, Outcome, PromptRequest
+from lateralgym.envs._cache import IdentityCache
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._fields import Count, FrozenRecord, Text
@@ -71,8 +72,18 @@ class ChoiceScene(Scene[MultipleChoiceItem, ChoiceOutcome]):
         self.correct = False
 
     def brief(self) -> str:
+        """The question and its lettered options (a subclass's brief too must follow from the item and the
+        config alone: ``opening`` remembers it per item)."""
         options = "\n".join(f"{LETTERS[n]}. {text}" for n, text in enumerate(self.item.choices))
         return f"QUESTION: {self.item.question}\nCHOICES:\n{options}\n{usage_text(self.config)}"
+
+    def opening(self) -> str:
+        """The sanitised brief, built once per item and config: an episode is one reset and one commit, so
+        laying the question out and scanning it would otherwise be a good part of every episode."""
+        known = _openings.get(self.item)
+        if known is not None and known[0] is self.config:
+            return known[1]
+        return _openings.put(self.item, (self.config, super().opening()))[1]
 
     async def handle(self, action: Inspect | Ask | Commit) -> Handled:
         assert isinstance(action, Commit)
@@ -130,6 +141,15 @@ class ExactChoiceJudge:
         return grade_choice(item, commit)
 
 
+_openings: IdentityCache[MultipleChoiceItem, tuple[EpisodeConfig, str]] = IdentityCache(4096)
+"""Each item's opening text, with the config it was laid out for (envs of one config share it)."""
+
+
+_CORRECT = JudgeReply(label="correct")
+_INCORRECT = JudgeReply(label="incorrect")
+"""The exact judge's two replies (frozen: every grade shares them)."""
+
+
 def grade_choice(item: MultipleChoiceItem, commit: Commit) -> JudgeReply:
     """Correct when the chosen option is the item's label, or reads exactly as it does.
 
@@ -139,7 +159,7 @@ def grade_choice(item: MultipleChoiceItem, commit: Commit) -> JudgeReply:
     choice = commit.choice
     chosen = item.choices[choice] if choice is not None and 0 <= choice < len(item.choices) else None
     same_text = chosen is not None and chosen.strip() == item.choices[item.label].strip()
-    return JudgeReply(label="correct" if choice == item.label or same_text else "incorrect")
+    return _CORRECT if choice == item.label or same_text else _INCORRECT
 
 
 # -- the LLM protocol (our own wording; BrainTeaser paper §4, RiddleSense §4: a question, lettered

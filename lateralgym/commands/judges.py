@@ -89,8 +89,7 @@ def _find_format(path: Path, name: str | None, benchmark: str | None) -> tuple[A
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from lateralgym.envs import load_items
-    from lateralgym.episodes import judge_note
+    from lateralgym.envs import judge_note, load_items
     from lateralgym.judges import evaluate_judge, make_judge
 
     load_imports(args.imports)

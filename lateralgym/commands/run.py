@@ -186,8 +186,7 @@ def _human_judged() -> str:
 
 def _offline_judges() -> str:
     """Each benchmark's offline judges and the limits they state (``--help``'s epilog)."""
-    from lateralgym.envs import all_benchmarks
-    from lateralgym.episodes import judge_note
+    from lateralgym.envs import all_benchmarks, judge_note
 
     lines = []
     for benchmark in all_benchmarks():
@@ -199,7 +198,8 @@ def _offline_judges() -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from lateralgym.episodes import ResumeRequest, dry_run, judge_note, run
+    from lateralgym.envs import judge_note
+    from lateralgym.episodes import ResumeRequest, dry_run, run
 
     if args.resume is None and args.config is None:
         raise LateralGymError("give a config to run (see 'lateralgym configs') or --resume RUN_DIR")

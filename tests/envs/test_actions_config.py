@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lateralgym.envs import (
     SHIPPED_CONFIGS,
@@ -56,6 +59,23 @@ def test_action_text_round_trip() -> None:
         Commit(choice=1),
     ):
         assert parse_action(action_to_text(action)) == action
+
+
+_SCALAR = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=6)
+_FIELD = st.sampled_from(["kind", "entity", "part", "how_to_use", "choice", "answer", "question", "raw", "fields", "x"])
+_KIND = st.sampled_from(["inspect", "ask", "commit", "invalid", "fly", 3])
+_JSON_ACTION = st.dictionaries(
+    _FIELD, _SCALAR | st.dictionaries(st.text(max_size=3), _SCALAR, max_size=3) | st.lists(_SCALAR, max_size=2)
+).flatmap(lambda d: st.builds(lambda kind: {"kind": kind, **d} if "kind" not in d else d, _KIND))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON_ACTION, st.sampled_from(["", " ", "\n"]))
+def test_json_text_parses_as_its_dict_does(data: dict[str, object], pad: str) -> None:
+    """The JSON form is read in one pass; whatever it holds, the action (or the invalid one, with its
+    reason) is the one its parsed dict gives."""
+    text = pad + json.dumps(data) + pad
+    assert parse_action(text) == parse_action(json.loads(text))
 
 
 def test_match_name_is_tolerant_but_not_loose() -> None:

@@ -16,11 +16,10 @@ from typing import Any
 import pytest
 
 from lateralgym.cli import main
-from lateralgym.envs import ConfigError, load_sample_items
+from lateralgym.envs import ConfigError, judge_note, load_sample_items
 from lateralgym.envs._actions import Commit
 from lateralgym.envs.benchmarks.splat import _embed_judge, load_human_labels
 from lateralgym.envs.benchmarks.splat._embed_judge import EmbeddingJudge
-from lateralgym.episodes._judge_notes import judge_note
 from lateralgym.judges import make_judge, offline_judges
 
 LABELS = Path(__file__).with_name("splat_judge_labels.csv")

@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 
 from lateralgym.cli import main
-from lateralgym.envs import load_sample_items
+from lateralgym.envs import judge_note, load_sample_items
 from lateralgym.envs._actions import Commit
 from lateralgym.envs.benchmarks.splat._judges import ReferenceJudge
-from lateralgym.episodes._judge_notes import judge_note
 
 PARAPHRASE = (
     "The crowd consisted of people who cannot perceive sound; they cheered with a silent gesture used by that "

@@ -9,9 +9,12 @@ official rule (``_official.py`` cites its lines); the comments give the word F1 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lateralgym.envs import Commit
 from lateralgym.envs.benchmarks.creativity import CreativityTask, answer_facts, load_creativitybench
@@ -117,6 +120,31 @@ def test_the_name_core_and_word_f1() -> None:
     assert word_f1("the the", "the") == pytest.approx(2 * 0.5 * 1 / 1.5)  # multisets, stop-words count
     assert best_by_f1("nothing shared", ["b", "a"]) == "b"  # every F1 0: the first candidate
     assert best_by_f1("x", []) == ""
+
+
+_NAME = st.text(alphabet="ab (c)_-É ", max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_NAME, st.lists(_NAME, max_size=5))
+def test_word_f1_and_best_by_f1_are_the_official_arithmetic(prediction: str, candidates: list[str]) -> None:
+    """The cached tokenisation scores exactly as the official ``_word_f1`` / ``_best_by_f1`` do (floats
+    equal, not close: the grounding takes only a strictly greater score)."""
+
+    def official_f1(a: str, b: str) -> float:  # judge.py 63-81, written out
+        ta, tb = name_core(a).split(), name_core(b).split()
+        shared = sum((Counter(ta) & Counter(tb)).values()) if ta and tb else 0
+        if shared == 0:
+            return 0.0
+        precision, recall = shared / len(ta), shared / len(tb)
+        return 2 * precision * recall / (precision + recall)
+
+    best, best_score = "", -1.0
+    for candidate in candidates:
+        assert word_f1(prediction, candidate) == official_f1(prediction, candidate)
+        if official_f1(prediction, candidate) > best_score:
+            best, best_score = candidate, official_f1(prediction, candidate)
+    assert best_by_f1(prediction, candidates) == best
 
 
 def test_exact_names_are_gold(task: CreativityTask) -> None:

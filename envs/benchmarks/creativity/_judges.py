@@ -20,12 +20,13 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict
 
 from lateralgym.envs._actions import Commit
+from lateralgym.envs._cache import IdentityCache
 from lateralgym.envs._fields import snake
 from lateralgym.envs._judging import QA, JudgeReply
-from lateralgym.envs._matching import content_stems, match_name, words
+from lateralgym.envs._matching import content_stems, words
+from lateralgym.envs.benchmarks.creativity._lookup import task_lookup
 from lateralgym.envs.benchmarks.creativity._official import grade_official, named_in_scene
 from lateralgym.envs.benchmarks.creativity._options import SCORINGS, CreativityOptions, Scoring
-from lateralgym.envs.benchmarks.creativity._render import IdentityCache
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity
 
 
@@ -70,15 +71,15 @@ def grade_creativity(task: CreativityTask, commit: Commit) -> JudgeReply:
 
     An entity that is not in the scene is a hallucination (counted separately by the metrics).
     """
-    names = [e.name for e in task.entities]
-    chosen = match_name(commit.entity or "", names)
+    lookup = task_lookup(task)
+    chosen = lookup.entities.match(commit.entity or "")
     if chosen is None:
         return _graded("incorrect", hallucinated=True)
-    entity_correct = snake(chosen) == snake(task.gold.entity)
-    entity = task.entity(chosen)
+    entity_correct = snake(chosen) == lookup.gold_entity
+    entity = lookup.entity(chosen)
     assert entity is not None
-    part = match_name(commit.part or "", [p.name for p in entity.parts])
-    part_correct = entity_correct and part is not None and snake(part) == snake(task.gold.part)
+    part = lookup.parts(entity.name).match(commit.part or "")
+    part_correct = entity_correct and part is not None and snake(part) == lookup.gold_part
     return _graded("correct" if part_correct else "incorrect", entity_correct=entity_correct, part_correct=part_correct)
 
 

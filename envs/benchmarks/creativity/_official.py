@@ -46,13 +46,13 @@ part name with parentheses or capitals would be compared in its snake_case form 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
 
 from lateralgym.envs._actions import Commit
-from lateralgym.envs._fields import snake
-from lateralgym.envs._matching import match_name
+from lateralgym.envs.benchmarks.creativity._lookup import task_lookup
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
 
 __all__ = [
@@ -81,25 +81,58 @@ def name_core(text: str | None) -> str:
 
 def word_f1(a: str | None, b: str | None) -> float:
     """Word F1 of two names' ``name_core`` tokens (multisets); 0.0 when either has none or none is shared."""
-    ta, tb = name_core(a).split(), name_core(b).split()
-    if not ta or not tb:
-        return 0.0
-    shared = sum((Counter(ta) & Counter(tb)).values())
-    if shared == 0:
-        return 0.0
-    precision, recall = shared / len(ta), shared / len(tb)
-    return 2 * precision * recall / (precision + recall)
+    return _f1(_words(a), _words(b))
 
 
 def best_by_f1(prediction: str | None, candidates: Sequence[str]) -> str:
     """The candidate with the best ``word_f1``: the first one on a tie, and the first one when every score
     is 0 (the search starts below 0 and takes only a strictly greater score); ``""`` without candidates."""
+    predicted = _words(prediction)
     best, best_score = "", -1.0
     for candidate in candidates:
-        score = word_f1(prediction, candidate)
+        score = _f1(predicted, _words(candidate))
         if score > best_score:
             best, best_score = candidate, score
+            if score == 1.0:  # the same words: no later candidate can score higher
+                break
     return best
+
+
+class _Words:
+    """A name's ``name_core`` and its tokens as a multiset: what ``word_f1`` compares."""
+
+    __slots__ = ("core", "counts", "total", "words")
+
+    def __init__(self, text: str) -> None:
+        self.core = name_core(text)
+        tokens = self.core.split()
+        self.counts = Counter(tokens)
+        self.words = frozenset(tokens)
+        self.total = len(tokens)
+
+
+_CACHED_NAME = 120
+"""Names up to this long keep their ``_Words`` (the same entity and part names are graded on every commit)."""
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _cached_words(text: str) -> _Words:
+    return _Words(text)
+
+
+def _words(text: str | None) -> _Words:
+    text = str(text or "")
+    return _cached_words(text) if len(text) <= _CACHED_NAME else _Words(text)
+
+
+def _f1(a: _Words, b: _Words) -> float:
+    """``word_f1`` of two tokenised names (``a`` the prediction: precision is over its tokens)."""
+    common = a.words & b.words  # most names share no word: no counting then
+    if not common:
+        return 0.0
+    shared = sum(min(a.counts[word], b.counts[word]) for word in common)
+    precision, recall = shared / a.total, shared / b.total
+    return 2 * precision * recall / (precision + recall)
 
 
 class OfficialGrade:
@@ -125,13 +158,6 @@ class OfficialGrade:
         return self.entity_correct and self.part_correct
 
 
-def _part_candidates(task: CreativityTask, entity: str) -> list[str]:
-    """The grounded entity's ``judge_output`` parts (its comparisons with the gold), in file order."""
-    key = snake(entity)
-    judged = next((j for j in task.judge_output if snake(j.entity) == key), None)
-    return [p.part for p in judged.parts] if judged is not None else []
-
-
 def prediction_relation(task: CreativityTask, entity: str, part: str, gold: bool) -> str:
     """The official ``prediction_relation`` of a grounded answer (``judge.py`` 181-197, 429-432):
     ``gold``; ``similar-<d>`` when the release's comparison says similar, not a better choice, and its
@@ -139,7 +165,8 @@ def prediction_relation(task: CreativityTask, entity: str, part: str, gold: bool
     ``hallucination`` when the grounded part has no comparison."""
     if gold:
         return "gold"
-    comparison = task.comparison(entity, part) if task.entity(entity) is not None else None
+    lookup = task_lookup(task)
+    comparison = lookup.comparison(entity, part) if lookup.entity(entity) is not None else None
     if comparison is None:
         return HALLUCINATION
     if comparison.similar_affordance and not comparison.gold_change:
@@ -152,18 +179,19 @@ def grade_official(task: CreativityTask, commit: Commit) -> OfficialGrade:
     """The official rule's verdict on ``commit`` (see the module docstring; quirks Q1-Q8 included)."""
     predicted_entity, predicted_part = commit.entity or "", commit.part or ""
     gold_entity, gold_part = task.gold.entity, task.gold.part
-    candidates = [e.name for e in task.entities]
+    lookup = task_lookup(task)
+    candidates = list(lookup.entity_names)
     if gold_entity not in candidates:  # never in a release; the official code appends it
         candidates.append(gold_entity)
     entity = best_by_f1(predicted_entity, candidates)
-    entity_correct = predicted_entity == gold_entity or name_core(entity) == name_core(gold_entity)
-    parts = _part_candidates(task, entity) or [gold_part]
+    entity_correct = predicted_entity == gold_entity or _words(entity).core == _words(gold_entity).core
+    parts = lookup.compared_parts(entity) or [gold_part]  # the grounded entity's comparisons with the gold
     part = best_by_f1(predicted_part, parts)
-    part_correct = predicted_part == gold_part or name_core(part) == name_core(gold_part)
+    part_correct = predicted_part == gold_part or _words(part).core == _words(gold_part).core
     relation = prediction_relation(task, entity, part, entity_correct and part_correct)
     return OfficialGrade(entity_correct, part_correct, entity, part, relation)
 
 
 def named_in_scene(task: CreativityTask, entity: str | None) -> bool:
     """Our own hallucination test beside the official rule: the name matches a scene entity (``match_name``)."""
-    return match_name(entity or "", [e.name for e in task.entities]) is not None
+    return task_lookup(task).entities.match(entity or "") is not None

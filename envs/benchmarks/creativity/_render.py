@@ -13,40 +13,10 @@ under the same id renders afresh.
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
-
+from lateralgym.envs._cache import IdentityCache
 from lateralgym.envs._fields import snake
 from lateralgym.envs._text import sanitise
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity, SceneItem
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class IdentityCache(Generic[K, V]):
-    """The values of up to ``size`` objects, keyed by identity; when full, the oldest entry goes.
-
-    A lookup is one dict probe (no recency bookkeeping: it runs on every reset).
-    """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._entries: dict[int, tuple[K, V]] = {}
-
-    def get(self, key: K) -> V | None:
-        hit = self._entries.get(id(key))
-        return hit[1] if hit is not None and hit[0] is key else None
-
-    def put(self, key: K, value: V) -> V:
-        entries = self._entries
-        entries.pop(id(key), None)
-        entries[id(key)] = (key, value)
-        if len(entries) > self.size:
-            try:
-                del entries[next(iter(entries))]
-            except (RuntimeError, KeyError, StopIteration):
-                pass  # another thread changed the cache meanwhile; the next ``put`` trims it
-        return value
 
 
 class EntityText:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lateralgym.envs._actions import Ask, Commit, Inspect
 from lateralgym.envs._benchmark import ViewSection
+from lateralgym.envs._cache import IdentityCache
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._errors import ConfigError
@@ -29,7 +30,7 @@ from lateralgym.envs._text import MAX_TEXT, sanitise
 from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement
 from lateralgym.envs.benchmarks.creativity._judges import AnswerFacts, answer_facts, grades_by_rule
 from lateralgym.envs.benchmarks.creativity._options import CreativityOptions, Scoring
-from lateralgym.envs.benchmarks.creativity._render import IdentityCache, described, task_text
+from lateralgym.envs.benchmarks.creativity._render import described, task_text
 from lateralgym.envs.benchmarks.creativity._schema import ClusterBand, CreativityTask, DistractorSimilarity, Entity
 
 

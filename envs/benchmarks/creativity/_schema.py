@@ -360,9 +360,11 @@ class CreativityTask(FrozenRecord):
     @model_validator(mode="after")
     def _gold_in_scene(self) -> CreativityTask:
         names = [e.name for e in self.entities]
-        if len(set(map(snake, names))) != len(names):
+        keys = [snake(name) for name in names]  # normalised once: every task of a file is checked here
+        if len(set(keys)) != len(names):
             raise ValueError(f"task {self.id!r} has entities with the same name: {names}")
-        entity = self.entity(self.gold.entity)
+        gold = snake(self.gold.entity)
+        entity = self.entities[keys.index(gold)] if gold in keys else None  # ``self.entity``, on the keys above
         if entity is None:
             raise ValueError(f"gold entity {self.gold.entity!r} is not among the task's entities {names}")
         if entity.part(self.gold.part) is None:

@@ -17,6 +17,7 @@ from lateralgym.episodes._export import (
     verifiers_record,
 )
 from lateralgym.episodes._judge_notes import judge_note
+from lateralgym.episodes._judge_tape import JudgeTape, ReplayMismatch, is_offline_judge, taped
 from lateralgym.episodes._log import (
     JUDGE_RAW_CHARS,
     LOG_SCHEMA_VERSION,
@@ -25,6 +26,8 @@ from lateralgym.episodes._log import (
     EpisodeStart,
     LLMBlock,
     LogError,
+    LoggedDetail,
+    LoggedJudgeReply,
     ModelCall,
     Observation,
     StepLine,
@@ -87,6 +90,12 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "JudgeTape",
+    "LoggedDetail",
+    "LoggedJudgeReply",
+    "ReplayMismatch",
+    "taped",
+    "is_offline_judge",
     "STEP_LOG",
     "observation_text",
     "outcome_fields",

@@ -19,6 +19,7 @@ import csv
 import io
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -461,8 +462,9 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     n = a_only + b_only
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, k) for k in range(min(a_only, b_only) + 1)) / float(2**n)
-    return min(1.0, 2 * tail)
+    # as an exact fraction: 2**n overflows a float past ~1,000 discordant items
+    tail = Fraction(sum(math.comb(n, k) for k in range(min(a_only, b_only) + 1)), 2**n)
+    return min(1.0, float(2 * tail))
 
 
 def paired_difference(

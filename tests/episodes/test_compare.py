@@ -78,6 +78,16 @@ def test_paired_difference_on_shared_items(tmp_path: Path) -> None:
     assert "McNemar p = 0.5" in diff.describe() and "1 only B ran" in diff.describe()
 
 
+def test_mcnemar_holds_for_thousands_of_discordant_items() -> None:
+    from scipy.stats import binomtest
+
+    from lateralgym.episodes._compare import mcnemar_exact
+
+    # 2**n is past a float's range here (two runs of a few thousand items each)
+    assert mcnemar_exact(700, 760) == pytest.approx(binomtest(700, 1460, 0.5).pvalue)
+    assert mcnemar_exact(1500, 1500) == 1.0 and mcnemar_exact(0, 2000) < 1e-300
+
+
 def test_pairs_need_one_benchmark_and_shared_items(tmp_path: Path) -> None:
     with pytest.raises(MetricsError, match="pair runs of one benchmark"):
         paired_difference(creativity_run(tmp_path / "c"), splat_run(tmp_path / "s"))

@@ -70,8 +70,8 @@ async def continuations(
 
     ``env`` is the run's first env (its checked items are shared); ``factory`` builds the players.
     """
-    if not log_path.exists():
-        return {}, []
+    if not log_path.exists() or not plan or not factory(plan[0].seed).resumes_mid_episode:
+        return {}, []  # a model's or a script's run: its log is not read again
     records: dict[str, list[EpisodeStart | StepLine | EpisodeEnd]] = {}
     for record in read_log(log_path):
         records.setdefault(record.episode_id, []).append(record)

@@ -9,7 +9,7 @@ player or judge spec fit to write to a file (credentials removed from every URL 
 from typing import TYPE_CHECKING, Any
 
 from lateralgym.agents._aux import AUX_OPTIONS, aux_prompt, with_aux
-from lateralgym.agents._base import Agent
+from lateralgym.agents._base import Agent, PlayedTurn
 from lateralgym.agents._constraint import (
     CONSTRAINT_MODES,
     Constraint,
@@ -117,6 +117,7 @@ __all__ = [
     "ModelSpec",
     "OptionParser",
     "OracleAgent",
+    "PlayedTurn",
     "PromptPlan",
     "RandomAgent",
     "Reasoning",

@@ -4,11 +4,26 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
 from lateralgym.envs import Action
+
+
+class PlayedTurn(BaseModel):
+    """One turn of an episode played before a resume, as the player had it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turn: int
+    """1-based turn number."""
+    action: dict[str, Any]
+    """The move as the env read it (``kind`` and its fields)."""
+    reply: str
+    """What the env answered."""
 
 
 class Agent(ABC):
@@ -20,6 +35,12 @@ class Agent(ABC):
 
     name: str = "agent"
     """Spec of the agent, as written in configs and logs."""
+
+    resumes_mid_episode: ClassVar[bool] = False
+    """Whether ``lateralgym run --resume`` may hand this player an episode left under way at its next
+    turn (its earlier moves replayed from the log, ``show_played`` called); otherwise such an
+    episode starts again at turn 1. Only a player whose state is rebuilt exactly from what the log
+    keeps says so: a person (who is shown the turns again)."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -43,6 +64,12 @@ class Agent(ABC):
         """The first user message the player reads when it differs from the first observation (a paper
         layout that puts worked examples inside it), once ``reset``; ``None`` otherwise. The runner logs it
         beside ``prompt_messages``."""
+        return None
+
+    def show_played(self, opening: str, turns: Sequence[PlayedTurn]) -> None:
+        """Called (after ``reset``) for a resumed episode that goes on at turn ``len(turns) + 1``, with
+        the first observation and the turns played before; the next ``act`` gets the last reply.
+        Only players that set ``resumes_mid_episode`` are called."""
         return None
 
     def episode_over(self, message: str, outcome: dict[str, Any], solution: str) -> None:

@@ -6,14 +6,18 @@ bare question ending in ``?`` for a situation puzzle, ``Answer: ...`` for an exp
 ``hint`` and an unreadable line cost no turn; ``quit`` (or Ctrl-D) stops the run cleanly, leaving
 the episode to ``--resume``. After each episode the person sees the verdict and the reference
 solution (never shown to any model).
+
+After ``lateralgym run --resume`` the episode left under way goes on at the turn after the last one
+played: the person is shown the puzzle and the moves and replies so far again (``show_played``).
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO
+from collections.abc import Sequence
+from typing import Any, ClassVar, TextIO
 
-from lateralgym.agents._base import Agent
+from lateralgym.agents._base import Agent, PlayedTurn
 from lateralgym.envs import Action, ConfigError, Invalid, PlayerQuit, get_benchmark, parse_action
 
 HELP = """\
@@ -34,6 +38,7 @@ class HumanAgent(Agent):
     """
 
     name = "human"
+    resumes_mid_episode: ClassVar[bool] = True
 
     def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         super().__init__()
@@ -64,6 +69,14 @@ class HumanAgent(Agent):
                 self._write(f"(not a move: {action.reason}; type 'help' — this cost no turn)\n")
                 continue
             return action
+
+    def show_played(self, opening: str, turns: Sequence[PlayedTurn]) -> None:
+        """The screen as the person left it: the puzzle, then each move and reply (the last reply is
+        shown by the next ``act``, as during play)."""
+        self._write(f"(resumed: the {len(turns)} turn{'s' if len(turns) != 1 else ''} you played before)\n")
+        shown = [opening, *(t.reply for t in turns)]
+        for turn, text in zip(turns, shown, strict=False):
+            self._write(f"\n{text}\n[turn {turn.turn}] > {move_text(turn.action)}\n")
 
     def episode_over(self, message: str, outcome: dict[str, Any], solution: str) -> None:
         verdict = "solved" if outcome.get("solved") or outcome.get("correct") or outcome.get("gold_correct") else ""
@@ -99,3 +112,21 @@ class HumanAgent(Agent):
     def _write(self, text: str) -> None:
         self.stdout.write(text)
         self.stdout.flush()
+
+
+def move_text(action: dict[str, Any]) -> str:
+    """A logged move as a person writes it (``ask: ...``, ``commit: entity | part | how``, a letter)."""
+    kind = action.get("kind")
+    if kind == "inspect":
+        return f"inspect: {action.get('entity', '')}"
+    if kind == "ask":
+        return f"ask: {action.get('question', '')}"
+    if kind == "commit":
+        if action.get("answer"):
+            return f"commit: {action['answer']}"
+        if isinstance(action.get("choice"), int):
+            return "ABCDEFGH"[action["choice"]] if 0 <= action["choice"] < 8 else str(action["choice"])
+        pieces = [str(action[k]) for k in ("entity", "part", "how_to_use") if action.get(k)]
+        pieces += [f"{name}={value}" for name, value in (action.get("fields") or {}).items()]
+        return "commit: " + " | ".join(pieces)
+    return str(action.get("raw", action))

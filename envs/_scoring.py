@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from lateralgym.envs._benchmark import Outcome
 
 if TYPE_CHECKING:
+    import numpy as np
+
+if TYPE_CHECKING:
     from lateralgym.envs._benchmark import Benchmark
 
 S = TypeVar("S")
@@ -249,6 +252,16 @@ class Scorer(Generic[S, I]):
         resamples at once; None (the default) when they are not all of that form: each resample is
         then scored by ``score``. A scorer that gives terms must give them for every headline metric
         ``score`` reports, with the same values on the same items."""
+        return None
+
+    def headline_resampled(self, counts: np.ndarray) -> dict[str, np.ndarray] | None:
+        """The headline metrics on a batch of bootstrap resamples at once, for headlines that are not
+        sums over items (group accuracies, means of band means): ``counts`` holds how many times each
+        item was drawn (resamples x items, the items in ``items`` order); each metric is an array with
+        one value per resample, NaN where ``score`` on that resample would leave it out
+        (``lateralgym.envs.support`` has the helpers). None (the default) when the scorer cannot:
+        each resample is then scored by ``score``. A scorer that gives them must give every headline
+        metric ``score`` reports, with the values ``score`` gives each resample."""
         return None
 
     @property

@@ -12,6 +12,7 @@ from lateralgym.envs._judging import extract_answer_label, normalise_answer
 from lateralgym.envs._lazy import lazy_exports
 from lateralgym.envs._reply_text import invalid as invalid_reply
 from lateralgym.envs._reply_text import json_objects
+from lateralgym.envs._resampled import any_drawn, mean_across, ratio, sum_across
 from lateralgym.envs._splits import hashed_split
 from lateralgym.envs._sync import background, run_sync
 from lateralgym.envs._text import FORMULA_STARTS, csv_cell, csv_text
@@ -24,6 +25,7 @@ __all__ = [
     "cap_text",
     "capped",
     "reply_cap",
+    "any_drawn",
     "background",
     "check_hints",
     "check_name",
@@ -33,8 +35,11 @@ __all__ = [
     "hashed_split",
     "invalid_reply",
     "json_objects",
+    "mean_across",
     "normalise_answer",
+    "ratio",
     "run_sync",
+    "sum_across",
     "validation_message",
     "writable",
 ]

@@ -16,6 +16,7 @@ from lateralgym.episodes._export import (
     trl_row,
     verifiers_record,
 )
+from lateralgym.episodes._judge_tape import JudgeTape, ReplayMismatch, is_offline_judge, taped
 from lateralgym.episodes._log import (
     JUDGE_RAW_CHARS,
     LOG_SCHEMA_VERSION,
@@ -24,6 +25,8 @@ from lateralgym.episodes._log import (
     EpisodeStart,
     LLMBlock,
     LogError,
+    LoggedDetail,
+    LoggedJudgeReply,
     ModelCall,
     Observation,
     StepLine,
@@ -86,6 +89,12 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "JudgeTape",
+    "LoggedDetail",
+    "LoggedJudgeReply",
+    "ReplayMismatch",
+    "taped",
+    "is_offline_judge",
     "STEP_LOG",
     "observation_text",
     "outcome_fields",

@@ -19,6 +19,7 @@ import csv
 import io
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -255,9 +256,10 @@ def bootstrap_headline(
     Each resample draws as many items as the run has and scores them as the benchmark's scorer
     would (a drawn item's repeats stay together; an item drawn twice counts twice). A metric a
     resample cannot compute (no episode of a band drawn) is left out of that resample. When the
-    scorer gives its headline as sums over items (``Scorer.headline_terms``), all resamples are
-    scored at once with numpy from the items' draw counts; otherwise each resample is scored by
-    the scorer itself. Both see the same draws, so a seed gives the same intervals either way.
+    scorer gives its headline as sums over items (``Scorer.headline_terms``), or scores many
+    resamples at once from the items' draw counts (``Scorer.headline_resampled``: group accuracies,
+    means of band means), a chunk of resamples is scored at once with numpy; otherwise each resample
+    is scored by the scorer itself. All see the same draws, so a seed gives the same intervals.
 
     Returns:
         Metric name -> (low, high); empty with fewer than two items or ``resamples`` below 1.
@@ -276,11 +278,14 @@ def bootstrap_headline(
     draws = np.stack([rng.integers(0, len(items), size=len(items)) for _ in range(resamples)])
     headline = [name for name, value in whole.score().headline.items() if _finite(value)]
     terms = whole.headline_terms()
+    position = {item: n for n, item in enumerate(whole.items)}
+    order = np.array([position[item] for item in items])
+    values: dict[str, np.ndarray] | None = None
     if terms is not None and all(name in terms for name in headline):
-        position = {item: n for n, item in enumerate(whole.items)}
-        order = np.array([position[item] for item in items])
         values = _scored_by_terms({name: terms[name] for name in headline}, order, draws, progress)
     else:
+        values = _scored_by_counts(whole, headline, order, draws, progress)
+    if values is None:
         values = _scored_one_by_one(unit, whole, items, draws, max_turns, progress)
     tail = 100 * (1 - _LEVEL) / 2
     return {
@@ -327,6 +332,28 @@ def _scored_by_terms(
             defined = denominator != 0
             values[name] = terms[name].scale * numerator[defined] / denominator[defined]
     return values
+
+
+def _scored_by_counts(
+    whole: Scorer[Any, Any], headline: list[str], order: np.ndarray, draws: np.ndarray, progress: Progress | None
+) -> dict[str, np.ndarray] | None:
+    """Each metric on every resample by the scorer's ``headline_resampled`` from the items' draw
+    counts, a chunk of resamples at a time; None when the scorer does not give them all."""
+    n_items = len(order)
+    found: dict[str, list[np.ndarray]] = {name: [] for name in headline}
+    for start in range(0, len(draws), _CHUNK):
+        chunk = order[draws[start : start + _CHUNK]]  # positions in the scorer's item order
+        rows = np.repeat(np.arange(len(chunk)), n_items)
+        counts = np.bincount(rows * n_items + chunk.ravel(), minlength=len(chunk) * n_items)
+        scored = whole.headline_resampled(counts.reshape(len(chunk), n_items).astype(float))
+        if scored is None or not all(name in scored for name in headline):
+            return None
+        for name in headline:
+            found[name].append(scored[name])
+        if progress is not None:
+            progress(len(chunk))
+    values = {name: np.concatenate(parts) for name, parts in found.items()}
+    return {name: value[~np.isnan(value)] for name, value in values.items()}
 
 
 def _scored_one_by_one(
@@ -461,8 +488,9 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     n = a_only + b_only
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, k) for k in range(min(a_only, b_only) + 1)) / float(2**n)
-    return min(1.0, 2 * tail)
+    # as an exact fraction: 2**n overflows a float past ~1,000 discordant items
+    tail = Fraction(sum(math.comb(n, k) for k in range(min(a_only, b_only) + 1)), 2**n)
+    return min(1.0, float(2 * tail))
 
 
 def paired_difference(

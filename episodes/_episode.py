@@ -1,14 +1,18 @@
 """One episode played to its end: reset, the player's moves through ``env.astep``, a log record per
-step and an end record with the outcome and the model usage per role."""
+step and an end record with the outcome and the model usage per role. A resumed episode that goes on
+where it stopped (``_continue.py``) skips the reset and the start record: its env and player are
+handed over at the next turn."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from lateralgym.agents import Agent, scrub_credentials
 from lateralgym.envs import LateralEnv, ModelCall, PlayerQuit
+from lateralgym.episodes._continue import Continuation, keeps_judge_replies
+from lateralgym.episodes._judge_tape import JudgeTape, taped
 from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, StepLine, Usage, observation
 from lateralgym.episodes._plan import EpisodeSpec
 
@@ -36,36 +40,56 @@ async def run_episode(
     run_id: str,
     run_dir: Path | None,
     player: str,
+    *,
+    continued: Continuation | None = None,
 ) -> EpisodeEnd:
     """Play one episode, logging every step; an agent or judge failure ends the episode with ``error`` set.
 
     ``writer`` takes the records (``RecordWriter``); ``run_dir`` None keeps every
-    observation inline (a Ray worker's records, which the driver stores).
+    observation inline (a Ray worker's records, which the driver stores). ``continued``: a
+    resumed episode replayed to its next turn (``env`` and ``agent`` are then its own).
     """
+    if continued is not None:
+        return await _played(spec, continued.env, continued.agent, writer, run_id, run_dir, continued.tape, continued)
+    tape = taped(env.judge) if keeps_judge_replies(agent, env) else None
+    if tape is not None:
+        env.judge = tape  # before reset: the scene keeps the judge it is given
+    try:
+        return await _played(spec, env, agent, writer, run_id, run_dir, tape, None, player=player)
+    finally:
+        if tape is not None:
+            env.judge = tape.inner  # the env is reused by the next episode
+
+
+async def _played(
+    spec: EpisodeSpec,
+    env: LateralEnv,
+    agent: Agent,
+    writer: RecordWriter,
+    run_id: str,
+    run_dir: Path | None,
+    tape: JudgeTape | None,
+    continued: Continuation | None,
+    player: str = "",
+) -> EpisodeEnd:
+    """``run_episode`` from its first turn, or from the next turn of ``continued``."""
     config = env.config
-    obs, info = env.reset(seed=spec.seed, options={"item_id": spec.item_id})
-    meta = env.benchmark.item_meta(env.item)
     ids = {"run_id": run_id, "episode_id": spec.episode_id, "item_id": spec.item_id}
-    agent.reset(obs, info, seed=spec.seed)  # before the start record, which logs the prompt it picks
-    writer.write(
-        EpisodeStart(
-            **ids,
-            repeat=spec.repeat,
-            seed=spec.seed,
-            config=config.name,
-            benchmark=config.benchmark,
-            mode=config.mode,
-            player=player,
-            judge=getattr(env.judge, "name", "?"),
-            observation=observation(obs["text"], run_dir),
-            meta=meta,
-            prompt=agent.prompt_messages(),
-            first_message=agent.first_message(str(obs["text"])),
-        )
-    )
     total, error = 0.0, None
     terminated = truncated = False
     usage: dict[str, Usage] = {}
+    if continued is None:
+        obs, info = env.reset(seed=spec.seed, options={"item_id": spec.item_id})
+        agent.reset(obs, info, seed=spec.seed)  # before the start record, which logs the prompt it picks
+        writer.write(_start(spec, env, agent, ids, obs, run_dir, player))
+    else:
+        agent.reset(*continued.opening, seed=spec.seed)
+        agent.show_played(str(continued.opening[0]["text"]), continued.turns)
+        obs, info = continued.last
+        total, terminated, truncated = continued.reward, continued.terminated, continued.truncated
+        for role, logged in continued.usage.items():
+            usage.setdefault(role, Usage()).merge(logged)
+    meta = env.benchmark.item_meta(env.item)
     while not (terminated or truncated):
         if hasattr(agent, "last_llm"):
             agent.last_llm = None  # so a failure below is never blamed on the previous call
@@ -107,6 +131,7 @@ async def run_episode(
                 truncated=truncated,
                 llm=llm,
                 judge_calls=list(record.judge_calls),
+                judge_replies=(tape.take() or None) if tape is not None else None,
             )
         )
     end = EpisodeEnd(
@@ -126,3 +151,29 @@ async def run_episode(
     if error is None:  # only a person is shown the verdict and the solution (every other agent ignores it)
         agent.episode_over(str(obs["text"]), end.outcome or {}, env.benchmark.solution_text(env.item))
     return end
+
+
+def _start(
+    spec: EpisodeSpec,
+    env: LateralEnv,
+    agent: Agent,
+    ids: dict[str, str],
+    obs: dict[str, Any],
+    run_dir: Path | None,
+    player: str,
+) -> EpisodeStart:
+    config = env.config
+    return EpisodeStart(
+        **ids,
+        repeat=spec.repeat,
+        seed=spec.seed,
+        config=config.name,
+        benchmark=config.benchmark,
+        mode=config.mode,
+        player=player,
+        judge=getattr(env.judge, "name", "?"),
+        observation=observation(obs["text"], run_dir),
+        meta=env.benchmark.item_meta(env.item),
+        prompt=agent.prompt_messages(),
+        first_message=agent.first_message(str(obs["text"])),
+    )

@@ -6,7 +6,9 @@ A run directory holds ``steps.jsonl``. Every line is one record, told apart by `
   player, the messages before it (``prompt``: system prompt, worked examples);
 * ``step``: one action of an agent, the observation it acted on, the reply, reward, judge reply,
   the player's model call (``llm``) and the judge's model calls (``judge_calls``), each a
-  ``ModelCall`` (role, model, raw text, tokens, latency, cost, cache hit, attempts, error);
+  ``ModelCall`` (role, model, raw text, tokens, latency, cost, cache hit, attempts, error); for a
+  player who can go on mid-episode after ``--resume`` facing a judge that is not an offline one,
+  every reply the judge gave in full (``judge_replies``), so a resume replays it without asking again;
 * ``episode_end``: the benchmark's typed outcome (the metrics' inputs; ``turns`` lives there),
   total reward, any error, and the model usage per role.
 
@@ -53,6 +55,8 @@ __all__ = [
     "INLINE_LIMIT",
     "JUDGE_RAW_CHARS",
     "LOG_SCHEMA_VERSION",
+    "LoggedDetail",
+    "LoggedJudgeReply",
     "STEP_LOG",
     "SYNC_INTERVAL_S",
     "EpisodeEnd",
@@ -146,6 +150,36 @@ class EpisodeStart(_Record):
         return safe_spec(spec)
 
 
+class LoggedDetail(BaseModel):
+    """A judge reply's ``detail`` as logged: its type and its fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str
+    """``module:QualifiedName`` of the benchmark's model (read back only when that module is loaded)."""
+    data: dict[str, Any]
+    """Its fields, as JSON."""
+
+
+class LoggedJudgeReply(BaseModel):
+    """One reply a judge gave during a step, in full, so that a resumed episode replays it instead of
+    asking the judge again (a model could answer otherwise, and would cost again; a person would be
+    asked twice). The raw text and the model calls are the step's ``judge_raw`` and ``judge_calls``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    call: str
+    """The judge's method that was asked (``answer``, ``grade``, ``respond``, ...)."""
+    inputs: str
+    """A digest of what it was asked (everything but the item): a replay that would ask something
+    else is told apart."""
+    label: str
+    hint: str | None = None
+    detail: LoggedDetail | None = None
+    rubric: dict[str, float] = Field(default_factory=dict)
+    assessment: dict[str, Any] = Field(default_factory=dict)
+
+
 JUDGE_RAW_CHARS = 8_000
 """The most characters of a judge's raw reply a step line keeps (its start and end; the rest is cut)."""
 
@@ -173,6 +207,10 @@ class StepLine(_Record):
     """The player's model call for this step (LLM players)."""
     judge_calls: list[ModelCall] = Field(default_factory=list)
     """The judge's model calls for this step (LLM judges), in order."""
+    judge_replies: list[LoggedJudgeReply] | None = None
+    """Every reply the judge gave this step, in full and in order, where a resume may replay them
+    (a player who goes on mid-episode, a judge other than the benchmark's offline ones); absent
+    otherwise, and in logs written before it was kept."""
 
     @field_validator("judge_raw")
     @classmethod

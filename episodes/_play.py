@@ -2,7 +2,9 @@
 on Ray workers (``_ray.py``), with the progress bar, the stop after too many errors in a row
 (``FailureWatch``) and the summary written at the end.
 
-``roll_out`` takes one ``RollOut`` (what ``run_async`` set up) and returns the ``RunResult``. On a
+``roll_out`` takes one ``RollOut`` (what ``run_async`` set up) and returns the ``RunResult``. An
+episode a person left under way goes on from its last logged move (``_continue.py``); the other
+unfinished and errored episodes lose their lines and run again from turn 1. On a
 stop, a failure (a full disk) or Ctrl-C every episode still running is cancelled before the log
 is closed, so none writes after it.
 """
@@ -19,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from lateralgym.agents import safe_spec, scrub_credentials
 from lateralgym.envs import EpisodeConfig, Judge, LateralEnv, benchmark_of
+from lateralgym.episodes._continue import continuations
 from lateralgym.episodes._episode import run_episode
 from lateralgym.episodes._failures import FailureWatch
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, StepLogWriter, Usage, read_log
@@ -85,11 +88,19 @@ async def roll_out(job: RollOut) -> RunResult:
     from lateralgym.episodes._progress import RunProgress
 
     log_path = job.run_dir / STEP_LOG
-    drop_partial_episodes(log_path)
+    if job.options.backend == "ray":  # no player there goes on mid-episode (a person plays here)
+        drop_partial_episodes(log_path)
+        done = finished_episodes(log_path)
+        return await _roll_out_ray(job, [s for s in job.plan if s.episode_id not in done], done)
+    # Before the log is opened for appending: an episode that cannot go on loses its lines first.
+    continuing, notes = await continuations(
+        log_path, job.run_dir, job.plan, job.config, job.envs[0], job.judge, job.factory
+    )
+    for note in notes:
+        print(note, flush=True)
+    drop_partial_episodes(log_path, keep=set(continuing))
     done = finished_episodes(log_path)
     todo = [s for s in job.plan if s.episode_id not in done]
-    if job.options.backend == "ray":
-        return await _roll_out_ray(job, todo, done)
     # The first env's checked, indexed items: each further env costs nothing per item.
     envs = job.envs + [
         LateralEnv(job.config, items=job.envs[0].items, judge=job.judge)
@@ -110,7 +121,9 @@ async def roll_out(job: RollOut) -> RunResult:
     async def play(spec: EpisodeSpec) -> EpisodeEnd:
         env = await free.get()  # an env per episode in flight, reused: building one indexes every item
         try:
-            return await run_episode(spec, env, job.factory(spec.seed), writer, job.run_id, job.run_dir, player)
+            continued = continuing.pop(spec.episode_id, None)
+            agent = continued.agent if continued is not None else job.factory(spec.seed)
+            return await run_episode(spec, env, agent, writer, job.run_id, job.run_dir, player, continued=continued)
         finally:
             free.put_nowait(env)
 

@@ -1,5 +1,6 @@
 """Resuming a run: what a resume may and may not change, the servers it reaches, and the step log
-made ready for it (partial and errored episodes dropped, so each episode is counted exactly once).
+made ready for it (partial and errored episodes dropped, but for those that go on where they
+stopped, ``_continue.py``; so each episode is counted exactly once).
 
 A resume continues a run exactly as it was started: the config (name, dataset, seed, turn limit),
 the player, the judge (and its ``judge_samples``), ``limit`` and ``repeats`` are the run's own; a
@@ -124,12 +125,13 @@ def finished_episodes(log_path: Path) -> set[str]:
     return {r.episode_id for r in read_log(log_path) if isinstance(r, EpisodeEnd) and r.error is None}
 
 
-def drop_partial_episodes(log_path: Path) -> int:
+def drop_partial_episodes(log_path: Path, keep: set[str] | None = None) -> int:
     """Rewrite the log without the lines of episodes that never ended or ended in an error
-    (atomically), so that resuming runs them afresh. Returns the number of lines dropped."""
+    (atomically), so that resuming runs them afresh; the unfinished episodes in ``keep`` keep
+    theirs (they go on where they stopped). Returns the number of lines dropped."""
     if not log_path.exists():
         return 0
-    done = finished_episodes(log_path)
+    done = finished_episodes(log_path) | (keep or set())
     kept = [r.model_dump_json(exclude_none=True) for r in read_log(log_path) if r.episode_id in done]
     raw_lines = sum(1 for line in log_path.read_text(encoding="utf-8").splitlines() if line.strip())
     dropped = raw_lines - len(kept)

@@ -131,10 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"lateralgym: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except PlayerQuit:
-        print(
-            "stopped; the episodes finished are kept, the one under way starts again at turn 1; finish the run "
-            f"later with: lateralgym run --resume {_run_dir()}"
-        )
+        from lateralgym.commands.run import stopped_line
+        from lateralgym.episodes import current_run_dir
+
+        print(stopped_line(current_run_dir()))
         return EXIT_OK
     except KeyboardInterrupt:
         resumes = getattr(args, "on_interrupt", None)  # a command's own way to go on (a data build's checkpoints)

@@ -221,8 +221,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         request = ResumeRequest(
             run_dir=Path(args.resume), config=args.config, dataset=args.data, seed=args.seed, max_turns=args.max_turns
         )
-        if _person(_recorded_run(request.run_dir)):  # said before the person starts
-            print("resuming: the episodes finished are kept; an episode left under way starts again at turn 1")
+        recorded = _recorded_run(request.run_dir)
+        if _person(recorded):  # said before the person starts
+            print(f"resuming: the episodes finished are kept; {left_under_way(recorded, 'an episode left')}")
         result = run(None, options, resume=request)
     else:
         config = _config(args, imports)
@@ -363,6 +364,25 @@ def _recorded_run(run_dir: Path) -> RunRecord | None:
         return read_run(run_dir)
     except LateralGymError:
         return None
+
+
+def left_under_way(run: RunRecord | None, which: str = "the one") -> str:
+    """What a resume does with the episode left under way: a person playing goes on from the last
+    move (the earlier turns shown again); any other player starts it again at turn 1."""
+    recorded = None if run is None or run.manifest is None else run.manifest.options
+    if recorded is not None and recorded.player == "human":
+        return f"{which} under way goes on from its last move (the turns played are shown again)"
+    return f"{which} under way starts again at turn 1"
+
+
+def stopped_line(run_dir: Path | None) -> str:
+    """The line printed when a person stops a run (``quit``, Ctrl-D)."""
+    where = str(run_dir) if run_dir is not None else "RUN_DIR"
+    under_way = left_under_way(_recorded_run(run_dir) if run_dir is not None else None)
+    return (
+        f"stopped; the episodes finished are kept, {under_way}; finish the run later with: lateralgym run --resume "
+        + where
+    )
 
 
 def _person(run: RunRecord | None) -> bool:

@@ -70,7 +70,9 @@ def test_splat_bare_questions_hint_and_quit_then_resume(tmp_path: Path) -> None:
         timeout=60,
         dimensions=(40, 200),
     )
-    again.expect(r"\[turn 1\] > ")
+    again.expect("an episode left under way goes on from its last move")
+    again.expect(r"\[turn 1\] > ask: Was it raining\?")  # the turn played before, shown again
+    again.expect(r"\[turn 2\] > ")  # the episode goes on where it stopped
     again.sendline(f"Answer: {puzzle.answer}")
     again.expect("Correct!")
     again.expect("What really happened")
@@ -117,15 +119,18 @@ def test_creativity_static_a_bare_entity_asks_for_the_part(tmp_path: Path) -> No
     child.expect("is the entity; say which part and how you would use it")
     child.expect("cost no turn")
     child.sendline("quit")
-    child.expect("the one under way starts again at turn 1; finish the run later with: lateralgym run --resume (\\S+)")
+    child.expect(
+        "the one under way goes on from its last move \\(the turns played are shown again\\); finish the run later "
+        "with: lateralgym run --resume (\\S+)"
+    )
     run_dir = Path(child.match.group(1).strip())
     child.expect(pexpect.EOF)
     child.close()
     again = pexpect.spawn(
         sys.executable, ["-m", "lateralgym.cli", "run", "--resume", str(run_dir)], encoding="utf-8", timeout=60
     )
-    again.expect("resuming: the episodes finished are kept; an episode left under way starts again at turn 1")
-    again.expect(r"\[turn 1\] > ")
+    again.expect("resuming: the episodes finished are kept; an episode left under way goes on from its last move")
+    again.expect(r"\[turn 1\] > ")  # no move was played: nothing to show again
     again.sendline("quit")
     again.expect(pexpect.EOF)
     again.close()

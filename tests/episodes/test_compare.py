@@ -47,7 +47,7 @@ def test_the_interval_is_the_percentile_bootstrap_over_items(tmp_path: Path) -> 
 
 
 def test_a_paper_metric_that_is_not_a_proportion_gets_an_interval_too(tmp_path: Path) -> None:
-    """SPLAT's acc is the mean over difficulty bands: each resample is scored by SPLAT's own scorer."""
+    """SPLAT's acc is the mean over difficulty bands: each resample is scored as SPLAT's scorer does."""
     row = leaderboard([splat_run(tmp_path / "s")], resamples=200).rows[0]
     acc = row.metrics["acc"]
     assert acc.value == pytest.approx(75.0) and acc.low is not None and acc.high is not None
@@ -76,6 +76,16 @@ def test_paired_difference_on_shared_items(tmp_path: Path) -> None:
     assert (diff.a_only_solved, diff.b_only_solved) == (2, 0)
     assert diff.mcnemar_p == pytest.approx(0.5)  # two discordant items, both for A: 2 * 0.5**2
     assert "McNemar p = 0.5" in diff.describe() and "1 only B ran" in diff.describe()
+
+
+def test_mcnemar_holds_for_thousands_of_discordant_items() -> None:
+    from scipy.stats import binomtest
+
+    from lateralgym.episodes._compare import mcnemar_exact
+
+    # 2**n is past a float's range here (two runs of a few thousand items each)
+    assert mcnemar_exact(700, 760) == pytest.approx(binomtest(700, 1460, 0.5).pvalue)
+    assert mcnemar_exact(1500, 1500) == 1.0 and mcnemar_exact(0, 2000) < 1e-300
 
 
 def test_pairs_need_one_benchmark_and_shared_items(tmp_path: Path) -> None:
@@ -139,16 +149,29 @@ def test_compare_leaderboard_and_export_commands(tmp_path: Path, capsys: pytest.
 
 
 @pytest.mark.parametrize(
-    ("config", "repeats"), [("creativity-interactive", 2), ("creativity-static", 1), ("riddlesense", 1)]
+    ("config", "repeats"),
+    [
+        ("creativity-interactive", 2),
+        ("creativity-static", 1),
+        ("riddlesense", 1),
+        ("brainteaser", 1),
+        ("brainteaser", 3),
+        ("splat", 1),
+        ("splat", 2),
+        ("splat-paper", 1),
+    ],
 )
 def test_the_vectorised_bootstrap_gives_the_intervals_of_scoring_each_resample(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, repeats: int
 ) -> None:
-    """All resamples scored at once from the items' draw counts (``Scorer.headline_terms``) give the
+    """All resamples scored at once from the items' draw counts (``Scorer.headline_terms``, or
+    ``Scorer.headline_resampled`` for BrainTeaser's group accuracies and SPLAT's band means) give the
     intervals of the benchmark's scorer run on each resample: the same draws, the same statistics."""
     import lateralgym.episodes._compare as compare_module
 
-    result = run(config, limit=40, repeats=repeats, out=tmp_path, progress=False)
+    # a random player gets some right and some wrong: group and band metrics vary between resamples
+    player = "random" if config.startswith(("brainteaser", "splat")) else None
+    result = run(config, player=player, limit=40, repeats=repeats, out=tmp_path, progress=False)
     one_by_one = compare_module._scored_one_by_one
 
     def refused(*args: object) -> None:
@@ -161,6 +184,7 @@ def test_the_vectorised_bootstrap_gives_the_intervals_of_scoring_each_resample(
     monkeypatch.setattr(compare_module, "_scored_one_by_one", one_by_one)
     scorer_class = type(get_benchmark(fast.benchmark).scorer(mode=None, max_turns=15))
     monkeypatch.setattr(scorer_class, "headline_terms", lambda self: None)
+    monkeypatch.setattr(scorer_class, "headline_resampled", lambda self, counts: None)
     slow = leaderboard([result.run_dir], resamples=250, seed=3).rows[0]
     assert fast.metrics.keys() == slow.metrics.keys() and len(fast.metrics) >= 2
     with_interval = [name for name, interval in slow.metrics.items() if interval.low is not None]

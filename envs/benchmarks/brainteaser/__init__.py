@@ -94,6 +94,8 @@ from lateralgym.envs.benchmarks.brainteaser._schema import NONE_OF_ABOVE, MCQPuz
 from lateralgym.envs.benchmarks.brainteaser._stats import puzzle_stats
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from lateralgym.envs._figures import BarFigure, MetricsView
 
 __all__ = [
@@ -355,6 +357,13 @@ class BrainTeaserScorer(Scorer[bool, PuzzleInfo]):
 
     def _best(self, item_id: str) -> bool:
         return any(self.items[item_id].values())
+
+    def headline_resampled(self, counts: np.ndarray) -> dict[str, np.ndarray] | None:
+        """Every resample of ``counts`` scored at once (``_resampled.py``): variant accuracies as
+        ratios of sums, group accuracies from the members each resample drew."""
+        from lateralgym.envs.benchmarks.brainteaser._resampled import resampled_headline
+
+        return resampled_headline(self, counts, VARIANTS)
 
 
 def _group(item: MultipleChoiceItem) -> str:

@@ -28,7 +28,7 @@ Puzzles with key clues (LatEval's) add LatEval's own metrics, ``lateval_ac``, ``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lateralgym.envs._scoring import (
     Exploration,
@@ -42,6 +42,9 @@ from lateralgym.envs._scoring import (
     summarise_exploration,
 )
 from lateralgym.envs.benchmarks.splat._scene import SplatOutcome
+
+if TYPE_CHECKING:
+    import numpy as np
 
 BANDS = ("easy", "medium", "hard", "none")
 """SPLAT's difficulty bands, plus ``none`` for puzzles without a level (LatEval)."""
@@ -155,6 +158,13 @@ class SplatScorer(Scorer[SplatAttempt, str]):
         put_plain(exploration, "mean_commit_attempts", mean(a.attempts for a in finished))
         put_plain(exploration, "unclear_ratio", unclear_rate(finished))
         return Scored(headline=headline, breakdowns={"by_band": rows}, exploration=exploration, warnings=warnings)
+
+    def headline_resampled(self, counts: np.ndarray) -> dict[str, np.ndarray] | None:
+        """Every resample of ``counts`` scored at once (``_resampled.py``): each band's means and the
+        pooled ones as ratios of sums, the average over the bands from them."""
+        from lateralgym.envs.benchmarks.splat._resampled import resampled_headline
+
+        return resampled_headline(self, counts, BANDS[:3])
 
     def _row(self, band: str, items: list[str]) -> dict[str, Any]:
         repeats = self.repeats

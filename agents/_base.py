@@ -43,12 +43,25 @@ class Agent(ABC):
     keeps says so: a person (who is shown the turns again)."""
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self._rng_seed = seed
+        self._rng: np.random.Generator | None = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The agent's own randomness, seeded by the last ``reset(seed=...)`` (else the constructor's
+        seed). Made on first use: a model player never draws from it, and a generator costs a seeding."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._rng_seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, generator: np.random.Generator) -> None:
+        self._rng = generator
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any], seed: int | None = None) -> None:
         """Start an episode; ``seed`` re-seeds the agent's own randomness."""
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self._rng_seed, self._rng = seed, None
 
     @abstractmethod
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:

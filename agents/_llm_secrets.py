@@ -149,6 +149,7 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     return scrub_credentials(redact_values(text, secrets))
 
 
+@functools.lru_cache(maxsize=256)  # pure, and asked for every call and log record
 def display_url(url: str | None) -> str | None:
     """``url`` fit to show or store: without ``user:password@`` and with secret query values
     (``api-key=``, ``token=``, ...) replaced by ``[REDACTED]``. ``None`` stays ``None``.
@@ -180,6 +181,7 @@ def display_url(url: str | None) -> str | None:
     return scrub_credentials(url)  # and credentials nested deeper (an encoded URL in a parameter)
 
 
+@functools.lru_cache(maxsize=256)  # pure, and asked for every call and log record
 def safe_spec(spec: str) -> str:
     """A player or judge spec string fit to write to a file or a screen: credentials removed from
     every URL inside it (``?base_url=`` values included, URL-encoded or not, at any depth of

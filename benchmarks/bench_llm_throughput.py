@@ -1,39 +1,65 @@
-"""LateralGym's runner against the bare-SDK floor, LLM calls per second, at equal concurrency.
+"""LateralGym's runner against two bare-SDK floors, LLM calls per second, at equal concurrency.
 
-The floor: the ``openai`` SDK's ``AsyncOpenAI`` making the same number of chat calls, with prompts
-of the same size, from one asyncio loop at the same concurrency (for SPLAT, each "episode" a chain
-of the same number of sequential calls), against the same loopback OpenAI-compatible server with
-100 ms latency (the tests' scripted server). LateralGym: ``lateralgym.episodes.run`` with an LLM
-player (and for SPLAT an LLM judge), the step log, the cache off. On few cores the limit is the
-CPU each call costs, not latency; the ratio shows how close the runner comes to the floor.
+The floors make the same number of chat calls, with prompts of the same size, from one asyncio loop
+at the same concurrency (for SPLAT, each "episode" a chain of 8 sequential calls: three questions
+and an answer, each judged), against the same loopback OpenAI-compatible server with 100 ms latency
+(the tests' scripted server), with ``chat.completions.create``:
+
+* the sharded floor: the ``openai`` SDK used the way LateralGym's transport uses it, each request on
+  an ``AsyncOpenAI`` client (one ``httpx`` pool) carrying at most ``POOL_REQUESTS`` (8) requests,
+  more clients opened as more are in flight (``agents/_llm_backends.py``'s ``_Pools``). This is the
+  floor the goal is measured against: one pool's CPU per call grows with its connections.
+* the single-pool floor: one ``AsyncOpenAI`` client, as the SDK's documentation uses it.
+
+LateralGym: ``lateralgym.episodes.run`` with an LLM player (and for SPLAT an LLM judge), the step
+log and the cache off, and a priced model name (``openai/gpt-4o-mini``, in the shipped price list, so
+every call is priced as a real run's are). Its time is the whole ``run`` call: set-up (options,
+player, judge, endpoint check, run directory, manifest) and tear-down (summary, metrics) included.
+A floor's time is its clients made, the calls, and the clients closed.
 
 Each side runs in its own subprocess (the server stays in this one), so the CPU it reports
-(``resource.getrusage``: user + system, over the calls, LateralGym's run set-up included) is its
-own; CPU per call is less sensitive to other jobs on the machine than wall time. Prints, per
-benchmark and concurrency: calls/s of each, the ratio, CPU ms per call of each, and the mean / max
-requests in flight counted at the server during LateralGym's run. Goals (issue 13): >= 0.9x the
-floor at every concurrency; SPLAT's mean in flight >= 0.8 x concurrency.
-Run: ``python benchmarks/bench_llm_throughput.py [--quick]``.
+(``resource.getrusage``: user + system over what is timed) is its own. The sides of one
+concurrency run in interleaved rounds (the order rotates each round), and each round's ratio
+LateralGym / floor is taken within the round, so load from other jobs hits both alike; printed are
+min / median / max over the rounds. At c = 1 the two floors are one program (one client carries
+the one request), so it runs once per round; at c = 1 the whole ``lateralgym run`` command
+(subprocess, start to exit: interpreter, imports, set-up, calls, report) is also timed against the
+floor's whole script (subprocess, start to exit), and "over the requests" compares the server's
+view (first request in to last reply out) of the two, which leaves set-up and tear-down out.
+
+Goal (issue 24): LateralGym >= 0.9x the sharded floor at c = 1, 8, 64 and 256, both workloads.
+The last line is JSON with every figure.
+Run: ``python benchmarks/bench_llm_throughput.py [--rounds 3] [--quick]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 LATENCY_S = 0.1
 KEY = "sk-bench-not-a-key"
+MODEL = "gpt-4o-mini"
+"""The model name every side asks for: in the shipped price list, so LateralGym prices each call."""
 PROMPT = "x " * 300  # the floor's system prompt, about the player's size
+POOL_REQUESTS = 8
+"""Requests one SDK client carries at once in the sharded floor: LateralGym's ``POOL_REQUESTS``."""
+SPLAT_CHAIN = 8
+"""Calls of one SPLAT episode with the scripted model: three questions and an answer, each judged."""
+GOAL = 0.9
 
 
 def _cpu_s() -> float:
@@ -41,99 +67,277 @@ def _cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _in_flight(server: Any, since: int) -> tuple[float, int]:
-    """Mean and max chat requests in flight at the server over the requests after ``since``."""
-    with server._lock:
-        spans = [(s, e) for _, s, e in list(server._state.spans)[since:]]
-    if not spans:
-        return 0.0, 0
-    wall = max(e for _, e in spans) - min(s for s, _ in spans)
-    events = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans])
-    peak = current = 0
-    for _, change in events:
-        current += change
-        peak = max(peak, current)
-    return sum(e - s for s, e in spans) / wall if wall > 0 else 0.0, peak
+# -- the sides, each run in its own subprocess ----------------------------------------------------
 
 
-async def _floor(base_url: str, chains: int, chain_length: int, concurrency: int) -> dict[str, float]:
+class _ShardedClients:
+    """SDK clients of at most ``POOL_REQUESTS`` requests each, picked as LateralGym's ``_Pools`` picks."""
+
+    def __init__(self, base_url: str, per_client: int | None) -> None:
+        self.base_url = base_url
+        self.per_client = per_client  # None: one client carries everything
+        self.clients: list[Any] = []
+        self.load: list[int] = []
+
+    def acquire(self) -> int:
+        for index, load in enumerate(self.load):
+            if self.per_client is None or load < self.per_client:
+                self.load[index] = load + 1
+                return index
+        from openai import AsyncOpenAI
+
+        self.clients.append(AsyncOpenAI(base_url=self.base_url, api_key=KEY, max_retries=2))  # the SDK default
+        self.load.append(1)
+        return len(self.clients) - 1
+
+    def release(self, index: int) -> None:
+        self.load[index] -= 1
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.close()
+
+
+async def _floor(base_url: str, chains: int, chain_length: int, concurrency: int, sharded: bool) -> dict[str, float]:
     """The bare SDK making ``chains`` x ``chain_length`` calls, ``concurrency`` chains at once."""
-    from openai import AsyncOpenAI
-
-    client = AsyncOpenAI(base_url=base_url, api_key=KEY, max_retries=2)  # the SDK default
+    cpu, start = _cpu_s(), time.perf_counter()
+    clients = _ShardedClients(base_url, POOL_REQUESTS if sharded else None)
     gate = asyncio.Semaphore(concurrency)
 
     async def chain(i: int) -> None:
         async with gate:
             messages = [{"role": "system", "content": PROMPT}, {"role": "user", "content": f"bench floor {i}"}]
             for _ in range(chain_length):
-                reply = await client.chat.completions.create(model="bench", messages=messages, temperature=0)  # type: ignore[arg-type]
+                index = clients.acquire()
+                try:
+                    create = clients.clients[index].chat.completions.create
+                    reply = await create(model=MODEL, messages=messages, temperature=0)
+                finally:
+                    clients.release(index)
                 messages.append({"role": "assistant", "content": reply.choices[0].message.content or ""})
                 messages.append({"role": "user", "content": "go on"})
 
-    cpu, start = _cpu_s(), time.perf_counter()
     await asyncio.gather(*(chain(i) for i in range(chains)))
+    await clients.close()
     elapsed, cpu = time.perf_counter() - start, _cpu_s() - cpu
-    await client.close()
-    return {"seconds": elapsed, "cpu_s": cpu, "calls": chains * chain_length}
+    return {"seconds": elapsed, "cpu_s": cpu, "calls": chains * chain_length, "clients": len(clients.clients)}
 
 
-def _lateralgym(config: str, base_url: str, repeats: int, concurrency: int) -> dict[str, float]:
-    from lateralgym.episodes import read_log, run
-    from lateralgym.episodes._log import StepLine
+def _lateralgym_api(config: str, base_url: str, limit: int | None, repeats: int, concurrency: int) -> dict[str, float]:
+    from lateralgym.episodes import RunOptions, StepLine, read_log, run
 
-    judge = {"judge": "openai/bench"} if config == "splat" else {}
+    options = RunOptions(
+        player=f"openai/{MODEL}",
+        judge=f"openai/{MODEL}" if config == "splat" else None,
+        base_url=base_url,
+        limit=limit,
+        repeats=repeats,
+        concurrency=concurrency,
+        llm_concurrency=concurrency,
+        use_cache=False,
+        progress=False,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         cpu, start = _cpu_s(), time.perf_counter()
-        result = run(
-            config,
-            player="openai/bench",
-            base_url=base_url,
-            repeats=repeats,
-            concurrency=concurrency,
-            llm_concurrency=concurrency,
-            out=tmp,
-            use_cache=False,
-            progress=False,
-            **judge,
-        )
+        result = run(config, options.merge(out=Path(tmp)))
         elapsed, cpu = time.perf_counter() - start, _cpu_s() - cpu
-        assert result.errored == 0, result.first_error
+        if result.errored:
+            raise SystemExit(
+                f"lateralgym {config} c={concurrency}: {result.errored} episodes errored: {result.first_error}"
+            )
         steps = [r for r in read_log(result.run_dir / "steps.jsonl") if isinstance(r, StepLine)]
+        cost = sum((r.llm.cost_usd or 0.0) for r in steps if r.llm is not None)
     calls = len(steps) + sum(len(r.judge_calls) for r in steps)
-    return {"seconds": elapsed, "cpu_s": cpu, "calls": calls}
+    return {"seconds": elapsed, "cpu_s": cpu, "calls": calls, "player_cost_usd": cost}
 
 
 def _side(args: argparse.Namespace) -> None:
-    """One measurement, in this (sub)process; prints its JSON."""
+    """One measurement, in this subprocess; prints its JSON. A floor imports nothing of LateralGym."""
     import openai  # noqa: F401
 
-    import lateralgym.episodes  # noqa: F401 - imports are start-up, not the measured calls
+    if args.side in ("sharded", "single"):
+        # The SDK imports its chat resources and response types on a client's first ``.chat`` (~1 s):
+        # start-up, like LateralGym's imports, so not in the floor's timed calls. What its first client
+        # loads (httpcore, a TLS context) is in them, as it is in LateralGym's run.
+        import openai.resources.chat  # noqa: F401
 
-    if args.side == "floor":
-        out = asyncio.run(_floor(args.url, args.chains, args.chain_length, args.c))
+        out = asyncio.run(_floor(args.url, args.chains, args.chain_length, args.c, args.side == "sharded"))
     else:
-        out = _lateralgym(args.config, args.url, args.repeats, args.c)
+        import lateralgym.episodes  # noqa: F401
+
+        out = _lateralgym_api(args.config, args.url, args.limit, args.repeats, args.c)
     print(json.dumps(out))
 
 
-def _measure(**fields: Any) -> dict[str, float]:
-    command = [sys.executable, __file__] + [f"--{k.replace('_', '-')}={v}" for k, v in fields.items()]
+# -- the parent: server, rounds, figures ------------------------------------------------------------
+
+
+def _spans(server: Any) -> list[tuple[float, float]]:
+    with server._lock:
+        return [(s, e) for _, s, e in server._state.spans]
+
+
+def _clear_spans(server: Any) -> None:
+    with server._lock:
+        server._state.spans.clear()
+
+
+def _server_view(spans: list[tuple[float, float]]) -> dict[str, float]:
+    """The requests as the server saw them: window (first in to last out), mean and max in flight."""
+    if not spans:
+        return {"window_s": 0.0, "mean_in_flight": 0.0, "max_in_flight": 0}
+    window = max(e for _, e in spans) - min(s for s, _ in spans)
+    peak = current = 0
+    for _, change in sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans]):
+        current += change
+        peak = max(peak, current)
+    mean = sum(e - s for s, e in spans) / window if window > 0 else 0.0
+    return {"window_s": window, "mean_in_flight": mean, "max_in_flight": peak}
+
+
+def _subprocess(command: Sequence[str], what: str) -> tuple[str, float]:
+    """Run ``command`` to its exit; its stdout and wall time from start to exit."""
     env = {**os.environ, "OPENAI_API_KEY": KEY, "NO_PROXY": "127.0.0.1,localhost"}
+    start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+    wall = time.perf_counter() - start
     if done.returncode != 0:
-        raise SystemExit(f"{fields}: failed:\n{done.stderr[-3000:]}")
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+        raise SystemExit(f"{what}: failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    return done.stdout, wall
+
+
+def _measure(server: Any, side: str, **fields: Any) -> dict[str, float]:
+    """One side in its own subprocess: its own figures, its whole wall time, the server's view."""
+    _clear_spans(server)
+    command = [sys.executable, __file__, f"--side={side}"]
+    command += [f"--{k.replace('_', '-')}={v}" for k, v in fields.items() if v is not None]
+    stdout, wall = _subprocess(command, f"{side} {fields}")
+    result: dict[str, float] = json.loads(stdout.strip().splitlines()[-1])
+    return {**result, "process_s": wall, **_server_view(_spans(server))}
+
+
+def _measure_command(server: Any, config: str, limit: int | None, repeats: int) -> dict[str, float]:
+    """The whole ``lateralgym run`` command at c = 1, start to exit, as a person would type it."""
+    _clear_spans(server)
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [str(Path(sys.executable).parent / "lateralgym"), "run", config, f"--player=openai/{MODEL}"]
+        command += [f"--judge=openai/{MODEL}"] if config == "splat" else []
+        command += [f"--base-url={server.base_url}", f"--repeats={repeats}", "--concurrency=1", "--no-cache"]
+        command += ["--no-progress", f"--out={tmp}"] + ([f"--limit={limit}"] if limit else [])
+        _, wall = _subprocess(command, f"lateralgym run {config}")
+    return {"process_s": wall, **_server_view(_spans(server))}
+
+
+def _plan(config: str, c: int, items: int, quick: bool) -> tuple[int | None, int]:
+    """(limit, repeats) of LateralGym's run at concurrency ``c``: enough episodes for a steady state
+    (waves of ``c`` episodes), few enough that c = 1, bound by latency, stays short."""
+    if config == "brainteaser":
+        episodes = {1: 60, 8: 320, 64: 1024, 256: 1536}[c]
+    else:
+        episodes = {1: 10, 8: 48, 64: 192, 256: 512}[c]  # x 8 calls
+    if quick:
+        episodes = max(episodes // 3, c, 4)
+    if episodes < items:
+        return episodes, 1
+    return None, -(-episodes // items)
+
+
+def _planned(config: Any, limit: int | None, repeats: int) -> list[Any]:
+    from lateralgym.envs import load_config_items
+    from lateralgym.episodes import plan_episodes
+
+    return plan_episodes(load_config_items(config), config.seed, limit, repeats)
+
+
+def _spread(values: Sequence[float]) -> dict[str, float]:
+    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
+
+
+def _fmt(spread: dict[str, float]) -> str:
+    return f"{spread['min']:.2f}/{spread['median']:.2f}/{spread['max']:.2f}"
+
+
+def _rate(side: dict[str, float]) -> float:
+    return side["calls"] / side["seconds"]
+
+
+def _cpu_ms(side: dict[str, float]) -> float:
+    return 1000 * side["cpu_s"] / side["calls"]
+
+
+def _level(
+    server: Any, config: str, c: int, items: int, plans: dict[str, Any], rounds: int, quick: bool
+) -> dict[str, Any]:
+    """Every round of one workload at one concurrency; the figures of each side and the ratios per round."""
+    limit, repeats = _plan(config, c, items, quick)
+    chain_length = SPLAT_CHAIN if config == "splat" else 1
+    chains = len(plans[config](limit, repeats))  # one chain of calls per episode LateralGym plans
+    sides = ["lateralgym", "sharded"] + (["single"] if c > 1 else []) + (["command"] if c == 1 else [])
+    runs: dict[str, list[dict[str, float]]] = {side: [] for side in sides}
+    for round_ in range(rounds):
+        for side in sides[round_ % len(sides) :] + sides[: round_ % len(sides)]:
+            if side == "lateralgym":
+                got = _measure(server, side, url=server.base_url, config=config, c=c, limit=limit, repeats=repeats)
+                if got["calls"] != chains * chain_length:
+                    raise SystemExit(
+                        f"{config} c={c}: LateralGym made {got['calls']} calls, the floors make {chains * chain_length}"
+                    )
+            elif side == "command":
+                got = _measure_command(server, config, limit, repeats)
+            else:
+                got = _measure(server, side, url=server.base_url, c=c, chains=chains, chain_length=chain_length)
+            runs[side].append(got)
+    lg, sharded = runs["lateralgym"], runs["sharded"]
+    single = runs.get("single") or sharded  # at c = 1 the two floors are one program
+    figures: dict[str, Any] = {
+        "workload": config,
+        "c": c,
+        "calls": int(lg[0]["calls"]),
+        "rounds": rounds,
+        "vs_sharded": _spread([_rate(a) / _rate(b) for a, b in zip(lg, sharded, strict=True)]),
+        "vs_single": _spread([_rate(a) / _rate(b) for a, b in zip(lg, single, strict=True)]),
+        "calls_per_s": {
+            name: statistics.median(_rate(r) for r in got)
+            for name, got in (("lateralgym", lg), ("sharded", sharded), ("single", single))
+        },
+        "cpu_ms_per_call": {
+            name: statistics.median(_cpu_ms(r) for r in got)
+            for name, got in (("lateralgym", lg), ("sharded", sharded), ("single", single))
+        },
+        "mean_in_flight": {
+            name: statistics.median(r["mean_in_flight"] for r in got)
+            for name, got in (("lateralgym", lg), ("sharded", sharded))
+        },
+        "max_in_flight": {"lateralgym": max(int(r["max_in_flight"]) for r in lg)},
+        "player_cost_usd": lg[0]["player_cost_usd"],
+    }
+    if c == 1:
+        command = runs["command"]
+        figures["whole_command"] = {
+            "lateralgym_s": statistics.median(r["process_s"] for r in command),
+            "floor_s": statistics.median(r["process_s"] for r in sharded),
+            "ratio": _spread([b["process_s"] / a["process_s"] for a, b in zip(command, sharded, strict=True)]),
+            # the command's own seconds outside its requests, and the floor script's
+            "outside_requests_s": {
+                "lateralgym": statistics.median(r["process_s"] - r["window_s"] for r in command),
+                "floor": statistics.median(r["process_s"] - r["window_s"] for r in sharded),
+            },
+            "over_requests": _spread([b["window_s"] / a["window_s"] for a, b in zip(command, sharded, strict=True)]),
+        }
+    return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="concurrency 1, 8 and 64 only, fewer episodes")
-    parser.add_argument("--side", choices=("floor", "lateralgym"), help=argparse.SUPPRESS)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per concurrency (default 3)")
+    parser.add_argument("--quick", action="store_true", help="a third of the episodes (ratios noisier)")
+    parser.add_argument("--levels", default="1,8,64,256", help="concurrencies, comma-separated (default 1,8,64,256)")
+    parser.add_argument("--workloads", default="brainteaser,splat", help="brainteaser, splat or both (default)")
+    parser.add_argument("--side", choices=("sharded", "single", "lateralgym"), help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--config", help=argparse.SUPPRESS)
     parser.add_argument("--c", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--limit", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--repeats", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--chains", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--chain-length", type=int, default=1, help=argparse.SUPPRESS)
@@ -147,40 +351,57 @@ def main() -> None:
     from _scripted import cooperative_model
     from llm_server import ScriptedLLMServer
 
-    from lateralgym.envs import load_sample_items
+    from lateralgym.agents import price_per_million
+    from lateralgym.envs import EpisodeConfig, load_sample_items
 
+    if price_per_million(MODEL) is None:
+        raise SystemExit(f"{MODEL} is not in the shipped price list: pick a model name it prices")
     splat_items = load_sample_items("splat")
-    teasers = load_sample_items("brainteaser")
+    sizes = {"brainteaser": len(load_sample_items("brainteaser")), "splat": len(splat_items)}
+    plans = {  # the episodes LateralGym will run: the floors make as many chains of calls
+        name: functools.partial(_planned, EpisodeConfig.named(name)) for name in ("brainteaser", "splat")
+    }
     server = ScriptedLLMServer(responder=cooperative_model(splat_items), default_reply="A", latency_s=LATENCY_S)
     server.start()
-    levels = (1, 8, 64) if args.quick else (1, 8, 64, 256)
-    print(f"server latency {LATENCY_S * 1000:.0f} ms; {os.cpu_count()} CPUs; each side in its own process")
+    levels = [int(c) for c in args.levels.split(",")]
+    workloads = args.workloads.split(",")
     print(
-        f"{'benchmark':12} {'c':>4} {'calls':>6} {'floor calls/s':>13} {'LG calls/s':>10} {'ratio':>6} "
-        f"{'floor CPU ms/call':>17} {'LG CPU ms/call':>14} {'mean in flight':>14} {'max':>5}"
+        f"server latency {LATENCY_S * 1000:.0f} ms; model openai/{MODEL} (priced); {os.cpu_count()} CPUs; "
+        f"load {Path('/proc/loadavg').read_text().split()[:3]}; {args.rounds} interleaved rounds; "
+        "ratios LateralGym/floor per round, min/med/max"
     )
-    for config in ("brainteaser", "splat"):
+    print(
+        f"{'workload':12} {'c':>4} {'calls':>6} {'vs sharded':>15} {'vs 1 pool':>15} "
+        f"{'calls/s LG/shard/1pool':>23} {'CPU ms/call LG/shard/1pool':>27} {'in flight LG/shard':>19}"
+    )
+    everything: list[dict[str, Any]] = []
+    for config in workloads:
         for c in levels:
-            if config == "brainteaser":
-                episodes = max(4 * c, 300) if not args.quick else max(2 * c, 75)
-                repeats, chain_length = -(-episodes // len(teasers)), 1
-            else:
-                # three waves of c episodes, so the mean in flight is not all ramp-up and tail
-                episodes = max(3 * c, 40) if not args.quick else max(c // 2, 8)
-                repeats, chain_length = -(-episodes // len(splat_items)), 8  # 3 questions and an answer, judged
-            since = len(server._state.spans)
-            lg = _measure(side="lateralgym", url=server.base_url, config=config, c=c, repeats=repeats)
-            mean_flight, max_flight = _in_flight(server, since)
-            chains = max(1, int(lg["calls"]) // chain_length)
-            floor = _measure(side="floor", url=server.base_url, c=c, chains=chains, chain_length=chain_length)
-            floor_rate, lg_rate = floor["calls"] / floor["seconds"], lg["calls"] / lg["seconds"]
+            f = _level(server, config, c, sizes[config], plans, args.rounds, args.quick)
+            everything.append(f)
+            rate, cpu, flight = f["calls_per_s"], f["cpu_ms_per_call"], f["mean_in_flight"]
+            missed = "  < goal" if f["vs_sharded"]["median"] < GOAL else ""
             print(
-                f"{config:12} {c:4d} {int(lg['calls']):6d} {floor_rate:13.1f} {lg_rate:10.1f} "
-                f"{lg_rate / floor_rate:6.2f} {1000 * floor['cpu_s'] / floor['calls']:17.2f} "
-                f"{1000 * lg['cpu_s'] / lg['calls']:14.2f} {mean_flight:14.1f} {max_flight:5d}",
+                f"{config:12} {c:4d} {f['calls']:6d} {_fmt(f['vs_sharded']):>15} {_fmt(f['vs_single']):>15} "
+                f"{rate['lateralgym']:7.1f}/{rate['sharded']:6.1f}/{rate['single']:6.1f}    "
+                f"{cpu['lateralgym']:9.2f}/{cpu['sharded']:5.2f}/{cpu['single']:5.2f}      "
+                f"{flight['lateralgym']:7.1f}/{flight['sharded']:5.1f}{missed}",
                 flush=True,
             )
+    print("\nwhole command at c = 1 (subprocess start to exit; ratio floor script / lateralgym run, min/med/max)")
+    for f in everything:
+        whole = f.get("whole_command")
+        if whole:
+            outside = whole["outside_requests_s"]
+            print(
+                f"{f['workload']:12} lateralgym run {whole['lateralgym_s']:6.2f} s, "
+                f"floor script {whole['floor_s']:6.2f} s: "
+                f"{_fmt(whole['ratio'])}; over the requests {_fmt(whole['over_requests'])}; outside the requests "
+                f"{outside['lateralgym']:.2f} s vs {outside['floor']:.2f} s"
+            )
+    print(f"load at the end {Path('/proc/loadavg').read_text().split()[:3]}")
     server.stop()
+    print(json.dumps({"bench": "llm_throughput", "latency_s": LATENCY_S, "model": MODEL, "levels": everything}))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +28,20 @@ logger = logging.getLogger("lateralgym.prompts")
 
 
 class PromptStore:
-    """Writes each distinct prompt of a run once under ``run_dir/prompts``."""
+    """Writes each distinct prompt of a run once under ``run_dir/prompts``.
+
+    The files are written by a thread of the store's own, in the order the prompts came, so the
+    event loop never waits on the disk (a file's open, write and rename cost more than the rest of
+    a call's bookkeeping); ``close`` waits until every prompt handed over is on disk.
+    """
 
     def __init__(self, run_dir: Path) -> None:
         self.directory = Path(run_dir) / PROMPTS_DIR
         self._seen: set[str] = set()
         self._warned = False
         self._made = False
+        self._pending: queue.SimpleQueue[tuple[str, bytes] | None] = queue.SimpleQueue()
+        self._writer: threading.Thread | None = None
 
     def add(self, key: str, messages: list[dict[str, Any]]) -> None:
         """Store ``messages`` under ``key`` unless stored before; a failed write is logged, never raised
@@ -40,15 +49,34 @@ class PromptStore:
         if key in self._seen or not _KEY.match(key):
             return
         self._seen.add(key)
-        path = self.directory / f"{key}.json"
+        # ASCII escapes: a lone surrogate from a dataset is kept as written, never fails the write.
+        # No indent: that would take json's pure-Python encoder, several times slower. Encoded now,
+        # so the file holds the messages as they were sent.
+        data = (json.dumps({"messages": messages}) + "\n").encode("ascii")
+        if self._writer is None:
+            self._writer = threading.Thread(target=self._write_pending, name="lateralgym-prompts", daemon=True)
+            self._writer.start()
+        self._pending.put((key, data))
+
+    def close(self) -> None:
+        """Wait until every prompt handed to ``add`` is written (the runner calls it before the run ends)."""
+        if self._writer is not None:
+            self._pending.put(None)
+            self._writer.join()
+            self._writer = None
+
+    def _write_pending(self) -> None:
+        while (job := self._pending.get()) is not None:
+            self._write(*job)
+
+    def _write(self, key: str, data: bytes) -> None:
+        directory = os.fspath(self.directory)
+        path = os.path.join(directory, f"{key}.json")
         try:
             if not self._made:
-                self.directory.mkdir(parents=True, exist_ok=True)
+                os.makedirs(directory, exist_ok=True)
                 self._made = True
-            # ASCII escapes: a lone surrogate from a dataset is kept as written, never fails the write.
-            # No indent: that would take json's pure-Python encoder, several times slower.
-            data = (json.dumps({"messages": messages}) + "\n").encode("ascii")
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp = os.path.join(directory, f"{key}.{os.getpid()}.tmp")
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             try:
                 view = memoryview(data)
@@ -64,7 +92,8 @@ class PromptStore:
 
 
 def attach_prompt_store(run_dir: Path, *owners: Any) -> PromptStore:
-    """Point the LLM client of each owner (a player factory, a judge) that has one at a new store."""
+    """Point the LLM client of each owner (a player factory, a judge) that has one at a new store
+    (``close`` it when the run ends)."""
     store = PromptStore(run_dir)
     for owner in owners:
         client = getattr(owner, "client", None)

@@ -197,7 +197,7 @@ async def run_async(
             _state.run_dir = run_dir
             new = _new_manifest(run_id, config, options, raw_judge, plan).model_copy(update={"served": served})
             _start(run_dir, held, new, config, options.out)
-        attach_prompt_store(run_dir, factory, judge)  # each distinct prompt sent, once, in prompts/
+        prompts = attach_prompt_store(run_dir, factory, judge)  # each distinct prompt sent, once, in prompts/
         watch = FailureWatch(options.stop_after_errors)
         try:
             return await roll_out(
@@ -208,6 +208,8 @@ async def run_async(
                 f"cannot write the run in {run_dir}: {os_reason(exc)}; the episodes already written are kept: "
                 f"fix that, then finish the run with: lateralgym run --resume {run_dir}"
             ) from exc
+        finally:
+            prompts.close()  # every prompt on disk while the run still holds its directory
 
 
 def _local(spec: str | None) -> bool:

@@ -4,14 +4,21 @@ Goal (issue 24): every env's step with valid actions takes at most 5x CartPole's
 CreativityBench included (there every step ends the episode, so its step time includes the ``reset``
 that follows).
 
-Two step mixes per env, each printed as a ratio to CartPole timed in the same rounds:
+Step mixes per env, each printed as a ratio to CartPole timed in the same rounds:
 
 * **valid**: the env's own valid moves, step by step. Episodes are first played with the benchmark's
   ``random_action`` (a uniformly random move among the options the env shows that step: its
   entities, choices, questions), sent as the text a player writes (``action_to_text``); every step the
-  env did not accept is dropped from the recording and the share accepted is printed (100 % unless a
-  benchmark's random move is refused). The timed loop replays the recordings from the same seeds, so
-  choosing a move is not timed and each replayed move is the one the env accepted.
+  env did not accept is dropped from the recording. The timed loop replays the recordings, so
+  choosing a move is not timed. Each episode starts with ``reset(options={"item_id": ...})`` on its
+  recorded item and no seed, as an RL loop resets (Gymnasium reseeds only when given a seed; SB3's
+  vector envs pass one on the first reset only) and as the CartPole side resets: the goal compares
+  like with like. The share of replayed steps the env accepted is printed (the scene's order is drawn
+  afresh without the seed, and the moves name things, not positions: 100 % unless a benchmark's random
+  move is refused).
+* **seeded**: the same replay with ``reset(seed=...)`` per episode, as ``lateralgym run`` resets (every
+  episode reproducible from its seed): Gymnasium's reseed (a new ``SeedSequence`` and ``PCG64``, about
+  twice CartPole's step) is in it. Printed for reference; the goal is the valid column.
 * **invalid**: text no parser accepts (the rejection path), timed apart.
 
 Step time is CPU time of this process (``time.process_time``), so waiting for a core other jobs hold
@@ -44,8 +51,8 @@ EPISODES = 64
 INVALID = ["hello there", "commit", "inspect:", "please tell me", "{not json", "ask"]
 """Texts every env refuses: no command, a command without its argument, broken JSON."""
 
-Episode = tuple[int, list[Any]]
-"""A seed and the actions played from it."""
+Episode = tuple[int, str, list[Any]]
+"""A seed, the item it drew (``item_id``) and the actions played from it."""
 
 
 def recorded_episodes(env: gymnasium.Env, episodes: int = EPISODES) -> tuple[list[Episode], float]:
@@ -55,6 +62,7 @@ def recorded_episodes(env: gymnasium.Env, episodes: int = EPISODES) -> tuple[lis
     sent = accepted = 0
     for seed in range(episodes):
         _, info = env.reset(seed=seed)
+        item_id = env.unwrapped.item_id  # type: ignore[attr-defined]
         unit = get_benchmark(str(info["benchmark"]))
         actions: list[Any] = []
         done = False
@@ -66,12 +74,34 @@ def recorded_episodes(env: gymnasium.Env, episodes: int = EPISODES) -> tuple[lis
                 accepted += 1
                 actions.append(action)
             done = terminated or truncated
-        recorded.append((seed, actions))
-    return [(seed, actions) for seed, actions in recorded if actions], accepted / max(sent, 1)
+        recorded.append((seed, item_id, actions))
+    return [episode for episode in recorded if episode[2]], accepted / max(sent, 1)
 
 
-def replay_rate(env: gymnasium.Env, episodes: list[Episode], seconds: float) -> float:
-    """Steps per CPU second replaying ``episodes`` (each from its seed; the reset counts in the time).
+def _start(env: gymnasium.Env, episode: Episode, seeded: bool) -> None:
+    seed, item_id, _ = episode
+    if seeded:
+        env.reset(seed=seed)
+    else:
+        env.reset(options={"item_id": item_id})
+
+
+def replayed_share(env: gymnasium.Env, episodes: list[Episode]) -> float:
+    """The share of the recorded moves the env accepts when the recordings are replayed unseeded (untimed)."""
+    sent = accepted = 0
+    for episode in episodes:
+        _start(env, episode, seeded=False)
+        for action in episode[2]:
+            _, _, terminated, truncated, info = env.step(action)
+            sent += 1
+            accepted += bool(info["valid_action"])
+            if terminated or truncated:
+                break
+    return accepted / max(sent, 1)
+
+
+def replay_rate(env: gymnasium.Env, episodes: list[Episode], seconds: float, seeded: bool = False) -> float:
+    """Steps per CPU second replaying ``episodes`` (each from its item, or its seed; the reset counts in the time).
 
     The clock is read every ~100 steps, as for CartPole (reading it costs ~1 us, a sixth of a
     CartPole step: once per one-step episode it would weigh on the env's side alone)."""
@@ -79,10 +109,10 @@ def replay_rate(env: gymnasium.Env, episodes: list[Episode], seconds: float) -> 
     while time.process_time() - start < seconds:
         target = steps + 100
         while steps < target:  # whole episodes, in turn across rounds
-            seed, actions = episodes[played % len(episodes)]
+            episode = episodes[played % len(episodes)]
             played += 1
-            env.reset(seed=seed)
-            for action in actions:
+            _start(env, episode, seeded)
+            for action in episode[2]:
                 _, _, terminated, truncated, _ = env.step(action)
                 steps += 1
                 if terminated or truncated:
@@ -132,26 +162,33 @@ def main() -> None:
     def baseline(seconds: float) -> float:
         return stream_rate(cartpole, moves, seconds)
 
-    print(f"goal: every env's step time with valid actions <= {GOAL:g}x CartPole-v1's, measured in the same run")
+    print(
+        f"goal: every env's step time with valid actions <= {GOAL:g}x CartPole-v1's, measured in the same run "
+        "(both sides reset unseeded; the seeded column resets as `lateralgym run` does)"
+    )
     print(
         f"{'env':38} {'valid %':>7} {'steps/ep':>8} {'valid (us)':>10} {'x CartPole':>10} "
-        f"{'invalid (us)':>12} {'x CartPole':>10} {'CartPole (us)':>13}  goal"
+        f"{'seeded (us)':>11} {'x CartPole':>10} {'invalid (us)':>12} {'x CartPole':>10} {'CartPole (us)':>13}  goal"
     )
     missed = []
     for env_id in lateralgym.ENV_IDS:
         if args.only and args.only not in env_id:
             continue
         env = gymnasium.make(env_id)
-        episodes, share = recorded_episodes(env)
-        per_episode = sum(len(a) for _, a in episodes) / max(len(episodes), 1)
+        episodes, _ = recorded_episodes(env)
+        share = replayed_share(env, episodes)
+        per_episode = sum(len(e[2]) for e in episodes) / max(len(episodes), 1)
         valid, base_valid = best_rates(functools.partial(replay_rate, env, episodes), baseline, args.seconds)
+        seeded, base_seeded = best_rates(
+            functools.partial(replay_rate, env, episodes, seeded=True), baseline, args.seconds
+        )
         invalid, base_invalid = best_rates(functools.partial(stream_rate, env, INVALID), baseline, args.seconds)
-        valid_x, invalid_x = base_valid / valid, base_invalid / invalid
+        valid_x, seeded_x, invalid_x = base_valid / valid, base_seeded / seeded, base_invalid / invalid
         if valid_x > GOAL:
             missed.append(env_id)
         print(
             f"{env_id:38} {100 * share:6.0f}% {per_episode:8.1f} {1e6 / valid:10.1f} {valid_x:9.2f}x "
-            f"{1e6 / invalid:12.1f} {invalid_x:9.2f}x {1e6 / base_valid:13.1f}  "
+            f"{1e6 / seeded:11.1f} {seeded_x:9.2f}x {1e6 / invalid:12.1f} {invalid_x:9.2f}x {1e6 / base_valid:13.1f}  "
             f"{'met' if valid_x <= GOAL else 'NOT MET'}"
         )
     print("all envs within the goal (valid actions)" if not missed else f"over the goal: {', '.join(missed)}")

@@ -294,6 +294,8 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         self._records: list[StepRecord] = []
         self._pending: list[tuple[int, Inspect | Ask | Commit | Invalid, Handled, str, float, bool, bool]] = []
         self._brief = ""
+        self._outcome: Outcome | None = None
+        """The ended episode's outcome, built once (scenes are done changing when the episode is)."""
         self._key = ""
         """The current item's ``item_key``."""
 
@@ -324,6 +326,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         self.invalid_actions = 0
         self.done = False
         self._records, self._pending = [], []
+        self._outcome = None
         self._brief = self.scene.opening()
         return self._observation(self._brief), self._info(None, valid=True)
 
@@ -424,7 +427,11 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
     def outcome(self) -> Outcome:
         """The typed outcome: the scene's fields plus the engine's counts (turns, limit, invalid actions)."""
         assert self.scene is not None
+        if self._outcome is not None:
+            return self._outcome
         result: Outcome = self.scene.outcome(self.turn, self.invalid_actions)
+        if self.done:
+            self._outcome = result
         return result
 
     @property

@@ -18,7 +18,12 @@ from hypothesis import strategies as st
 
 from lateralgym.envs import Commit
 from lateralgym.envs.benchmarks.creativity import CreativityTask, answer_facts, load_creativitybench
-from lateralgym.envs.benchmarks.creativity._judges import grade_creativity_by, grade_creativity_official
+from lateralgym.envs.benchmarks.creativity._judges import (
+    grade_creativity_by,
+    grade_creativity_official,
+    grades_by_rule,
+)
+from lateralgym.envs.benchmarks.creativity._options import SCORINGS
 from lateralgym.envs.benchmarks.creativity._official import best_by_f1, grade_official, name_core, word_f1
 
 GOLD = "aluminium folding ladder 3"
@@ -228,6 +233,31 @@ def test_official_paper_and_strict_differ_where_the_issue_says(task: CreativityT
     assert rules(GOLD, "Rubber Feet") == ((True, False, False), (True, True, False), (True, True, False))
     # ours strict on entities: an invented name is a hallucination, officially the gold
     assert rules("paper towel", "rubber_feet") == ((True, True, True), (False, False, True), (False, False, True))
+
+
+def test_every_rules_facts_come_from_one_grading_that_never_goes_stale(task: CreativityTask) -> None:
+    """``grades_by_rule`` grades once and keeps the last answer's facts: asked again for another answer, the
+    same answer with another ``how_to_use``, or the same answer on another (equal) task, it grades afresh."""
+    answers = [
+        Commit(entity=GOLD, part="rubber_feet", how_to_use="x"),
+        Commit(entity=GOLD, part="rubber_feet", how_to_use=""),
+        Commit(entity="paper towel", part="rubber_feet", how_to_use="x"),
+        Commit(entity=DRILL, part="Rubber Feet", how_to_use="x"),
+        Commit(entity=GOLD, part="rubber_feet", how_to_use="x"),
+    ]
+    twin = task.model_copy(update={"gold": task.gold.model_copy(update={"part": "hinge"})})
+    for commit in answers:
+        for graded in (task, twin, task):
+            grades = grades_by_rule(graded, commit)
+            assert list(grades) == list(SCORINGS)
+            for rule in SCORINGS:
+                assert grades[rule] == answer_facts(grade_creativity_by(graded, commit, rule)), (commit, rule)
+            grades.clear()  # the caller's copy: clearing it leaves the kept facts whole
+            assert list(grades_by_rule(graded, commit)) == list(SCORINGS)
+    assert answer_facts(grade_creativity_official(task, answers[1])).unjudged
+    assert not grades_by_rule(task, answers[0])["official"].unjudged
+    assert grades_by_rule(task, answers[0])["paper"].part_correct
+    assert not grades_by_rule(twin, answers[0])["paper"].part_correct
 
 
 def test_the_official_sample_task_when_present(shared_data: Path) -> None:

@@ -24,9 +24,9 @@ from lateralgym.envs._cache import IdentityCache
 from lateralgym.envs._fields import snake
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._matching import content_stems, words
-from lateralgym.envs.benchmarks.creativity._lookup import task_lookup
+from lateralgym.envs.benchmarks.creativity._lookup import TaskLookup, task_lookup
 from lateralgym.envs.benchmarks.creativity._official import grade_official, named_in_scene
-from lateralgym.envs.benchmarks.creativity._options import SCORINGS, CreativityOptions, Scoring
+from lateralgym.envs.benchmarks.creativity._options import CreativityOptions, Scoring
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity
 
 
@@ -66,21 +66,37 @@ def _graded(label: str, **facts: Any) -> JudgeReply:
     return JudgeReply(label=label, detail=AnswerFacts(**facts))
 
 
+def _reply(facts: AnswerFacts) -> JudgeReply:
+    return JudgeReply(label="correct" if facts.part_correct else "incorrect", detail=facts)
+
+
+_PLAIN: dict[tuple[bool, bool, bool], AnswerFacts] = {
+    (entity, part, hallucinated): AnswerFacts(entity_correct=entity, part_correct=part, hallucinated=hallucinated)
+    for entity in (False, True)
+    for part in (False, True)
+    for hallucinated in (False, True)
+}
+"""The facts ``strict`` and ``paper`` can give, built once: the models are frozen, so one object serves every commit."""
+
+
 def grade_creativity(task: CreativityTask, commit: Commit) -> JudgeReply:
     """CreativityBench's exact match: gold correct = entity and part; names match tolerantly.
 
     An entity that is not in the scene is a hallucination (counted separately by the metrics).
     """
     lookup = task_lookup(task)
-    chosen = lookup.entities.match(commit.entity or "")
+    return _reply(_strict_facts(lookup, lookup.entities.match(commit.entity or ""), commit))
+
+
+def _strict_facts(lookup: TaskLookup, chosen: str | None, commit: Commit) -> AnswerFacts:
+    """``grade_creativity``'s facts, given the scene entity the answer's entity matched (``chosen``)."""
     if chosen is None:
-        return _graded("incorrect", hallucinated=True)
+        return _PLAIN[False, False, True]
     entity_correct = snake(chosen) == lookup.gold_entity
     entity = lookup.entity(chosen)
     assert entity is not None
-    part = lookup.parts(entity.name).match(commit.part or "")
-    part_correct = entity_correct and part is not None and snake(part) == lookup.gold_part
-    return _graded("correct" if part_correct else "incorrect", entity_correct=entity_correct, part_correct=part_correct)
+    part = lookup.parts(entity.name).match(commit.part or "") if entity_correct else None
+    return _PLAIN[entity_correct, part is not None and snake(part) == lookup.gold_part, False]
 
 
 def grade_creativity_paper(task: CreativityTask, commit: Commit) -> JudgeReply:
@@ -97,25 +113,16 @@ def grade_creativity_paper(task: CreativityTask, commit: Commit) -> JudgeReply:
     entity either (the official code would again pick the earlier-listed one, the gold when tied):
     wrong, but not a hallucination, since the prediction does name words of scene entities.
     """
-    last = _last_paper_grade[0]
-    if last is not None and last[0] is task and last[1] == commit.entity and last[2] == commit.part:
-        return last[3]  # the scene grades a commit under ``paper`` after its judge did: asked twice in a row
+    return _reply(_paper_facts(task, commit))
+
+
+def _paper_facts(task: CreativityTask, commit: Commit) -> AnswerFacts:
     keys = _scene_keys(task)
     chosen = _resolve_entity(commit.entity or "", keys)
     if chosen is None or chosen == "":
-        reply = _graded("incorrect", hallucinated=chosen is None)
-    else:
-        entity_correct = snake(chosen) == keys.gold_entity
-        part_correct = entity_correct and snake(commit.part or "") == keys.gold_part
-        reply = _graded(
-            "correct" if part_correct else "incorrect", entity_correct=entity_correct, part_correct=part_correct
-        )
-    _last_paper_grade[0] = (task, commit.entity, commit.part, reply)
-    return reply
-
-
-_last_paper_grade: list[tuple[CreativityTask, str | None, str | None, JudgeReply] | None] = [None]
-"""The last grade ``grade_creativity_paper`` gave (task by identity, entity, part, reply: all frozen)."""
+        return _PLAIN[False, False, chosen is None]
+    entity_correct = snake(chosen) == keys.gold_entity
+    return _PLAIN[entity_correct, entity_correct and snake(commit.part or "") == keys.gold_part, False]
 
 
 class _SceneKeys:
@@ -163,12 +170,15 @@ def grade_creativity_official(task: CreativityTask, commit: Commit) -> JudgeRepl
     part flag, which does not need the entity, is ``part_match``. ``hallucinated`` is our own count
     (no scene entity has the name), which the official rule lacks.
     """
+    return _reply(_official_facts(task, commit, hallucinated=not named_in_scene(task, commit.entity)))
+
+
+def _official_facts(task: CreativityTask, commit: Commit, hallucinated: bool) -> AnswerFacts:
     grade = grade_official(task, commit)
-    return _graded(
-        "correct" if grade.gold else "incorrect",
+    return AnswerFacts(
         entity_correct=grade.entity_correct,
         part_correct=grade.gold,
-        hallucinated=not named_in_scene(task, commit.entity),
+        hallucinated=hallucinated,
         grounded_entity=grade.grounded_entity,
         grounded_part=grade.grounded_part,
         part_match=grade.part_correct,
@@ -179,14 +189,35 @@ def grade_creativity_official(task: CreativityTask, commit: Commit) -> JudgeRepl
 
 def grade_creativity_by(task: CreativityTask, commit: Commit, scoring: Scoring) -> JudgeReply:
     """The exact-match grade under a ``scoring`` rule."""
-    if scoring == "official":
-        return grade_creativity_official(task, commit)
-    return grade_creativity_paper(task, commit) if scoring == "paper" else grade_creativity(task, commit)
+    return _reply(grades_by_rule(task, commit)[scoring])
 
 
 def grades_by_rule(task: CreativityTask, commit: Commit) -> dict[str, AnswerFacts]:
-    """The answer's facts under every rule (``SCORINGS``), for the metrics that report each beside the run's own."""
-    return {rule: answer_facts(grade_creativity_by(task, commit, rule)) for rule in SCORINGS}
+    """The answer's facts under every rule (``SCORINGS``), for the metrics that report each beside the run's own.
+
+    The rules share the task's lookups and the scene entity the answer names (``strict``'s match is
+    ``official``'s hallucination test). A judge grades a commit under the run's rule and the scene
+    then asks for every rule's facts: the last answer's facts are kept, so the second ask is free.
+    """
+    last = _last_grades[0]
+    key = (commit.entity, commit.part, commit.how_to_use)
+    if last is not None and last[0] is task and last[1] == key:
+        return dict(last[2])
+    lookup = task_lookup(task)
+    chosen = lookup.entities.match(commit.entity or "")
+    grades: dict[str, AnswerFacts] = {
+        "official": _official_facts(task, commit, hallucinated=chosen is None),
+        "paper": _paper_facts(task, commit),
+        "strict": _strict_facts(lookup, chosen, commit),
+    }
+    _last_grades[0] = (task, key, grades)
+    return dict(grades)
+
+
+_last_grades: list[tuple[CreativityTask, tuple[str | None, str | None, str | None], dict[str, AnswerFacts]] | None] = [
+    None
+]
+"""The last answer ``grades_by_rule`` graded (task by identity, the answer's fields, its facts: all frozen)."""
 
 
 @runtime_checkable

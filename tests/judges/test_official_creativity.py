@@ -23,8 +23,8 @@ from lateralgym.envs.benchmarks.creativity._judges import (
     grade_creativity_official,
     grades_by_rule,
 )
-from lateralgym.envs.benchmarks.creativity._options import SCORINGS
 from lateralgym.envs.benchmarks.creativity._official import best_by_f1, grade_official, name_core, word_f1
+from lateralgym.envs.benchmarks.creativity._options import SCORINGS
 
 GOLD = "aluminium folding ladder 3"
 DRILL = "electric screwdriver with charging dock 5"

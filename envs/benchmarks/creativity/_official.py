@@ -52,6 +52,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from lateralgym.envs._actions import Commit
+from lateralgym.envs._cache import IdentityCache
 from lateralgym.envs.benchmarks.creativity._lookup import task_lookup
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
 
@@ -87,10 +88,14 @@ def word_f1(a: str | None, b: str | None) -> float:
 def best_by_f1(prediction: str | None, candidates: Sequence[str]) -> str:
     """The candidate with the best ``word_f1``: the first one on a tie, and the first one when every score
     is 0 (the search starts below 0 and takes only a strictly greater score); ``""`` without candidates."""
-    predicted = _words(prediction)
+    return _best(_words(prediction), candidates, [_words(candidate) for candidate in candidates])
+
+
+def _best(predicted: _Words, candidates: Sequence[str], tokenised: Sequence[_Words]) -> str:
+    """``best_by_f1`` over candidates already tokenised (``tokenised[i]`` is ``candidates[i]``'s words)."""
     best, best_score = "", -1.0
-    for candidate in candidates:
-        score = _f1(predicted, _words(candidate))
+    for candidate, words in zip(candidates, tokenised, strict=True):
+        score = _f1(predicted, words)
         if score > best_score:
             best, best_score = candidate, score
             if score == 1.0:  # the same words: no later candidate can score higher
@@ -175,15 +180,33 @@ def prediction_relation(task: CreativityTask, entity: str, part: str, gold: bool
     return "not similar"
 
 
+class _Names:
+    """A task's entity candidates as the official grounding compares them, tokenised once per task."""
+
+    __slots__ = ("entities", "entity_words")
+
+    def __init__(self, task: CreativityTask) -> None:
+        entities = list(task_lookup(task).entity_names)
+        if task.gold.entity not in entities:  # never in a release; the official code appends it
+            entities.append(task.gold.entity)
+        self.entities = tuple(entities)
+        self.entity_words = tuple(_words(name) for name in entities)
+
+
+_names_cache: IdentityCache[CreativityTask, _Names] = IdentityCache(4096)
+
+
+def _names(task: CreativityTask) -> _Names:
+    return _names_cache.get(task) or _names_cache.put(task, _Names(task))
+
+
 def grade_official(task: CreativityTask, commit: Commit) -> OfficialGrade:
     """The official rule's verdict on ``commit`` (see the module docstring; quirks Q1-Q8 included)."""
     predicted_entity, predicted_part = commit.entity or "", commit.part or ""
     gold_entity, gold_part = task.gold.entity, task.gold.part
     lookup = task_lookup(task)
-    candidates = list(lookup.entity_names)
-    if gold_entity not in candidates:  # never in a release; the official code appends it
-        candidates.append(gold_entity)
-    entity = best_by_f1(predicted_entity, candidates)
+    names = _names(task)
+    entity = _best(_words(predicted_entity), names.entities, names.entity_words)
     entity_correct = predicted_entity == gold_entity or _words(entity).core == _words(gold_entity).core
     parts = lookup.compared_parts(entity) or [gold_part]  # the grounded entity's comparisons with the gold
     part = best_by_f1(predicted_part, parts)

@@ -50,6 +50,7 @@ def stream_records(path: Path, model: type[M], shared: SharedItems) -> Iterator[
         DatasetError: as ``read_jsonl``, when the bad line is reached.
     """
     validator = json_validator(model)
+    unmeasured = not shallow(model)  # else no line the model takes nests too deep: no need to count brackets
     definitions = tuple(f'{{"{s.record}"'.encode() for s in shared_lists(model))
     context = shared.defined if definitions else None
     seen: dict[str, int] = {}
@@ -61,7 +62,7 @@ def stream_records(path: Path, model: type[M], shared: SharedItems) -> Iterator[
                 record = validator.validate_json(raw, context=context)
             except ValidationError:
                 pass  # the checked way says what is wrong, as it would have
-            if record is not None and text_depth(raw) > MAX_NESTING:
+            if record is not None and unmeasured and text_depth(raw) > MAX_NESTING:
                 record = None  # maybe too deep: the checked way measures it
         if record is not None:
             blank = 0
@@ -120,3 +121,54 @@ def _ids_to_items(shared: SharedList) -> core_schema.WithInfoValidatorFunction:
         return [defined[entry][2] if type(entry) is str and entry in defined else entry for entry in value]
 
     return items
+
+
+@functools.lru_cache(maxsize=32)
+def shallow(model: type[BaseModel]) -> bool:
+    """Whether every JSON value ``model`` accepts nests at most ``MAX_NESTING`` levels: its schema
+    bounds the depth (no field takes any JSON, unknown keys are refused, no recursion, no validator
+    that sees the raw input first). It holds for ``json_validator(model)`` too: an id is a string."""
+    try:
+        depth = _json_depth(model.__pydantic_core_schema__, "ignore")
+    except AttributeError:  # a model pydantic has not finished building
+        return False
+    return depth is not None and depth <= MAX_NESTING
+
+
+_SCALARS = frozenset({"str", "int", "bool", "float", "literal", "none", "enum", "decimal", "date", "datetime", "time"})
+"""Schema types that take a JSON scalar only."""
+_WRAPPERS = frozenset({"default", "nullable", "function-after", "model-field"})
+"""Schema types whose input is their inner schema's."""
+_ARRAYS = frozenset({"list", "set", "frozenset"})
+
+
+def _json_depth(schema: Any, extra: str) -> int | None:
+    """How many levels of lists and objects the JSON a core schema accepts nests at most (a scalar: 0);
+    None when unbounded or not known. ``extra``: what a model's unknown keys get (pydantic's default)."""
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    inner: list[Any]
+    if kind in _SCALARS:
+        return 0
+    if kind in _WRAPPERS:
+        return _json_depth(schema["schema"], extra)
+    if kind == "model":
+        return _json_depth(schema["schema"], schema.get("config", {}).get("extra_fields_behavior", "ignore"))
+    if kind == "model-fields":
+        if schema.get("extra_behavior", extra) != "forbid":
+            return None  # unknown keys are taken (and dropped) whatever they hold
+        inner = list(schema["fields"].values())
+    elif kind == "tuple":
+        inner = list(schema["items_schema"])
+    elif kind in _ARRAYS and "items_schema" in schema:
+        inner = [schema["items_schema"]]
+    elif kind == "union":
+        return _deepest([c[0] if isinstance(c, tuple) else c for c in schema["choices"]], extra)
+    else:
+        return None
+    depth = _deepest(inner, extra)
+    return None if depth is None else depth + 1
+
+
+def _deepest(schemas: list[Any], extra: str) -> int | None:
+    depths = [_json_depth(s, extra) for s in schemas]
+    return None if None in depths else max((d for d in depths if d is not None), default=0)

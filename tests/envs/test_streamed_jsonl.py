@@ -27,7 +27,7 @@ from lateralgym.envs import (
 )
 from lateralgym.envs import _samples as samples
 from lateralgym.envs._samples import iter_jsonl, read_jsonl
-from lateralgym.envs._streamed import json_validator
+from lateralgym.envs._streamed import json_validator, shallow
 from lateralgym.envs.benchmarks.creativity import CreativityTask
 
 
@@ -202,6 +202,25 @@ def test_nesting_past_the_limit_is_refused_even_where_the_model_takes_any_json(
     assert streamed[0] == ("error" if refused else "records")
     if refused:
         assert "line 2" in streamed[1] and "more than 64 levels deep" in streamed[1]
+
+
+class Lenient(BaseModel):
+    """Unknown keys dropped (pydantic's default), whatever they hold."""
+
+    id: str
+
+
+def test_brackets_are_counted_only_for_models_that_take_deep_json() -> None:
+    assert all(shallow(b.item_type) for b in all_benchmarks())  # every shipped record nests a few levels
+    assert shallow(CreativityTask) and not shallow(Loose) and not shallow(Lenient)
+
+
+def test_deep_unknown_keys_are_refused_where_the_model_drops_them(tmp_path: Path) -> None:
+    path = tmp_path / "lenient.jsonl"
+    path.write_text('{"id": "a", "dropped": ' + "[" * 70 + "]" * 70 + "}\n", encoding="utf-8")
+    streamed = _outcome(lambda: iter_jsonl(path, Lenient))
+    assert streamed == _outcome(lambda: read_jsonl(path, Lenient))
+    assert streamed[0] == "error" and "more than 64 levels deep" in streamed[1]
 
 
 HOSTILE_VALUES = st.recursive(

@@ -6,11 +6,13 @@ pydantic reads the line's bytes itself (``validate_json``: the same model, the s
 walk), and a record's shared list (``_jsonl``'s compact form: ids of items defined earlier in the
 file) takes its ids through the validation context.
 
-Only lines that validate are read this way. Every other line (a definition line, a blank one, bad
-JSON or UTF-8, a bad field, an id no earlier line defines, nesting deeper than ``MAX_NESTING``) goes
-the checked way, ``json.loads`` then the model, as every line of ``read_jsonl`` does: the same
-record, or the same one-line error naming the file, line and field. What this path does not do is
-share equal items between records (``SharedItems``' copies): a stream keeps no record to share with.
+Only lines that validate are read this way (and their ids checked for repeats). Every other line
+(a definition line, a blank one, bad JSON or UTF-8, a bad field, an id no earlier line defines,
+nesting deeper than ``MAX_NESTING``: counted only for a model whose schema does not bound it, see
+``shallow``) goes the checked way, ``json.loads`` then the model, as every line of ``read_jsonl``
+does: the same record, or the same one-line error naming the file, line and field. What this path
+does not do is share equal items between records (``SharedItems``' copies): a stream keeps no record
+to share with. ``tests/envs/test_streamed_jsonl.py`` holds the two ways to the same outcomes.
 """
 
 from __future__ import annotations

@@ -155,8 +155,18 @@ def stream_lines(path: Path) -> Iterator[str]:
     hold a raw U+2028), a byte-order mark before the first is dropped. Each line is read with its
     length capped (``MAX_LINE_BYTES``), so memory stays bounded whatever the file holds. Errors as
     ``read_text``'s."""
-    offset = 0
     blank = 0
+    for start, raw in raw_lines(path):
+        line = decode_line(path, raw, start)
+        blank = blank_run(path, line, blank)
+        yield line
+
+
+def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """``stream_lines`` before decoding: each line's bytes (its line break kept; a leading byte-order
+    mark dropped) and the offset where they start, with the same caps on a line's and a ``.gz``'s size.
+    ``decode_line`` turns one into ``stream_lines``' text, ``blank_run`` counts the blank ones."""
+    offset = 0
     gzipped = path.suffix == ".gz"
     try:
         with gzip.open(path, "rb") if gzipped else path.open("rb") as handle:
@@ -170,23 +180,34 @@ def stream_lines(path: Path) -> Iterator[str]:
                     )
                 if offset == 0 and raw.startswith(_BOM):
                     raw, offset = raw[3:], 3
-                try:
-                    line = raw.decode("utf-8").rstrip("\r\n")
-                except UnicodeDecodeError as exc:
-                    raise _not_utf8(path, raw, exc.start, offset) from exc
+                start = offset
                 offset += len(raw)
                 if gzipped and offset > MAX_GZIP_TEXT:
+                    decode_line(path, raw, start)  # a line that is no UTF-8 says so first
                     raise _too_large(path, "expands", MAX_GZIP_TEXT, "split the dataset into smaller files")
-                blank = blank + 1 if not line.strip() else 0
-                if blank > MAX_BLANK_RUN:
-                    raise DatasetTooLarge(
-                        path, f"holds more than {MAX_BLANK_RUN} blank lines in a row; is it the right file?"
-                    )
-                yield line
+                yield start, raw
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise DatasetError(path, f"is not a readable gzip file ({exc or 'truncated'}); is it the right file?") from None
     except OSError as exc:
         raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
+
+
+def decode_line(path: Path, raw: bytes, start: int) -> str:
+    """One line of ``raw_lines`` as text, without its line break; bytes that are no UTF-8 are a
+    ``DatasetError`` giving their offset in the file."""
+    try:
+        return raw.decode("utf-8").rstrip("\r\n")
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(path, raw, exc.start, start) from exc
+
+
+def blank_run(path: Path, line: str, blank: int) -> int:
+    """How many blank lines in a row end at ``line``, given how many came before it; past
+    ``MAX_BLANK_RUN`` the file is refused."""
+    blank = blank + 1 if not line.strip() else 0
+    if blank > MAX_BLANK_RUN:
+        raise DatasetTooLarge(path, f"holds more than {MAX_BLANK_RUN} blank lines in a row; is it the right file?")
+    return blank
 
 
 def deeper_than(value: object, limit: int) -> bool:
@@ -205,12 +226,18 @@ _BRACKET_STEP = {ord("{"): 1, ord("["): 1, ord("}"): -1, ord("]"): -1}
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"{}[]')
 
 
-def _text_depth(source: str) -> int:
-    """How deep lists and objects nest in valid JSON text, or more (an upper bound), from its brackets
-    outside strings: C-speed bytes operations, where walking the parsed value visits every node in Python."""
-    if source.count("{") + source.count("[") <= MAX_NESTING:
+def text_depth(source: str | bytes) -> int:
+    """How deep lists and objects nest in valid JSON text (or its UTF-8 bytes), or more (an upper bound),
+    from its brackets outside strings: C-speed bytes operations, where walking the parsed value visits
+    every node in Python."""
+    if isinstance(source, str):
+        if source.count("{") + source.count("[") <= MAX_NESTING:
+            return MAX_NESTING
+        data = source.encode("utf-8", "surrogatepass")
+    elif source.count(b"{") + source.count(b"[") <= MAX_NESTING:
         return MAX_NESTING
-    data = source.encode("utf-8", "surrogatepass")
+    else:
+        data = source
     if b"\\" in data:  # escaped backslashes, then escaped quotes: every '"' left opens or closes a string
         data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
     # Quotes and brackets only; an empty string (or an empty gap between two) goes, merging its neighbours.
@@ -245,7 +272,7 @@ def parse_json(source: str, path: Path, record: object = None) -> Any:
         ) from None
     except ValueError as exc:  # e.g. an integer literal past Python's digit limit
         raise DatasetError(path, f"not valid JSON ({' '.join(str(exc).split())})", record=record) from exc
-    if _text_depth(source) <= MAX_NESTING:  # no record can nest deeper than the text: skip the walk
+    if text_depth(source) <= MAX_NESTING:  # no record can nest deeper than the text: skip the walk
         return value
     whole_list = record is None and isinstance(value, list)
     parts: Iterable[tuple[object, object]] = (
@@ -260,15 +287,16 @@ def parse_json(source: str, path: Path, record: object = None) -> Any:
 def json_lines(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` of each non-blank JSONL line, lazily; a bad line is a ``DatasetError`` naming it."""
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            value = parse_json(line, path, record=f"line {number}")
-        except json.JSONDecodeError as exc:
-            raise DatasetError(
-                path, f"not valid JSON ({exc.msg} at column {exc.colno})", record=f"line {number}"
-            ) from exc
-        yield number, value
+        if line.strip():
+            yield number, json_line(path, line, number)
+
+
+def json_line(path: Path, line: str, number: int) -> Any:
+    """The value of the non-blank JSONL line ``number``; bad JSON is a ``DatasetError`` naming it."""
+    try:
+        return parse_json(line, path, record=f"line {number}")
+    except json.JSONDecodeError as exc:
+        raise DatasetError(path, f"not valid JSON ({exc.msg} at column {exc.colno})", record=f"line {number}") from exc
 
 
 def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
@@ -301,9 +329,10 @@ def iter_jsonl(path: str | Path, model: type[M]) -> Iterator[M]:
     """``read_jsonl`` one record at a time, keeping none: for a pass over a file larger than memory
     should hold (``lateralgym data stats``). The same checks, the same errors, raised when reached."""
     from lateralgym.envs._jsonl import SharedItems, repeated_lists, shared_lists  # it uses this module's plain()
+    from lateralgym.envs._streamed import stream_records  # it uses this module's line readers
 
     path = Path(path)
-    yield from _records(path, model, SharedItems(path, shared_lists(model), repeated_lists(model)))
+    yield from stream_records(path, model, SharedItems(path, shared_lists(model), repeated_lists(model)))
 
 
 def _read_jsonl(path: Path, model: type[M], shared: SharedItems) -> list[M]:
@@ -313,26 +342,49 @@ def _read_jsonl(path: Path, model: type[M], shared: SharedItems) -> list[M]:
 def _records(path: Path, model: type[M], shared: SharedItems) -> Iterator[M]:
     seen: dict[str, int] = {}
     for number, data in json_lines(path, stream_lines(path)):
-        if shared.define(data, number):
-            continue
-        raw = shared.resolve(data, number)
-        try:
-            record = model.model_validate(data)
-        except ValidationError as exc:
-            field, message = validation_message(exc)
-            raise DatasetError(path, message, record=f"line {number}", field=field) from exc
-        record_id = getattr(record, "id", None)
-        if isinstance(record_id, str):
-            if record_id in seen:
-                raise DatasetError(
-                    path,
-                    f"duplicate id {plain(record_id)} (also on line {seen[record_id]})",
-                    record=f"line {number}",
-                    field="id",
-                )
-            seen[record_id] = number
-        shared.remember(raw, record)
-        yield record
+        record = json_record(path, model, shared, seen, number, data)
+        if record is not None:
+            yield record
+
+
+def json_record(
+    path: Path, model: type[M], shared: SharedItems, seen: dict[str, int], number: int, data: Any
+) -> M | None:
+    """The record a parsed JSONL line holds, validated; None for a line defining a shared item.
+
+    Args:
+        path: The file, for errors.
+        model: The records' model.
+        shared: The file's shared items so far (``_jsonl``).
+        seen: The line of each record id so far; ``record``'s is added.
+        number: The line's number.
+        data: The line's JSON value; its shared lists are resolved in place.
+    """
+    if shared.define(data, number):
+        return None
+    raw = shared.resolve(data, number)
+    try:
+        record = model.model_validate(data)
+    except ValidationError as exc:
+        field, message = validation_message(exc)
+        raise DatasetError(path, message, record=f"line {number}", field=field) from exc
+    unique_id(path, record, seen, number)
+    shared.remember(raw, record)
+    return record
+
+
+def unique_id(path: Path, record: BaseModel, seen: dict[str, int], number: int) -> None:
+    """Note the id of the record on line ``number``; one seen before is a ``DatasetError``."""
+    record_id = getattr(record, "id", None)
+    if isinstance(record_id, str):
+        if record_id in seen:
+            raise DatasetError(
+                path,
+                f"duplicate id {plain(record_id)} (also on line {seen[record_id]})",
+                record=f"line {number}",
+                field="id",
+            )
+        seen[record_id] = number
 
 
 @functools.lru_cache(maxsize=16)

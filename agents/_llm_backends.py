@@ -117,6 +117,12 @@ def _secrets(spec: ModelSpec, *, litellm_lookup: bool) -> list[str | None]:
     return found
 
 
+_SDK_ON_HTTPX = isinstance(openai.DefaultAsyncHttpxClient, type) and issubclass(
+    openai.DefaultAsyncHttpxClient, httpx.AsyncClient
+)
+"""Whether the SDK sends its requests with ``httpx`` (openai 1 and 2; openai 3 has ``httpx2``): only then
+do its clients get ``RequestTransport`` and chat requests after the first leave through ``httpx``."""
+
 POOL_REQUESTS = 8
 """Requests one SDK client (one ``httpx`` connection pool) carries at once; more in flight open more clients.
 
@@ -136,9 +142,11 @@ class _Connection:
     next ones are sent alike by ``httpx`` directly. None until that first request has been answered.
     """
 
-    def __init__(self, sdk: openai.AsyncOpenAI, http: httpx.AsyncClient) -> None:
+    def __init__(self, sdk: openai.AsyncOpenAI, http: Any, *, direct: bool) -> None:
         self.sdk = sdk
         self.http = http
+        self.direct = direct
+        """Whether chat requests may leave through ``httpx`` directly once the route is known."""
         self.route: _ChatRoute | None = None
         self.load = 0
 
@@ -230,10 +238,13 @@ class OpenAIBackend:
     def _new_client(self) -> _Connection:
         base_url, query = _split_query(self.spec.base_url)
         limits = httpx.Limits(max_connections=1000, max_keepalive_connections=POOL_REQUESTS)
-        # the SDK's defaults, with a pool of our size whose connections send a request in one write
-        http = openai.DefaultAsyncHttpxClient(
-            limits=limits, verify=self._ssl_context(), transport=RequestTransport(self._ssl_context(), limits)
-        )
+        if _SDK_ON_HTTPX:
+            # the SDK's defaults, with a pool of our size whose connections send a request in one write
+            http = openai.DefaultAsyncHttpxClient(
+                limits=limits, verify=self._ssl_context(), transport=RequestTransport(self._ssl_context(), limits)
+            )
+        else:  # an SDK on an HTTP library of its own (openai 3 on httpx2): its transport, its request path
+            http = openai.DefaultAsyncHttpxClient(limits=limits, verify=self._ssl_context())
         sdk = openai.AsyncOpenAI(
             api_key=_require_key(self.spec),
             base_url=base_url,
@@ -242,7 +253,7 @@ class OpenAIBackend:
             max_retries=0,  # ours are the only retries
             http_client=http,
         )
-        return _Connection(sdk, http)
+        return _Connection(sdk, http, direct=_SDK_ON_HTTPX)
 
     def _ssl_context(self) -> ssl.SSLContext:
         if self._ssl is None:
@@ -310,7 +321,7 @@ async def _post_chat(connection: _Connection, body: dict[str, Any], options: dic
     if route is None or content is None:
         post: Any = connection.sdk.post  # ``options`` is the SDK's RequestOptions, as create builds it
         response: httpx.Response = await post("/chat/completions", body=body, options=options, cast_to=httpx.Response)
-        if route is None and not options:
+        if route is None and not options and connection.direct:
             connection.route = _ChatRoute.of(response)
         return response
     request = httpx.Request("POST", route.url, headers=route.headers, content=content, extensions=route.extensions)

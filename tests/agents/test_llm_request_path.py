@@ -5,9 +5,15 @@ same ``LLMCallError`` (type of error, status, message, retries) as it does throu
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import socket
+import ssl
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpcore
@@ -194,3 +200,74 @@ def test_a_silent_server_is_a_read_timeout() -> None:
         server.close()
 
     asyncio.run(main())
+
+
+@pytest.fixture
+def tls_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A chat server over TLS on 127.0.0.1 (a self-signed certificate for ``localhost``, made with the
+    ``openssl`` command), answering every request of a kept-alive connection; its URL and certificate."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert)]
+        + ["-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"],
+        check=True,
+        capture_output=True,
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    stop = threading.Event()
+    body = b'{"choices":[{"message":{"role":"assistant","content":"over tls"},"finish_reason":"stop"}]}'
+    answer = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+
+    def serve(conn: socket.socket) -> None:
+        with conn, context.wrap_socket(conn, server_side=True) as tls:
+            data = b""
+            while True:
+                while b"\r\n\r\n" not in data:
+                    chunk = tls.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head, _, data = data.partition(b"\r\n\r\n")
+                lines = head.lower().split(b"\r\n")
+                length = next((int(line.split(b":")[1]) for line in lines if line.startswith(b"content-length")), 0)
+                while len(data) < length:
+                    data += tls.recv(65536)
+                data = data[length:]
+                tls.sendall(answer)
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            conn.settimeout(5)
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"https://localhost:{listener.getsockname()[1]}/v1", cert
+    stop.set()
+    thread.join(timeout=5)
+    listener.close()
+
+
+def test_requests_go_over_tls_on_one_kept_alive_connection(tls_server: tuple[str, Path]) -> None:
+    """Three calls to an https server, in a process that trusts its certificate (``SSL_CERT_FILE``):
+    the TLS handshake on our connection, then the SDK's path and the direct one over it."""
+    url, cert = tls_server
+    code = (
+        "from lateralgym.agents import LLMClient\n"
+        f"client = LLMClient('openai/m', base_url={url!r}, use_cache=False, max_retries=0, timeout=5)\n"
+        "print([client.complete_sync(f'question {i}').text for i in range(3)])\n"
+        "client.close()\n"
+    )
+    env = {**os.environ, "SSL_CERT_FILE": str(cert), "OPENAI_API_KEY": "sk-x", "NO_PROXY": "localhost"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(["over tls"] * 3)

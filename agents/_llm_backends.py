@@ -26,6 +26,7 @@ import httpx
 import openai
 import pydantic
 
+from lateralgym.agents._http_transport import RequestTransport
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_secrets import conventional_key_values, url_secrets
 from lateralgym.agents._llm_spec import ModelSpec
@@ -116,6 +117,12 @@ def _secrets(spec: ModelSpec, *, litellm_lookup: bool) -> list[str | None]:
     return found
 
 
+_SDK_ON_HTTPX = isinstance(openai.DefaultAsyncHttpxClient, type) and issubclass(
+    openai.DefaultAsyncHttpxClient, httpx.AsyncClient
+)
+"""Whether the SDK sends its requests with ``httpx`` (openai 1 and 2; openai 3 has ``httpx2``): only then
+do its clients get ``RequestTransport`` and chat requests after the first leave through ``httpx``."""
+
 POOL_REQUESTS = 8
 """Requests one SDK client (one ``httpx`` connection pool) carries at once; more in flight open more clients.
 
@@ -127,37 +134,73 @@ _CREATE_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
 """Arguments of the SDK's ``chat.completions.create`` that shape the HTTP request rather than its body."""
 
 
+class _Connection:
+    """One SDK client (one ``httpx`` pool), its ``httpx`` client, and the route of its chat requests.
+
+    ``route``: the URL, headers and timeout the SDK's request path sent this client's first chat
+    request with (it builds them the same way for every request without per-call options), so the
+    next ones are sent alike by ``httpx`` directly. None until that first request has been answered.
+    """
+
+    def __init__(self, sdk: openai.AsyncOpenAI, http: Any, *, direct: bool) -> None:
+        self.sdk = sdk
+        self.http = http
+        self.direct = direct
+        """Whether chat requests may leave through ``httpx`` directly once the route is known."""
+        self.route: _ChatRoute | None = None
+        self.load = 0
+
+
 class _Pools:
     """The SDK clients of one event loop, each carrying at most ``POOL_REQUESTS`` requests at once."""
 
-    def __init__(self, make: Callable[[], openai.AsyncOpenAI]) -> None:
+    def __init__(self, make: Callable[[], _Connection]) -> None:
         self._make = make
-        self.clients: list[openai.AsyncOpenAI] = []
-        self._load: list[int] = []
+        self.connections: list[_Connection] = []
+
+    @property
+    def clients(self) -> list[openai.AsyncOpenAI]:
+        """The SDK clients, in the order they were made."""
+        return [connection.sdk for connection in self.connections]
 
     def first(self) -> openai.AsyncOpenAI:
         """The first client (made now if none is), for one-off requests such as the endpoint check."""
-        if not self.clients:
-            self._add()
-        return self.clients[0]
+        if not self.connections:
+            self.connections.append(self._make())
+        return self.connections[0].sdk
 
-    def acquire(self) -> int:
-        """The index of a client with room for one more request, counted as carrying it."""
-        for index, load in enumerate(self._load):
-            if load < POOL_REQUESTS:
-                self._load[index] = load + 1
-                return index
-        self._add()
-        self._load[-1] = 1
-        return len(self.clients) - 1
+    def acquire(self) -> _Connection:
+        """A client with room for one more request, counted as carrying it."""
+        for connection in self.connections:
+            if connection.load < POOL_REQUESTS:
+                connection.load += 1
+                return connection
+        connection = self._make()
+        connection.load = 1
+        self.connections.append(connection)
+        return connection
 
-    def release(self, index: int) -> None:
-        """The request counted by ``acquire`` is over."""
-        self._load[index] -= 1
 
-    def _add(self) -> None:
-        self.clients.append(self._make())
-        self._load.append(0)
+@dataclass(frozen=True)
+class _ChatRoute:
+    """How the SDK sent a chat request without per-call options: URL, headers (its auth, its
+    platform headers, ``httpx``'s defaults) and timeout, all the same for every such request."""
+
+    url: httpx.URL
+    headers: httpx.Headers
+    extensions: dict[str, Any]
+
+    @classmethod
+    def of(cls, response: httpx.Response) -> _ChatRoute | None:
+        """The route of the request ``response`` answers; None after a redirect (the SDK's path keeps
+        following the client's rules) or when the server set a cookie (``httpx`` sends it back)."""
+        request = response.request
+        if response.history or "set-cookie" in response.headers:
+            return None
+        headers = request.headers.copy()
+        del headers["content-length"]  # the next body's own
+        timeout = request.extensions.get("timeout")
+        return cls(request.url, headers, {"timeout": timeout} if timeout is not None else {})
 
 
 @functools.cache
@@ -192,19 +235,25 @@ class OpenAIBackend:
             pools = self._pools[loop] = _Pools(self._new_client)
         return pools
 
-    def _new_client(self) -> openai.AsyncOpenAI:
+    def _new_client(self) -> _Connection:
         base_url, query = _split_query(self.spec.base_url)
-        return openai.AsyncOpenAI(
+        limits = httpx.Limits(max_connections=1000, max_keepalive_connections=POOL_REQUESTS)
+        if _SDK_ON_HTTPX:
+            # the SDK's defaults, with a pool of our size whose connections send a request in one write
+            http = openai.DefaultAsyncHttpxClient(
+                limits=limits, verify=self._ssl_context(), transport=RequestTransport(self._ssl_context(), limits)
+            )
+        else:  # an SDK on an HTTP library of its own (openai 3 on httpx2): its transport, its request path
+            http = openai.DefaultAsyncHttpxClient(limits=limits, verify=self._ssl_context())
+        sdk = openai.AsyncOpenAI(
             api_key=_require_key(self.spec),
             base_url=base_url,
             default_query=query,
             timeout=self.spec.timeout,
             max_retries=0,  # ours are the only retries
-            http_client=openai.DefaultAsyncHttpxClient(  # the SDK's defaults, with a pool of our size
-                limits=httpx.Limits(max_connections=1000, max_keepalive_connections=POOL_REQUESTS),
-                verify=self._ssl_context(),
-            ),
+            http_client=http,
         )
+        return _Connection(sdk, http, direct=_SDK_ON_HTTPX)
 
     def _ssl_context(self) -> ssl.SSLContext:
         if self._ssl is None:
@@ -222,37 +271,70 @@ class OpenAIBackend:
             TypeError: a parameter ``chat.completions.create`` does not take (as ``create`` would).
         """
         body, options = _chat_request(self.spec.model, messages, params)
-        pools = self._loop_pools()
-        index = pools.acquire()
+        connection = self._loop_pools().acquire()
         try:
-            post: Any = pools.clients[index].post  # ``options`` is the SDK's RequestOptions, as create builds it
-            response = await post("/chat/completions", body=body, options=options, cast_to=httpx.Response)
+            response = await _post_chat(connection, body, options)
         finally:
-            pools.release(index)
+            connection.load -= 1
         # Not JSON, not UTF-8: ``classify`` calls both a malformed reply, as it did the SDK's parse errors.
         return normalise_reply(json.loads(response.content), self.spec.name)
 
     async def embed(self, texts: list[str]) -> tuple[list[list[float]], int]:
         """Send one ``/embeddings`` request."""
-        pools = self._loop_pools()
-        index = pools.acquire()
+        connection = self._loop_pools().acquire()
         try:
-            create: Any = pools.clients[index].embeddings.create
+            create: Any = connection.sdk.embeddings.create
             response = await create(model=self.spec.model, input=texts, encoding_format="float")
         finally:
-            pools.release(index)
+            connection.load -= 1
         return normalise_embeddings(response, len(texts))
 
     async def aclose(self) -> None:
         """Close the SDK clients of the running loop."""
         pools = self._pools.pop(asyncio.get_running_loop(), None)
         if pools is not None:
-            for client in pools.clients:
-                await client.close()
+            for connection in pools.connections:
+                await connection.sdk.close()
 
     def secrets(self) -> list[str | None]:
         """The key as the environment holds it now, and credentials in ``base_url``."""
         return _secrets(self.spec, litellm_lookup=False)
+
+
+async def _post_chat(connection: _Connection, body: dict[str, Any], options: dict[str, Any]) -> httpx.Response:
+    """POST a chat request and return the answer (2xx), raising what the SDK's request path raises.
+
+    The first request of a connection, and any with per-call options (headers, query, timeout),
+    go through the SDK's path; the others are sent by ``httpx`` on the route the SDK used, with the
+    body it would have encoded, and fail as it fails: ``openai.APITimeoutError``,
+    ``openai.APIConnectionError``, or the ``openai.APIStatusError`` subclass of the status.
+    """
+    route = connection.route
+    content = None
+    if route is not None and options.keys() <= {"extra_json"}:
+        sent = {**body, **options["extra_json"]} if options else body  # the SDK's shallow merge of extra_body
+        try:
+            # as the SDK encodes it (``openapi_dumps``), for the plain JSON a chat body holds
+            content = json.dumps(sent, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        except TypeError:  # an object only the SDK's encoder knows (a datetime, a pydantic model)
+            content = None
+    if route is None or content is None:
+        post: Any = connection.sdk.post  # ``options`` is the SDK's RequestOptions, as create builds it
+        response: httpx.Response = await post("/chat/completions", body=body, options=options, cast_to=httpx.Response)
+        if route is None and not options and connection.direct:
+            connection.route = _ChatRoute.of(response)
+        return response
+    request = httpx.Request("POST", route.url, headers=route.headers, content=content, extensions=route.extensions)
+    try:
+        response = await connection.http.send(request)
+    except httpx.TimeoutException as exc:
+        raise openai.APITimeoutError(request=request) from exc
+    except Exception as exc:  # the SDK's own rule: anything else while sending is a connection error
+        raise openai.APIConnectionError(request=request) from exc
+    if not response.is_success:
+        status_error: Any = connection.sdk._make_status_error_from_response  # noqa: SLF001 - the SDK's own errors
+        raise status_error(response) from None
+    return response
 
 
 @functools.cache

@@ -62,6 +62,7 @@ class RunProgress:
     def __init__(
         self, total: int, done: int = 0, label: str = "episodes", enabled: bool = True, meters: Sequence[Any] = ()
     ) -> None:
+        self.enabled = enabled
         calls: list[ProgressColumn] = [CallsColumn(meters)] if meters else []
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
@@ -82,10 +83,13 @@ class RunProgress:
         self.errors = 0
 
     def advance(self, end: EpisodeEnd) -> None:
-        """Count a finished episode and update the running score."""
-        self.solved += episode_score(end)  # running sums: no re-summing per episode
+        """Count a finished episode and update the running score (a disabled bar counts only, as
+        nothing shows the score: reading each outcome was ~1.5 % of a one-call episode's CPU)."""
         self.finished += 1
         self.errors += end.error is not None
+        if not self.enabled:
+            return
+        self.solved += episode_score(end)  # running sums: no re-summing per episode
         score = f"{100 * self.solved / self.finished:.1f}%"
         if self.errors:
             score += f" ({self.errors} errored)"

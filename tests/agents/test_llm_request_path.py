@@ -5,6 +5,7 @@ same ``LLMCallError`` (type of error, status, message, retries) as it does throu
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import socket
@@ -88,15 +89,26 @@ def test_retries_after_a_warm_connection_fail(llm_server: ScriptedLLMServer, mak
     assert (call.text, call.attempts) == ("fine", 3)
 
 
+def _loopback_listener() -> socket.socket:
+    """A listening socket on 127.0.0.1 whose ``accept`` gives up every 0.2 s (so a server thread can stop)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    return listener
+
+
+def _chat_answer(content: str) -> bytes:
+    """A whole HTTP/1.1 response carrying one chat completion whose reply is ``content``."""
+    body = json.dumps(
+        {"choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}], "model": "m"}
+    ).encode()
+    return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
 @pytest.fixture
 def hang_up_server() -> Iterator[str]:
     """An HTTP server on 127.0.0.1 that answers one chat request per connection, then hangs up on the
     next without a word (as a server restarting under a kept-alive connection does)."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.2)
-    stop = threading.Event()
-    body = b'{"choices":[{"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"model":"m"}'
-    answer = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+    listener, stop, answer = _loopback_listener(), threading.Event(), _chat_answer("ok")
 
     def read_request(conn: socket.socket) -> bool:
         data = b""
@@ -217,11 +229,7 @@ def tls_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.2)
-    stop = threading.Event()
-    body = b'{"choices":[{"message":{"role":"assistant","content":"over tls"},"finish_reason":"stop"}]}'
-    answer = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+    listener, stop, answer = _loopback_listener(), threading.Event(), _chat_answer("over tls")
 
     def serve(conn: socket.socket) -> None:
         with conn, context.wrap_socket(conn, server_side=True) as tls:

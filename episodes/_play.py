@@ -120,6 +120,11 @@ async def roll_out(job: RollOut) -> RunResult:
 
     async def play(spec: EpisodeSpec) -> EpisodeEnd:
         env = await free.get()  # an env per episode in flight, reused: building one indexes every item
+        if job.watch.stopped:
+            # The episode that gave this env back stopped the run; this one was woken before the stop
+            # cancelled it, and must not send a request: it stays for the resume.
+            free.put_nowait(env)
+            raise _Stopped
         try:
             continued = continuing.pop(spec.episode_id, None)
             agent = continued.agent if continued is not None else job.factory(spec.seed)

@@ -22,6 +22,7 @@ from llm_server import Fault, Reply, ScriptedLLMServer
 from lateralgym.agents._llm_cache import CACHE_FORMAT, ResponseCache
 from lateralgym.agents._llm_client import LLMClient
 from lateralgym.agents._llm_secrets import redact
+from lateralgym.agents._llm_usage import litellm_available
 from lateralgym.envs._calls import ModelCall, cap_text, reply_cap, writable
 from lateralgym.episodes import EpisodeEnd, StepLine, StepLogWriter, read_log
 from lateralgym.episodes._log import observation
@@ -147,6 +148,7 @@ def test_any_reply_is_a_writable_call_that_caches_replays_and_logs_exactly(
         assert _round_trip(call, Path(tmp) / "run") == call
 
 
+@pytest.mark.skipif(not litellm_available(), reason="litellm is not installed (pip install -e '.[litellm]')")
 @pytest.mark.filterwarnings("ignore:.*ReadOnly. qualifier:UserWarning")  # litellm 1.106.2 with pydantic 2.14
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=reply_text.filter(lambda t: bool(received(t).strip())), served_by=short_text)

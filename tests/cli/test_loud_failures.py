@@ -109,6 +109,7 @@ def test_a_run_stops_after_errors_in_a_row_and_resumes(
         assert len(ends) == 2 and all(e.error for e in ends)  # two, then stopped: two never started
         assert "2 episodes in a row ended in an error, so the run stopped early" in err
         assert "errors by kind: HTTP 503 x 2" in out and "(2 episodes run, 4 planned)" in out
+        assert server.chat_calls == 2  # the episode woken by the stopping one's env sent nothing
         assert main(["run", "--resume", str(run_dir), "--no-progress"]) == 3  # the third 503, then fine
         assert main(["run", "--resume", str(run_dir), "--no-progress"]) == 0
         ends = [r for r in read_log(run_dir / "steps.jsonl") if isinstance(r, EpisodeEnd)]

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from llm_server import Fault, ScriptedLLMServer, bag_of_words_vector
 
+from lateralgym.agents._llm_usage import litellm_available
 from lateralgym.databuild import (
     CheckpointStore,
     DataBuildError,
@@ -134,6 +135,7 @@ def test_the_shipped_minilm_embeds_offline_and_semantically(background_job: Call
     assert similarity[0, 1] > similarity[0, 2] + 0.3  # paraphrases close, an unrelated use far
 
 
+@pytest.mark.skipif(not litellm_available(), reason="litellm is not installed (pip install -e '.[litellm]')")
 def test_the_litellm_backend_embeds_through_the_same_client(llm_server: ScriptedLLMServer) -> None:
     embedder = make_embedder("openai/embedder?backend=litellm&max_retries=0", base_url=llm_server.base_url)
     assert isinstance(embedder, OpenAIEmbedder) and embedder.client.spec.backend == "litellm"

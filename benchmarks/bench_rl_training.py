@@ -18,8 +18,11 @@ The last line of stdout is one JSON object::
     {"split": {"train": n, "test": n}, "test_gold": {NAME: {"mean", "low", "high", "per_seed"}}, ...}
 
 with NAME in ``ppo_features``, ``ppo_text``, ``random``, ``heuristic``, ``best_rule``, ``text_rule``
+and ``ppo_features_untrained`` / ``ppo_text_untrained`` (each policy at its start, before PPO)
 (percent 0-100; a policy not trained this run is left out), plus the same for ``test_entity`` and
-``test_gold_inspection``, and the machine, the seconds and the settings.
+``test_gold_inspection``, and the machine, the seconds and the settings. ``--affordance-head`` gives
+the text policy an affordance head fitted on the train split only (``rl/affordance.py``); its text
+rule then also considers the head's log fit (``baselines.AFFORDANCE_SCORES``).
 
 Needs the rl extra (``pip install -e '.[rl]'``; ``.[rl,embed]`` for the text policy).
 Usage: ``python benchmarks/bench_rl_training.py --seeds 0,1,2,3,4 [--policy features|text|both]
@@ -65,6 +68,8 @@ def cpu_model() -> str:
 def evaluations(summary: TrainSummary, policy: str) -> dict[str, Evaluation]:
     """This seed's figures by policy name (the baselines once, from the first policy trained)."""
     found = {f"ppo_{policy}": summary.trained, "random": summary.random, "heuristic": summary.heuristic}
+    if summary.untrained is not None:
+        found[f"ppo_{policy}_untrained"] = summary.untrained
     if summary.best_rule is not None:
         found["best_rule"] = summary.best_rule.test
     if summary.text_rule is not None:
@@ -89,6 +94,11 @@ def main() -> None:
         help=f"text policy: start at this times the encoder's cosine (default {TEXT_INIT:g})",
     )
     parser.add_argument(
+        "--affordance-head",
+        action="store_true",
+        help="text policy: add an affordance head fitted on the train split only (rl/affordance.py)",
+    )
+    parser.add_argument(
         "--part-order",
         choices=("shuffled", "file"),
         default="shuffled",
@@ -108,6 +118,7 @@ def main() -> None:
     per_seed: dict[str, dict[str, list[float]]] = {m: {} for m in METRICS}
     seconds: dict[str, list[float]] = {}
     chosen: list[str] = []
+    text_chosen: list[str] = []
     start = time.perf_counter()
     for seed in seeds:
         for n, policy in enumerate(policies):
@@ -123,6 +134,7 @@ def main() -> None:
                 encoder=args.encoder,
                 part_order=args.part_order,
                 text_init=args.text_init,
+                affordance_head=args.affordance_head and policy == "text",
             )
             seconds.setdefault(f"ppo_{policy}", []).append(summary.seconds)
             found = evaluations(summary, policy)
@@ -130,6 +142,8 @@ def main() -> None:
                 found = {k: v for k, v in found.items() if k.startswith("ppo_") or k == "text_rule"}
             elif summary.best_rule is not None:
                 chosen.append(summary.best_rule.feature)
+            if summary.text_rule is not None:
+                text_chosen.append(summary.text_rule.feature)
             for metric, read in METRICS.items():
                 for name, result in found.items():
                     per_seed[metric].setdefault(name, []).append(100 * read(result))
@@ -141,15 +155,17 @@ def main() -> None:
             )
     wall = time.perf_counter() - start
 
-    print(f"\n{'policy (test tasks)':16} {'gold % [95% CI]':>24} {'entity %':>10} {'gold-insp %':>12}  per-seed gold")
+    print(f"\n{'policy (test tasks)':20} {'gold % [95% CI]':>24} {'entity %':>10} {'gold-insp %':>12}  per-seed gold")
     gold = {name: seed_interval(values, PERCENT) for name, values in per_seed["test_gold"].items()}
     for name, stats in gold.items():
         entity = seed_interval(per_seed["test_entity"][name], PERCENT).mean
         inspected = seed_interval(per_seed["test_gold_inspection"][name], PERCENT).mean
         interval = f"{stats.mean:5.1f} [{stats.low:5.1f}, {stats.high:5.1f}]"
         values = ", ".join(f"{v:.1f}" for v in stats.per_seed)
-        print(f"{name:16} {interval:>24} {entity:10.1f} {inspected:12.1f}  {values}")
+        print(f"{name:20} {interval:>24} {entity:10.1f} {inspected:12.1f}  {values}")
     print(f"best rule's feature by seed (chosen on the train tasks): {chosen}")
+    if text_chosen:
+        print(f"text rule's score by seed (chosen on the train tasks): {text_chosen}")
     for policy in policies:
         trained = gold.get(f"ppo_{policy}")
         for baseline in ("best_rule", "text_rule"):
@@ -178,7 +194,9 @@ def main() -> None:
             "encoder": args.encoder,
             "part_order": args.part_order,
             "text_init": args.text_init,
+            "affordance_head": args.affordance_head,
         },
+        "text_rule_scores": text_chosen,
         "machine": {"cpu": cpu_model(), "cpus": os.cpu_count()},
     }
     print(json.dumps(report, sort_keys=True))

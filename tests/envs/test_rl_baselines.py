@@ -167,18 +167,20 @@ def test_the_benchmark_ends_with_one_json_line(tmp_path: Path) -> None:
     data = write_jsonl([*split_tasks(TASKS, "train")[:24], *split_tasks(TASKS, "test")[:10]], tmp_path / "tasks.jsonl")
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_rl_training.py"), "--data", str(data)]
     command += ["--seeds", "0,1", "--timesteps", "64", "--eval-every", "64", "--envs", "2", "--policy", "both"]
-    command += ["--encoder", "lexical", "--out", str(tmp_path / "runs")]
+    command += ["--encoder", "lexical", "--affordance-head", "--out", str(tmp_path / "runs")]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["split"] == {"train": 24, "test": 10}
     names = {"ppo_features", "ppo_text", "random", "heuristic", "best_rule", "text_rule"}
+    names |= {"ppo_features_untrained", "ppo_text_untrained"}
     for metric in ("test_gold", "test_entity", "test_gold_inspection"):
         assert set(report[metric]) == names
         for stats in report[metric].values():
             assert len(stats["per_seed"]) == 2 and stats["low"] <= stats["mean"] <= stats["high"]
             assert all(0.0 <= v <= 100.0 for v in stats["per_seed"])
     assert len(report["best_rule_features"]) == 2
+    assert report["settings"]["affordance_head"] is True and len(report["text_rule_scores"]) == 2
 
 
 def test_the_ceiling_benchmark_fits_on_train_and_ends_with_one_json_line(tmp_path: Path) -> None:

@@ -20,7 +20,9 @@ the train tasks and is evaluated, greedy, on the test tasks (gold entities it ne
 training) every --eval-every timesteps and at the end, next to the untrained policy, a random
 valid-action policy, the heuristic player and the best zero-training one-feature rule (chosen on
 the train tasks) on the same tasks and seeds; a text policy also next to the best zero-training text
-rule (commit what the encoder finds closest to the task). An entity's parts fill its action slots
+rule (commit what the encoder finds closest to the task). --affordance-head gives the text policy a
+head that maps the encoder's vectors to kinds of use (fitted on the train split only; no test
+task's gold entity enters it). An entity's parts fill its action slots
 in an order drawn per episode (--part-order file keeps the file's), so no slot means "the answer".
 
 Writes into --out: model.zip (load with lateralgym.envs.benchmarks.creativity.rl.ppo.load_policy),
@@ -34,6 +36,7 @@ examples:
   lateralgym train ppo --config creativity-interactive
   lateralgym train ppo --config creativity-interactive --timesteps 40000 --seed 1 --out runs/ppo-1
   lateralgym train ppo --config creativity-interactive --policy text --encoder st:
+  lateralgym train ppo --config creativity-interactive --policy text --affordance-head
   lateralgym train ppo --config my-creativity.yaml --data path/to/tasks.json --eval-every 5000
 """
 
@@ -81,6 +84,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="--policy text: the similarity it starts from, this times the encoder's cosine of task and "
         "action (default 5; 0 starts from the uniform policy)",
     )
+    ppo.add_argument(
+        "--affordance-head",
+        action="store_true",
+        help="--policy text: add an affordance head, two maps from the encoder's vectors to the knowledge "
+        "base's kinds of use (what a task needs, what a part offers), fitted on the train split only; the "
+        "policy then starts from the cosines plus the head's log fit (saved as affordance_head.npz)",
+    )
     ppo.set_defaults(handler=_cmd_train_ppo)
 
 
@@ -120,6 +130,7 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
             encoder=args.encoder,
             part_order=args.part_order,
             text_init=TEXT_INIT if args.text_init is None else args.text_init,
+            affordance_head=args.affordance_head,
         )
     console.print(
         f"trained {summary.timesteps} timesteps in {summary.seconds:.0f} s "

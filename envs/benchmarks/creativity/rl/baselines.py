@@ -11,8 +11,11 @@ then commit the action whose row says the encoder finds its text closest to the 
 the ``t * a`` columns is the cosine of the task and the part's text; of the ``t * e`` columns, of the
 task and the entity's name; or both added, which is where a text policy started at the encoder's
 cosine begins, ``ppo.ActionScorer``'s ``text_init`` aside).
-It is what the text policy's rows give with no training, so a text policy that beats only
-``best_rule`` may have learnt nothing the encoder did not already say.
+With an affordance head (``affordance.AffordanceHead``) the candidates also include the head's log
+fit of need and offer (``affordance_fit``) and the cosines plus ``START_FIT_WEIGHT`` times it
+(``cosines_plus_fit``, where such a text policy starts). It is what the text policy's rows give with
+no training, so a text policy that beats only ``best_rule`` may have learnt nothing the encoder (and
+its head) did not already say.
 
 ``seed_interval``: the mean over seeds with a 95 % Student-t interval (per-seed values kept), so a
 difference of a point or two between policies is read against the noise of ~244 test episodes.
@@ -29,11 +32,13 @@ from scipy import stats  # type: ignore[import-untyped]
 from lateralgym.envs import EpisodeConfig
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
+from lateralgym.envs.benchmarks.creativity.rl.affordance import START_FIT_WEIGHT
 from lateralgym.envs.benchmarks.creativity.rl.evaluation import Evaluation, Policy, evaluate_policy
 from lateralgym.envs.benchmarks.creativity.rl.text import TextCreativity
 from lateralgym.envs.benchmarks.creativity.rl.wrappers import ACTION_FEATURES, DiscreteCreativity
 
 __all__ = [
+    "AFFORDANCE_SCORES",
     "TEXT_SCORES",
     "BestRule",
     "SeedStats",
@@ -42,10 +47,21 @@ __all__ = [
     "rule_policy",
     "seed_interval",
     "text_rule_policy",
+    "text_scores",
 ]
 
 TEXT_SCORES: tuple[str, ...] = ("part_cosine", "entity_cosine", "entity_plus_part_cosine")
 """What a text rule ranks commits by (see the module docstring)."""
+
+AFFORDANCE_SCORES: tuple[str, ...] = ("affordance_fit", "cosines_plus_fit")
+"""The text scores of rows with an affordance head's columns: the log fit alone, and the cosines
+plus ``START_FIT_WEIGHT`` times the log fit (where the text policy starts)."""
+
+
+def text_scores(env: TextCreativity) -> tuple[str, ...]:
+    """The text scores ``env``'s rows give (``TEXT_SCORES``, plus ``AFFORDANCE_SCORES`` with a head)."""
+    return TEXT_SCORES + (AFFORDANCE_SCORES if env.afford_dims else ())
+
 
 COMMIT_FEATURES: tuple[str, ...] = tuple(
     name for name in ACTION_FEATURES if name not in ("is_inspect", "name_rank", "already_inspected")
@@ -96,19 +112,25 @@ def text_rule_policy(score: str, env: TextCreativity) -> Policy:
     Raises:
         ValueError: ``score`` is not one of ``TEXT_SCORES``.
     """
-    if score not in TEXT_SCORES:
-        raise ValueError(f"unknown text score {score!r}; one of {', '.join(TEXT_SCORES)}")
+    if score not in text_scores(env):
+        raise ValueError(f"unknown text score {score!r}; one of {', '.join(text_scores(env))}")
     d, width, start = env.encoder.dim, env.row_width, env.scene_size
     last = env.text_dims + 5  # the row's last-turn flag (TEXT_FLAGS)
-    weights = np.zeros(env.text_dims)  # the part text's columns, then the entity name's
-    weights[:d] = score != "entity_cosine"
-    weights[d:] = score != "part_cosine"
+    weights = np.zeros(2 * d)  # the part text's columns, then the entity name's
+    weights[:d] = score in ("part_cosine", "entity_plus_part_cosine", "cosines_plus_fit")
+    weights[d:] = score in ("entity_cosine", "entity_plus_part_cosine", "cosines_plus_fit")
+    fit_weight = {"affordance_fit": 1.0, "cosines_plus_fit": START_FIT_WEIGHT}.get(score, 0.0)
 
     def rows(obs: np.ndarray) -> np.ndarray:
         return obs[start:].reshape(-1, width)
 
     def ranked(obs: np.ndarray) -> np.ndarray:
-        return np.asarray(rows(obs)[:, : env.text_dims] @ weights)
+        block = rows(obs)
+        value = block[:, : 2 * d] @ weights
+        if fit_weight:
+            fit = block[:, 2 * d : env.text_dims].sum(axis=1)
+            value = value + fit_weight * np.where(fit > 0, np.log(np.maximum(fit, 1e-8)), -np.inf)
+        return np.asarray(value)
 
     return _inspect_then_commit(env.E, ranked, lambda obs: bool(rows(obs)[0, last] >= 0.5))
 
@@ -163,11 +185,12 @@ def best_text_rule(
 ) -> BestRule:
     """``best_rule`` over ``TEXT_SCORES`` on a text policy's rows (``wrap`` builds its ``TextCreativity``)."""
     probe = wrap(CreativityEnv(config, items=list(train[:1])))
+    scores = text_scores(probe)
     rates = {
         score: evaluate_policy(text_rule_policy(score, probe), config, train, name=score, wrap=wrap).gold_correct_rate
-        for score in TEXT_SCORES
+        for score in scores
     }
-    chosen = max(TEXT_SCORES, key=lambda f: (rates[f], -TEXT_SCORES.index(f)))
+    chosen = max(scores, key=lambda f: (rates[f], -scores.index(f)))
     policy = text_rule_policy(chosen, probe)
     result = evaluate_policy(policy, config, test, name=f"text_rule:{chosen}", repeats=repeats, seed=seed, wrap=wrap)
     return BestRule(feature=chosen, train_gold_rates=rates, test=result)

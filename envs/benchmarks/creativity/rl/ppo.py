@@ -45,6 +45,7 @@ from lateralgym.envs._errors import ConfigError
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity._options import CreativityOptions
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
+from lateralgym.envs.benchmarks.creativity.rl.affordance import START_FIT_WEIGHT, AffordanceHead, fit_affordance_head
 from lateralgym.envs.benchmarks.creativity.rl.baselines import BestRule, best_rule, best_text_rule
 from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
     Evaluation,
@@ -54,7 +55,7 @@ from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
     split_tasks,
     training_config,
 )
-from lateralgym.envs.benchmarks.creativity.rl.text import TextCreativity, make_encoder
+from lateralgym.envs.benchmarks.creativity.rl.text import TextCreativity, TextEncoder, make_encoder
 from lateralgym.envs.benchmarks.creativity.rl.wrappers import ACTION_FEATURES, DiscreteCreativity, PartOrder
 
 
@@ -69,10 +70,18 @@ class RowLayout(BaseFeaturesExtractor):  # type: ignore[misc]  # sb3 is seen as 
     many of their columns come from the text, and how the text similarity starts (``text_init``)."""
 
     def __init__(
-        self, observation_space: Any, scene_size: int, row_width: int, text_dims: int = 0, text_init: float = 0.0
+        self,
+        observation_space: Any,
+        scene_size: int,
+        row_width: int,
+        text_dims: int = 0,
+        text_init: float = 0.0,
+        afford_dims: int = 0,
+        afford_init: float = 0.0,
     ) -> None:
         super().__init__(observation_space, int(observation_space.shape[0]))
         self.scene_size, self.row_width, self.text_dims, self.text_init = scene_size, row_width, text_dims, text_init
+        self.afford_dims, self.afford_init = afford_dims, afford_init
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return observations
@@ -87,13 +96,24 @@ answers teach beyond the encoder's similarity did not carry to unseen entities. 
 uniform policy (``--text-init 0``)."""
 
 
-def policy_kwargs(env: DiscreteCreativity, text_init: float = TEXT_INIT) -> dict[str, Any]:
+AFFORD_INIT = TEXT_INIT * START_FIT_WEIGHT
+"""Where the weight of the affordance head's log fit starts (``ActionScorer``'s ``afford_init``):
+``START_FIT_WEIGHT`` of ``TEXT_INIT``, the ratio chosen on validation splits of the train tasks (a
+third of the train gold entities held out; the test tasks played no part)."""
+
+
+def policy_kwargs(
+    env: DiscreteCreativity, text_init: float = TEXT_INIT, afford_init: float = AFFORD_INIT
+) -> dict[str, Any]:
     """``MaskablePPO``'s ``policy_kwargs`` for ``env``'s observation layout."""
     width = getattr(env, "row_width", len(ACTION_FEATURES))
     text_dims = getattr(env, "text_dims", 0)
-    layout = {"scene_size": env.scene_size, "row_width": width, "text_dims": text_dims}
+    layout: dict[str, Any] = {"scene_size": env.scene_size, "row_width": width, "text_dims": text_dims}
     if text_dims:
         layout["text_init"] = text_init
+    afford_dims = getattr(env, "afford_dims", 0)
+    if afford_dims:
+        layout["afford_dims"], layout["afford_init"] = afford_dims, afford_init
     return {"features_extractor_class": RowLayout, "features_extractor_kwargs": layout}
 
 
@@ -110,6 +130,11 @@ class ActionScorer(nn.Module):  # type: ignore[misc]  # torch is seen as Any (rl
     text, task and entity name), the encoder's own similarity, which training reweights dimension by
     dimension; 0 starts from the uniform policy. The inputs are the same either way:
     the start is a prior, not a hand-chosen feature.
+
+    With an affordance head, the last ``afford_dims`` text columns (need x offer per category) add
+    ``afford_scale * log(sum_c exp(w_c) * column_c)`` to the logit of every row that has them (commit
+    rows of revealed parts): a learnt weight per category (``w`` starts at 0) and a learnt scale
+    (starts at ``afford_init``), so the policy starts at the cosines plus the head's log fit.
     """
 
     def __init__(
@@ -120,18 +145,25 @@ class ActionScorer(nn.Module):  # type: ignore[misc]  # torch is seen as Any (rl
         hidden: int = 64,
         text_dims: int = 0,
         text_init: float = 0.0,
+        afford_dims: int = 0,
+        afford_init: float = 0.0,
     ) -> None:
         super().__init__()
         self.scene_size, self.n_actions, self.k, self.text_dims = scene_size, n_actions, row_width, text_dims
-        self.text_init = text_init
+        self.text_init, self.afford_dims, self.afford_init = text_init, afford_dims, afford_init
         self.latent_dim_pi, self.latent_dim_vf = n_actions, hidden
         rest = row_width - text_dims
         self.scorer = nn.Sequential(
             nn.Linear(rest, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
         )
-        self.text = nn.Linear(text_dims, 1, bias=False) if text_dims else None
+        similarity = text_dims - afford_dims
+        self.text = nn.Linear(similarity, 1, bias=False) if similarity else None
         if self.text is not None:
             nn.init.constant_(self.text.weight, text_init)  # the encoder's cosine, scaled (0: uniform)
+        self.afford_weights = nn.Parameter(torch.zeros(afford_dims)) if afford_dims else None
+        """Log-weights of the head's categories in the fit (0: every category counts once)."""
+        self.afford_scale = nn.Parameter(torch.tensor(float(afford_init))) if afford_dims else None
+        """The log fit's weight in the logit."""
         critic_in = scene_size + rest + (1 if text_dims else 0)  # the best text score, for a text policy
         self.critic = nn.Sequential(nn.Linear(critic_in, hidden), nn.Tanh(), nn.Linear(hidden, hidden))
 
@@ -139,9 +171,16 @@ class ActionScorer(nn.Module):  # type: ignore[misc]  # torch is seen as Any (rl
         return features[:, self.scene_size :].reshape(-1, self.n_actions, self.k)
 
     def _text_score(self, rows: torch.Tensor) -> torch.Tensor:
-        if self.text is None:
-            return torch.zeros(rows.shape[:-1], dtype=rows.dtype, device=rows.device)
-        return self.text(rows[..., : self.text_dims]).squeeze(-1)
+        score = torch.zeros(rows.shape[:-1], dtype=rows.dtype, device=rows.device)
+        similarity = self.text_dims - self.afford_dims
+        if self.text is not None:
+            score = score + self.text(rows[..., :similarity]).squeeze(-1)
+        if self.afford_weights is not None and self.afford_scale is not None:
+            fits = rows[..., similarity : self.text_dims]  # the head's need x offer, per category
+            fit = (fits * self.afford_weights.exp()).sum(-1)
+            shown = fits.sum(-1) > 0  # commit rows of revealed parts; the rest have no fit
+            score = score + torch.where(shown, self.afford_scale * torch.log(fit.clamp_min(1e-8)), 0.0)
+        return score
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
         """One logit per action, from its row."""
@@ -174,6 +213,8 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]  # s
                 layout.row_width,
                 text_dims=layout.text_dims,
                 text_init=getattr(layout, "text_init", 0.0),  # a model saved before text_init started at 0
+                afford_dims=getattr(layout, "afford_dims", 0),  # a model saved before the affordance head
+                afford_init=getattr(layout, "afford_init", 0.0),
             )
             return
         n_actions = int(self.action_space.n)  # a model saved before RowLayout: the feature rows
@@ -189,6 +230,9 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]  # s
         scorer = self.mlp_extractor
         if scorer.text is not None:  # SB3's orthogonal init just overwrote the text layer's start
             nn.init.constant_(scorer.text.weight, scorer.text_init)
+        if scorer.afford_weights is not None and scorer.afford_scale is not None:
+            nn.init.zeros_(scorer.afford_weights)
+            nn.init.constant_(scorer.afford_scale, scorer.afford_init)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
 
@@ -224,6 +268,8 @@ class TrainSummary(BaseModel):
     """How part slots were filled (``DiscreteCreativity``'s ``part_order``; runs before it: ``file``)."""
     text_init: float | None = None
     """The text policy's starting similarity scale (``ActionScorer``); None for ``features``."""
+    affordance_categories: list[str] | None = None
+    """The text policy's affordance head's categories (``affordance_head.npz``); None without a head."""
     seed: int
     """The training seed."""
     timesteps: int
@@ -302,8 +348,15 @@ Wrap = Callable[[CreativityEnv], DiscreteCreativity]
 """Builds the wrapper whose observations a policy reads (``DiscreteCreativity`` or a ``TextCreativity``)."""
 
 
-def wrapper(policy: str, encoder: str = "st:", dim: int | None = None, part_order: PartOrder = "shuffled") -> Wrap:
-    """The wrapper of a policy input: ``features`` or ``text`` (with one shared, cached encoder).
+def wrapper(
+    policy: str,
+    encoder: str | TextEncoder = "st:",
+    dim: int | None = None,
+    part_order: PartOrder = "shuffled",
+    head: AffordanceHead | None = None,
+) -> Wrap:
+    """The wrapper of a policy input: ``features`` or ``text`` (with one shared, cached encoder: a
+    spec, or an encoder already made; ``head`` adds an affordance head's columns).
 
     Raises:
         ConfigError: an unknown policy input or part order.
@@ -314,8 +367,8 @@ def wrapper(policy: str, encoder: str = "st:", dim: int | None = None, part_orde
     if policy == "features":
         return functools.partial(DiscreteCreativity, part_order=part_order)
     if policy == "text":
-        shared = make_encoder(encoder, dim=dim)
-        return functools.partial(TextCreativity, encoder=shared, part_order=part_order)
+        shared = make_encoder(encoder, dim=dim) if isinstance(encoder, str) else encoder
+        return functools.partial(TextCreativity, encoder=shared, part_order=part_order, head=head)
     raise ConfigError(f"--policy is 'features' or 'text', got {policy!r}")
 
 
@@ -343,6 +396,7 @@ def train_ppo(
     weight_decay: float = 0.0,
     part_order: PartOrder = "shuffled",
     text_init: float = TEXT_INIT,
+    affordance_head: bool = False,
 ) -> TrainSummary:
     """Train ``MaskablePPO`` with ``ActionScoringPolicy`` on the train split, evaluating on the test split.
 
@@ -361,6 +415,8 @@ def train_ppo(
         weight_decay: AdamW's decoupled weight decay (0: Adam, as before).
         part_order: how part slots are filled (``DiscreteCreativity``): ``shuffled`` per episode, or ``file``.
         text_init: the text policy's starting similarity scale (``ActionScorer``; 0 starts uniform).
+        affordance_head: give the text policy an ``affordance.AffordanceHead`` fitted on the train
+            split only (saved as ``affordance_head.npz``); its log fit starts at ``AFFORD_INIT``.
 
     Raises:
         ConfigError: if a split is empty, a count is below 1, or the config is not CreativityBench's.
@@ -373,8 +429,19 @@ def train_ppo(
             f"the train/test split of {len(tasks)} tasks has {len(train)} train and {len(test)} test tasks; "
             "use a dataset with more gold entities"
         )
+    if affordance_head and policy != "text":
+        raise ConfigError("--affordance-head reads the text encoder's vectors: use it with --policy text")
     shaped = training_config(config)
-    wrap = wrapper(policy, encoder, part_order=part_order)
+    head = None
+    if policy == "text":
+        shared = make_encoder(encoder)
+        try:
+            head = fit_affordance_head(train, test, shared) if affordance_head else None
+        except ValueError as error:
+            raise ConfigError(f"cannot fit the affordance head: {error}") from error
+        wrap = wrapper(policy, shared, part_order=part_order, head=head)
+    else:
+        wrap = wrapper(policy, encoder, part_order=part_order)
     plain = wrapper("features", part_order=part_order)
     one_thread()
     envs = training_envs(shaped, train, n_envs, wrap)
@@ -382,7 +449,7 @@ def train_ppo(
         ActionScoringPolicy,
         envs,
         policy_kwargs={
-            **policy_kwargs(envs.envs[0].env, text_init),
+            **policy_kwargs(envs.envs[0].env, text_init, text_init * START_FIT_WEIGHT),
             **(
                 {"optimizer_class": torch.optim.AdamW, "optimizer_kwargs": {"weight_decay": weight_decay}}
                 if weight_decay
@@ -411,6 +478,8 @@ def train_ppo(
     seconds = time.perf_counter() - start
     out.mkdir(parents=True, exist_ok=True)
     model.save(out / "model.zip")
+    if head is not None:
+        head.save(out / "affordance_head.npz")
     options = shaped.options_as(CreativityOptions)
     summary = TrainSummary(
         config=config.name,
@@ -418,6 +487,7 @@ def train_ppo(
         encoder=encoder if policy == "text" else None,
         part_order=part_order,
         text_init=text_init if policy == "text" else None,
+        affordance_categories=list(head.categories) if head is not None else None,
         seed=seed,
         timesteps=int(model.num_timesteps),
         seconds=seconds,

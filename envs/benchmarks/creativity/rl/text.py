@@ -7,7 +7,8 @@ encoder makes of the texts involved, so a policy must learn from the text which 
 well. Nothing hidden enters a row; nothing in it is an overlap score someone chose.
 
 ## Observation Space
-``Box(-1, 1, (2E + 1 + (E + EP) * R,), float32)`` with ``R = 2d + 8 + P``: first the scene block
+``Box(-1, 1, (2E + 1 + (E + EP) * R,), float32)`` with ``R = 2d + A + 8 + P`` (``A`` = 0 without an
+affordance head): first the scene block
 (``entity_mask`` E, ``inspected_mask`` E, the turn fraction 1), then one row per action, in action
 order (``E`` inspect rows, then ``E x P`` commit rows):
 
@@ -15,6 +16,9 @@ order (``E`` inspect rows, then ``E x P`` commit rows):
   the entity's name; commit: the part's name and attributes once revealed, else zeros). A linear
   layer over it learns a weighted similarity of its own;
 * ``t * e`` (d): the task's vector times the action's entity name vector;
+* with an affordance head (``affordance.AffordanceHead``, ``A`` categories), commit rows of revealed
+  parts: the head's distribution of what the task needs times that of what the part offers, per
+  category (its sum is how likely both are the same kind of use); 0 on every other row;
 * structure (8 + P): is inspect, is commit, slot in use, turn fraction, turns left, last turn, share
   of the scene inspected, already inspected (inspect rows) or part revealed (commit rows), and the
   part's slot (one-hot of P).
@@ -28,7 +32,8 @@ policy over these rows (``ppo.ActionScorer``) reads the ``2d`` text columns thro
 
 ## Arguments
 ``env``: a CreativityBench env; ``encoder``: a ``TextEncoder`` (``make_encoder``); ``part_order``: as
-``DiscreteCreativity``'s (shuffled by default).
+``DiscreteCreativity``'s (shuffled by default); ``head``: an ``AffordanceHead`` over the encoder's
+vectors (``affordance.fit_affordance_head``), or None.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from lateralgym.envs.benchmarks.creativity.rl.affordance import AffordanceHead
 from lateralgym.envs.benchmarks.creativity.rl.wrappers import DiscreteCreativity, PartOrder
 
 __all__ = ["TEXT_FLAGS", "CachedEncoder", "TextCreativity", "TextEncoder", "make_encoder"]
@@ -120,11 +126,21 @@ class TextCreativity(DiscreteCreativity):
     """``DiscreteCreativity`` whose observation is built from the text (see the module docstring)."""
 
     def __init__(
-        self, env: gym.Env[dict[str, Any], Any], encoder: TextEncoder, part_order: PartOrder = "shuffled"
+        self,
+        env: gym.Env[dict[str, Any], Any],
+        encoder: TextEncoder,
+        part_order: PartOrder = "shuffled",
+        head: AffordanceHead | None = None,
     ) -> None:
         super().__init__(env, part_order=part_order)
-        self.encoder = encoder
-        self.text_dims = 2 * encoder.dim
+        self.encoder, self.head = encoder, head
+        if head is not None and head.dim != encoder.dim:
+            raise ValueError(
+                f"the affordance head reads {head.dim}-dimensional vectors, the encoder gives {encoder.dim}"
+            )
+        self.afford_dims = head.size if head is not None else 0
+        """The affordance head's columns (the last of the text columns; 0 without a head)."""
+        self.text_dims = 2 * encoder.dim + self.afford_dims
         """The leading columns of a row that come from the text (the rest is its structure)."""
         self.row_width = self.text_dims + len(TEXT_FLAGS) + self.P
         self.scene_size = 2 * self.E + 1
@@ -148,13 +164,18 @@ class TextCreativity(DiscreteCreativity):
         names[: len(entities)] = vectors[1 : 1 + len(entities)]
         rows = np.zeros((self.n_actions, self.row_width), dtype=np.float32)
         inspect, commit = rows[:E], rows[E:].reshape(E, P, self.row_width)  # views: writes land in rows
-        flags = 2 * d
+        flags = self.text_dims
         inspect[:, :d] = names * task  # an inspect's text is its entity's name
-        inspect[:, d:flags] = names * task
-        commit[:, :, d:flags] = (names * task)[:, None, :]
-        for (i, j, _), vector in zip(parts, vectors[1 + len(entities) :], strict=True):
+        inspect[:, d : 2 * d] = names * task
+        commit[:, :, d : 2 * d] = (names * task)[:, None, :]
+        part_vectors = vectors[1 + len(entities) :]
+        for (i, j, _), vector in zip(parts, part_vectors, strict=True):
             commit[i, j, :d] = vector * task
             commit[i, j, flags + 7] = 1.0  # part revealed
+        if self.head is not None and parts:
+            fits = self.head.offer(part_vectors) * self.head.need(task[None, :])
+            for (i, j, _), fit in zip(parts, fits, strict=True):
+                commit[i, j, 2 * d : flags] = fit
         rows[:, flags + 3] = turn
         rows[:, flags + 4] = 1.0 - turn
         rows[:, flags + 5] = float(obs["turn"] >= self.max_turns - 1)

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from lateralgym.envs import EpisodeConfig, load_sample_items
+from lateralgym.envs import EpisodeConfig, load_sample_items, write_jsonl
 from lateralgym.envs._fields import snake
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity.rl.affordance import (
@@ -33,6 +36,7 @@ TASKS = load_sample_items("creativity")
 CONFIG = training_config(EpisodeConfig.named("creativity-interactive"))
 TRAIN, TEST = split_tasks(TASKS, "train")[:40], split_tasks(TASKS, "test")[:12]
 ENCODER = make_encoder("lexical", dim=32)
+ROOT = Path(__file__).resolve().parents[2]
 needs_rl = pytest.mark.skipif(
     importlib.util.find_spec("sb3_contrib") is None or importlib.util.find_spec("torch") is None,
     reason="the rl extra is not installed (pip install -e '.[rl]')",
@@ -247,3 +251,30 @@ def test_maskable_ppo_keeps_the_heads_start_and_train_ppo_saves_the_head(tmp_pat
     saved = AffordanceHead.load(tmp_path / "t" / "affordance_head.npz")
     assert summary.affordance_categories == list(saved.categories) and summary.text_rule is not None
     assert summary.text_rule.train_gold_rates.keys() == set(TEXT_SCORES + AFFORDANCE_SCORES)
+
+
+def test_the_head_setting_benchmark_chooses_on_train_only_and_ends_with_one_json_line(tmp_path: Path) -> None:
+    """``bench_rl_affordance.py``: per (C, weight) and for the cosines alone, the validation gold rate
+    over the draws (validation parts of the train tasks), and the best setting chosen."""
+    data = write_jsonl([*TRAIN[:30], *TEST[:4]], tmp_path / "tasks.jsonl")
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_rl_affordance.py"), "--data", str(data)]
+    command += ["--encoder", "lexical", "--draws", "2", "--c", "16,64", "--weights", "0.1,0.05"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["split"]["train"] == 30
+    expected = {"cosines", "C=16 weight=0.1", "C=16 weight=0.05", "C=64 weight=0.1", "C=64 weight=0.05"}
+    assert set(report["validation_gold"]) == expected and report["chosen"] in expected - {"cosines"}
+    for stats in report["validation_gold"].values():
+        assert len(stats["per_seed"]) == 2 and 0.0 <= stats["low"] <= stats["mean"] <= stats["high"] <= 100.0
+    best = max(v["mean"] for k, v in report["validation_gold"].items() if k != "cosines")
+    assert report["validation_gold"][report["chosen"]]["mean"] == best
+
+
+@needs_rl
+def test_the_cli_asks_for_the_text_policy_when_given_a_head(capsys: pytest.CaptureFixture[str]) -> None:
+    import lateralgym.cli
+
+    assert lateralgym.cli.main(["train", "ppo", "--affordance-head", "--timesteps", "8"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "--affordance-head" in error and "--policy text" in error and len(error.splitlines()) == 1

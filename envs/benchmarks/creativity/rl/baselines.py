@@ -106,8 +106,9 @@ def _inspect_then_commit(
     return act
 
 
-def text_rule_policy(score: str, env: TextCreativity) -> Policy:
-    """Inspect everything, then commit the argmax of a text score (``TEXT_SCORES``) of ``env``'s rows.
+def text_rule_policy(score: str, env: TextCreativity, fit_weight: float = START_FIT_WEIGHT) -> Policy:
+    """Inspect everything, then commit the argmax of a text score (``text_scores(env)``) of ``env``'s
+    rows (``cosines_plus_fit`` weighs the head's log fit by ``fit_weight``).
 
     Raises:
         ValueError: ``score`` is not one of ``TEXT_SCORES``.
@@ -119,7 +120,7 @@ def text_rule_policy(score: str, env: TextCreativity) -> Policy:
     weights = np.zeros(2 * d)  # the part text's columns, then the entity name's
     weights[:d] = score in ("part_cosine", "entity_plus_part_cosine", "cosines_plus_fit")
     weights[d:] = score in ("entity_cosine", "entity_plus_part_cosine", "cosines_plus_fit")
-    fit_weight = {"affordance_fit": 1.0, "cosines_plus_fit": START_FIT_WEIGHT}.get(score, 0.0)
+    fit_weight = {"affordance_fit": 1.0, "cosines_plus_fit": fit_weight}.get(score, 0.0)
 
     def rows(obs: np.ndarray) -> np.ndarray:
         return obs[start:].reshape(-1, width)

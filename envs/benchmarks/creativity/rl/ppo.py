@@ -541,7 +541,8 @@ def plot_curve(summary: TrainSummary, path: Path) -> None:
     top.plot(steps, [np.nan if p.train_return is None else p.train_return for p in summary.curve], marker=".")
     top.set_ylabel("train return (mean of last 100)")
     top.set_title(
-        f"MaskablePPO ({summary.policy}) on {summary.config}: {len(summary.train_items)} train / "
+        f"MaskablePPO ({summary.policy}{' + affordance head' if summary.affordance_categories else ''}) on "
+        f"{summary.config}: {len(summary.train_items)} train / "
         f"{len(summary.test_items)} test tasks"
     )
     bottom.plot(steps, [100 * p.test_gold_rate for p in summary.curve], marker=".", label="trained (greedy)")
@@ -549,6 +550,10 @@ def plot_curve(summary: TrainSummary, path: Path) -> None:
     if summary.best_rule is not None:
         rule = summary.best_rule
         bottom.axhline(100 * rule.test.gold_correct_rate, color="tab:red", ls="-.", label=f"best rule ({rule.feature})")
+    if summary.text_rule is not None:
+        text = summary.text_rule
+        label = f"text rule ({text.feature})"
+        bottom.axhline(100 * text.test.gold_correct_rate, color="tab:green", ls="-.", label=label)
     bottom.axhline(100 * summary.random.gold_correct_rate, color="tab:gray", ls=":", label="random")
     bottom.set_ylabel("test gold correct (%)")
     bottom.set_xlabel("timesteps")

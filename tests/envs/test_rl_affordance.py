@@ -29,7 +29,7 @@ from lateralgym.envs.benchmarks.creativity.rl.baselines import (
     text_rule_policy,
     text_scores,
 )
-from lateralgym.envs.benchmarks.creativity.rl.evaluation import split_tasks, training_config
+from lateralgym.envs.benchmarks.creativity.rl.evaluation import evaluate_policy, split_tasks, training_config
 from lateralgym.envs.benchmarks.creativity.rl.text import TEXT_FLAGS, TextCreativity, make_encoder
 
 TASKS = load_sample_items("creativity")
@@ -220,6 +220,7 @@ def test_maskable_ppo_keeps_the_heads_start_and_train_ppo_saves_the_head(tmp_pat
     from lateralgym.envs.benchmarks.creativity.rl.ppo import (
         AFFORD_INIT,
         ActionScoringPolicy,
+        load_policy,
         policy_kwargs,
         train_ppo,
         training_envs,
@@ -251,6 +252,10 @@ def test_maskable_ppo_keeps_the_heads_start_and_train_ppo_saves_the_head(tmp_pat
     saved = AffordanceHead.load(tmp_path / "t" / "affordance_head.npz")
     assert summary.affordance_categories == list(saved.categories) and summary.text_rule is not None
     assert summary.text_rule.train_gold_rates.keys() == set(TEXT_SCORES + AFFORDANCE_SCORES)
+    # the saved model and head replay the trained policy's evaluation exactly
+    replay = wrapper("text", make_encoder("lexical"), head=saved)
+    again = evaluate_policy(load_policy(tmp_path / "t" / "model.zip"), CONFIG, TEST, name="trained", wrap=replay)
+    assert again.gold_correct_rate == summary.trained.gold_correct_rate and again.item_ids == summary.test_items
 
 
 def test_the_head_setting_benchmark_chooses_on_train_only_and_ends_with_one_json_line(tmp_path: Path) -> None:
@@ -278,3 +283,21 @@ def test_the_cli_asks_for_the_text_policy_when_given_a_head(capsys: pytest.Captu
     assert lateralgym.cli.main(["train", "ppo", "--affordance-head", "--timesteps", "8"]) == 2
     error = capsys.readouterr().err.strip()
     assert "--affordance-head" in error and "--policy text" in error and len(error.splitlines()) == 1
+
+
+def test_tasks_whose_entities_carry_no_affordances_say_what_to_use() -> None:
+    """The official release's entities come without affordances: nothing for the offer map to learn."""
+    bare = [
+        t.model_copy(
+            update={
+                "entities": tuple(
+                    e.model_copy(update={"parts": tuple(p.model_copy(update={"affordances": ()}) for p in e.parts)})
+                    for e in t.entities
+                )
+            }
+        )
+        for t in TRAIN
+    ]
+    with pytest.raises(ValueError, match="official release's do not") as caught:
+        fit_affordance_head(bare, TEST, ENCODER)
+    assert "lateralgym tasks build" in str(caught.value) and "\n" not in str(caught.value)

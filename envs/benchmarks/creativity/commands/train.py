@@ -25,7 +25,8 @@ head that maps the encoder's vectors to kinds of use (fitted on the train split 
 task's gold entity enters it). An entity's parts fill its action slots
 in an order drawn per episode (--part-order file keeps the file's), so no slot means "the answer".
 
-Writes into --out: model.zip (load with lateralgym.envs.benchmarks.creativity.rl.ppo.load_policy),
+Writes into --out: model.zip (load with lateralgym.envs.benchmarks.creativity.rl.ppo.load_policy;
+with --affordance-head also affordance_head.npz: AffordanceHead.load, then TextCreativity(head=...)),
 learning_curve.png (train return and test gold rate against timesteps, with the baselines) and
 summary.json (every figure, before and after, the task ids of each split). Needs the rl extra:
 pip install 'lateralgym[rl]' (and 'lateralgym[embed]' for --policy text --encoder st:).
@@ -89,7 +90,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         action="store_true",
         help="--policy text: add an affordance head, two maps from the encoder's vectors to the knowledge "
         "base's kinds of use (what a task needs, what a part offers), fitted on the train split only; the "
-        "policy then starts from the cosines plus the head's log fit (saved as affordance_head.npz)",
+        "policy then starts from the cosines plus the head's log fit (saved as affordance_head.npz); needs "
+        "tasks whose entities carry affordances (the shipped sample, `lateralgym tasks build`; not the "
+        "official release)",
     )
     ppo.set_defaults(handler=_cmd_train_ppo)
 
@@ -137,6 +140,9 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
         f"({summary.timesteps_per_second:.0f}/s) on {len(summary.train_items)} train tasks; "
         f"test: {len(summary.test_items)} tasks"
     )
+    if summary.affordance_categories:
+        kinds = len(summary.affordance_categories)
+        console.print(f"affordance head: {kinds} kinds of use, fitted on the train split only")
     rows = [summary.untrained, summary.trained, summary.random, summary.heuristic]
     rows.append(summary.best_rule.test if summary.best_rule else None)
     rows.append(summary.text_rule.test if summary.text_rule else None)
@@ -151,5 +157,6 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
             f"{100 * result.gold_inspection_rate:14.1f}% {result.mean_turns:6.1f} {100 * result.invalid_rate:7.1f}%"
             f"  ({result.episodes} episodes)"
         )
-    console.print(f"Run directory: {out}  (model.zip, learning_curve.png, summary.json)")
+    head = ", affordance_head.npz" if summary.affordance_categories else ""
+    console.print(f"Run directory: {out}  (model.zip{head}, learning_curve.png, summary.json)")
     return 0

@@ -183,7 +183,11 @@ def fit_affordance_head(
     need = _Softmax.fit(encoder.encode(needs), np.array(need_y), len(categories), c)
     offer_y = np.array([column[a.category] for _, a in offered]) if offered else np.zeros(0, int)
     if len(set(offer_y.tolist())) < 2:
-        raise ValueError("an affordance head needs knowledge-base parts with at least two affordance categories")
+        raise ValueError(
+            "an affordance head needs the train tasks' entities to carry affordances of at least two categories "
+            "(the official release's do not: use tasks built from a knowledge base with `lateralgym tasks build`, "
+            "or the shipped sample)"
+        )
     offer = _Softmax.fit(encoder.encode([part_text(p) for p, _ in offered]), offer_y, len(categories), c)
     return AffordanceHead(
         categories, (need.weights, need.bias), (offer.weights, offer.bias), getattr(encoder, "name", "?")

@@ -6,7 +6,9 @@ train/test split does), fits the head on the rest of the train tasks with those 
 (``fit_affordance_head(fit, held_out + test)``: no held-out or test gold entity enters), and plays
 the zero-training rule "inspect everything, commit the argmax of the cosines plus ``weight`` times
 the head's log fit" (``baselines.text_rule_policy``) on the held-out train tasks, through the text
-policy's own rows (``TextCreativity``). The cosines alone (weight 0) are the reference. Prints the
+policy's own rows (``TextCreativity``). The cosines alone (weight 0) are the reference; a rule that
+never reads the task ("flattest offer": the part the head is least sure about) is the leak check:
+it stays near random when no entity is read by a map that saw it (the offer map's cross-fitting). Prints the
 validation gold rate per (C, weight) as the mean over the draws with a 95 % interval and the
 per-draw values; the last line of stdout is one JSON object with them and the setting chosen (the
 best mean).
@@ -27,7 +29,7 @@ import numpy as np
 from lateralgym.envs import EpisodeConfig
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
-from lateralgym.envs.benchmarks.creativity.rl.affordance import fit_affordance_head
+from lateralgym.envs.benchmarks.creativity.rl.affordance import AffordanceHead, fit_affordance_head, part_text
 from lateralgym.envs.benchmarks.creativity.rl.baselines import seed_interval, text_rule_policy
 from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
     evaluate_policy,
@@ -35,7 +37,7 @@ from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
     split_tasks,
     training_config,
 )
-from lateralgym.envs.benchmarks.creativity.rl.text import TextCreativity, make_encoder
+from lateralgym.envs.benchmarks.creativity.rl.text import TextCreativity, TextEncoder, make_encoder
 
 
 def floats(text: str) -> list[float]:
@@ -52,6 +54,20 @@ def rate(
     """The gold rate (percent) of the text rule ``score`` on ``tasks``, one episode each."""
     policy = text_rule_policy(score, wrap(CreativityEnv(config, items=tasks[:1])), fit_weight=weight)
     return 100 * evaluate_policy(policy, config, tasks, name=score, wrap=wrap).gold_correct_rate
+
+
+def flattest_offer(head: AffordanceHead, encoder: TextEncoder, tasks: list[CreativityTask]) -> float:
+    """The gold rate (percent) of a rule that never reads the task: commit the part whose offer
+    distribution is flattest (highest entropy). Near random unless the head reads the gold, an
+    entity it never saw, differently from distractors it did (the cross-fitting is there to stop it)."""
+    hits = 0
+    for task in tasks:
+        parts = [(entity.name, part) for entity in task.entities for part in entity.parts]
+        offer = head.offer(encoder.encode([part_text(p) for _, p in parts]), [name for name, _ in parts])
+        entropy = -(offer * np.log(np.maximum(offer, 1e-12))).sum(axis=1)
+        name, part = parts[int(np.argmax(entropy))]
+        hits += name == task.gold.entity and part.name == task.gold.part
+    return 100 * hits / max(1, len(tasks))
 
 
 def main() -> None:
@@ -79,6 +95,7 @@ def main() -> None:
         results.setdefault("cosines", []).append(rate(config, valid, plain, "entity_plus_part_cosine", 0.0))
         for c in floats(args.c):
             head = fit_affordance_head(fit, [*valid, *test], encoder, c=c)
+            results.setdefault(f"C={c:g} flattest offer", []).append(flattest_offer(head, encoder, valid))
             wrap = functools.partial(TextCreativity, encoder=encoder, head=head)
             for weight in floats(args.weights):
                 value = rate(config, valid, wrap, "cosines_plus_fit", weight)
@@ -93,7 +110,8 @@ def main() -> None:
     for name, figure in stats.items():
         values = ", ".join(f"{v:.1f}" for v in figure.per_seed)
         print(f"{name:24} {figure.mean:6.1f} [{figure.low:5.1f}, {figure.high:5.1f}]  {values}")
-    chosen = max((name for name in stats if name != "cosines"), key=lambda name: stats[name].mean)
+    settings = [name for name in stats if "weight=" in name]
+    chosen = max(settings, key=lambda name: stats[name].mean)
     print(f"chosen: {chosen} ({stats[chosen].mean - stats['cosines'].mean:+.1f} points over the cosines alone)")
     report = {
         "validation_gold": {name: figure.model_dump() for name, figure in stats.items()},

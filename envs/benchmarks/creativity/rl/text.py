@@ -173,7 +173,8 @@ class TextCreativity(DiscreteCreativity):
             commit[i, j, :d] = vector * task
             commit[i, j, flags + 7] = 1.0  # part revealed
         if self.head is not None and parts:
-            fits = self.head.offer(part_vectors) * self.head.need(task[None, :])
+            owners = [entities[i] for i, _, _ in parts]
+            fits = self.head.offer(part_vectors, owners) * self.head.need(task[None, :])
             for (i, j, _), fit in zip(parts, fits, strict=True):
                 commit[i, j, 2 * d : flags] = fit
         rows[:, flags + 3] = turn

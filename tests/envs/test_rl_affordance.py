@@ -24,6 +24,7 @@ from lateralgym.envs.benchmarks.creativity.rl.affordance import (
     entity_fold,
     fit_affordance_head,
     part_text,
+    text_fold,
 )
 from lateralgym.envs.benchmarks.creativity.rl.baselines import (
     AFFORDANCE_SCORES,
@@ -131,15 +132,39 @@ def test_no_entity_is_read_by_an_offer_map_that_saw_it() -> None:
     assert with_it.categories == without_it.categories
     owners = [name] * len(entity.parts)
     assert np.allclose(with_it.offer(vectors, owners), without_it.offer(vectors, owners), atol=1e-6)
-    assert not np.allclose(with_it.need(vectors), without_it.need(vectors), atol=1e-6)  # the fit did change
+    texts = [part_text(p) for p in entity.parts]
+    assert not np.allclose(with_it.need(vectors, texts), without_it.need(vectors, texts), atol=1e-6)  # refitted
     assert len({entity_fold(n) for n in entities}) == FOLDS
 
 
+def test_no_task_text_is_read_by_a_need_map_that_saw_it() -> None:
+    """Cross-fitting: a train task's text is read by the need map fitted without its fold, so what
+    that task is labelled with cannot change what the head reads for it (the other folds' maps do)."""
+    task = TRAIN[7]
+    other = next(
+        t.gold.affordance.category for t in TRAIN if t.gold.affordance.category != task.gold.affordance.category
+    )
+    relabelled = task.model_copy(
+        update={
+            "gold": task.gold.model_copy(
+                update={"affordance": task.gold.affordance.model_copy(update={"category": other})}
+            )
+        }
+    )
+    tasks = [relabelled if t is task else t for t in TRAIN]
+    first, second = fit_affordance_head(TRAIN, TEST, ENCODER), fit_affordance_head(tasks, TEST, ENCODER)
+    vector = ENCODER.encode([task.task])
+    assert np.allclose(first.need(vector, [task.task]), second.need(vector, [task.task]), atol=1e-6)
+    elsewhere = next(t.task for t in TRAIN if text_fold(t.task) != text_fold(task.task))
+    assert not np.allclose(first.need(vector, [elsewhere]), second.need(vector, [elsewhere]), atol=1e-6)
+
+
 def test_the_head_learns_what_the_train_texts_need_and_the_parts_offer(head: AffordanceHead) -> None:
-    need = head.need(ENCODER.encode([t.task for t in TRAIN]))
+    need = head.need(ENCODER.encode([t.task for t in TRAIN]), [t.task for t in TRAIN])
     assert need.shape == (len(TRAIN), head.size) and np.allclose(need.sum(axis=1), 1.0)
     gold = [head.categories.index(t.gold.affordance.category) for t in TRAIN]
-    assert float(np.mean(need.argmax(axis=1) == gold)) > 0.5  # a fitted map, not a flat one
+    # read out of fold (no map saw the text it reads), the gold's kind still gets more than its share
+    assert float(np.mean(need[np.arange(len(gold)), gold])) > 2 / head.size
     # out of fold, on entities the map never saw, a part's own kinds of use get more than their share
     entities = {e.name: e for t in TRAIN for e in t.entities}
     mass, share = [], []
@@ -159,7 +184,7 @@ def test_a_head_saves_as_arrays_and_loads_the_same(head: AffordanceHead, tmp_pat
     again = AffordanceHead.load(tmp_path / "head.npz")
     vectors = ENCODER.encode(["a bent wire to reach under the sofa", "spoon bowl: physical - steel"])
     assert again.categories == head.categories and again.encoder == head.encoder
-    assert np.allclose(again.need(vectors), head.need(vectors))
+    assert np.allclose(again.need(vectors, ["a", "b"]), head.need(vectors, ["a", "b"]))
     assert np.allclose(again.offer(vectors, ["spoon", "key"]), head.offer(vectors, ["spoon", "key"]))
     np.save(tmp_path / "objects.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
     for bad in (tmp_path / "objects.npy", tmp_path / "missing.npz"):
@@ -190,7 +215,7 @@ def test_commit_rows_carry_need_times_offer_of_what_the_player_read(head: Afford
     rows = obs[env.scene_size :].reshape(env.n_actions, env.row_width)
     fits = rows[:, 64 : env.text_dims]
     assert not fits[: env.E].any()  # inspect rows have no fit
-    need = head.need(ENCODER.encode([info["public"]["task"]]))[0]
+    need = head.need(ENCODER.encode([info["public"]["task"]]), [info["public"]["task"]])[0]
     for slot, name in enumerate(info["public"]["entities"]):
         entity = task.entity(name)
         assert entity is not None

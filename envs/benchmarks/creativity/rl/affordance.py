@@ -16,13 +16,19 @@ task (by snake_case name, so no variant of a test gold enters). What a part offe
 the part's rendered attributes, never from its hidden affordances at play time: the player's
 observation is unchanged, the head is a frozen encoder trained before RL starts.
 
-The offer map is **cross-fitted by entity**: entities fall into ``FOLDS`` folds by a hash of their
-snake_case name, and an entity's parts are always read by the map fitted without its fold, so no
-entity's uses are ever read by a map that saw them. Without this, a held-out task's gold (never in
-the fit) read *flatter* than its distractors (most of them in the fit, read sharply as what they
-are): on validation parts of the train tasks, "commit the part whose offer is flattest", which
-never looks at the task, found the gold 18.9 % of the time against 6.3 % for random. The bench
-(``bench_rl_affordance.py``) prints that need-free rule's rate with every setting, as a check.
+Both maps are **cross-fitted**, so the policy trains under the conditions it is tested in:
+
+* the offer map by entity: entities fall into ``FOLDS`` folds by a hash of their snake_case name,
+  and an entity's parts are always read by the map fitted without its fold. Without this, a
+  held-out task's gold (never in the fit) read *flatter* than its distractors (most of them in the
+  fit, read sharply as what they are): on validation parts of the train tasks, "commit the part
+  whose offer is flattest", which never looks at the task, found the gold 18.9 % of the time
+  against 6.3 % for random. ``bench_rl_affordance.py`` prints that need-free rule's rate, as a check;
+* the need map by task text (its hash, which the player sees; never by the hidden gold): a train
+  task's text is read by the map fitted without its fold's tasks and without the uses of their gold
+  entities (a gold's use reads almost like its task). Without this, PPO trained on need readings of
+  texts the map had fitted, sharper than any held-out task's, and learnt to lean on them: from the
+  same start, the held-out gold rate fell as training went on.
 
 The L2 strength ``DEFAULT_C`` and the fit's starting weight ``START_FIT_WEIGHT`` were chosen on
 validation parts of the train tasks (``benchmarks/bench_rl_affordance.py``), never on the test tasks.
@@ -51,13 +57,14 @@ __all__ = [
     "entity_fold",
     "fit_affordance_head",
     "part_text",
+    "text_fold",
 ]
 
 DEFAULT_C = 64.0
 """Inverse L2 strength of both maps (scikit-learn's ``C``). With ``START_FIT_WEIGHT``, the best of C in
 {16, 64} x weight in {1/5, 1/10, 1/20} on validation parts of the train tasks
 (``benchmarks/bench_rl_affordance.py``: a third of the train gold entities held out of the fit, six
-draws): 28.3 % [22.3, 34.2] gold against 21.0 % [16.8, 25.3] for the cosines alone."""
+draws): 28.2 % [22.2, 34.2] gold against 21.0 % [16.8, 25.3] for the cosines alone."""
 
 START_FIT_WEIGHT = 1 / 10
 """The log fit's weight next to the encoder's cosines (task with part text, plus task with entity
@@ -112,17 +119,45 @@ FOLDS = 5
 
 def entity_fold(name: str, folds: int = FOLDS) -> int:
     """The fold of an entity (its snake_case name's SHA-256, so every process and run agrees)."""
-    return int.from_bytes(hashlib.sha256(snake(name).encode()).digest()[:8], "big") % folds
+    return _fold(snake(name), folds)
+
+
+def text_fold(text: str, folds: int = FOLDS) -> int:
+    """The fold of a task text (its SHA-256): which need map reads it. Public, unlike the task's gold."""
+    return _fold(text, folds)
+
+
+def _fold(key: str, folds: int) -> int:
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % folds
+
+
+def _folded(maps: tuple[np.ndarray, np.ndarray]) -> list[_Softmax]:
+    weights, biases = np.asarray(maps[0]), np.asarray(maps[1])
+    if weights.ndim != 3 or biases.shape != (weights.shape[0], weights.shape[2]):
+        raise ValueError("an affordance head's maps must be folds x dim x categories")
+    return [_Softmax(w, b) for w, b in zip(weights, biases, strict=True)]
+
+
+def _by_fold(maps: list[_Softmax], vectors: np.ndarray, folds: list[int], size: int) -> np.ndarray:
+    vectors = np.asarray(vectors)
+    if len(folds) != len(vectors):
+        raise ValueError(f"{len(vectors)} vectors but {len(folds)} names or texts")
+    found = np.zeros((len(vectors), size))
+    where = np.array(folds, dtype=int)
+    for fold in set(folds):
+        found[where == fold] = maps[fold](vectors[where == fold])
+    return found
 
 
 class AffordanceHead:
-    """Maps from encoder vectors to affordance categories: ``need`` (tasks) and ``offer`` (parts,
-    one map per entity fold: an entity's parts are read by the map fitted without its fold).
+    """Maps from encoder vectors to affordance categories: ``need`` (task texts, one map per text
+    fold) and ``offer`` (parts, one map per entity fold); a text or an entity is always read by the map
+    fitted without its fold.
 
     Args:
         categories: the category names, in column order.
-        need: the need map's weights (``dim x C``) and biases (``C``).
-        offer: the offer maps' weights (``folds x dim x C``) and biases (``folds x C``).
+        need: the need maps' weights (``folds x dim x C``) and biases (``folds x C``).
+        offer: the offer maps' weights and biases, the same shapes.
         encoder: the name of the encoder whose vectors the maps read (a head only fits its own encoder).
     """
 
@@ -134,45 +169,35 @@ class AffordanceHead:
         encoder: str,
     ) -> None:
         self.categories = tuple(categories)
-        self._need = _Softmax(*need)
-        weights, biases = np.asarray(offer[0]), np.asarray(offer[1])
-        if weights.ndim != 3 or biases.shape != (weights.shape[0], weights.shape[2]):
-            raise ValueError("an affordance head's offer maps must be folds x dim x categories")
-        self._offer = [_Softmax(w, b) for w, b in zip(weights, biases, strict=True)]
+        self._need, self._offer = _folded(need), _folded(offer)
         self.encoder = encoder
-        if weights.shape[1:] != self._need.weights.shape or self._need.weights.shape[1] != len(categories):
+        shapes = {m.weights.shape for m in [*self._need, *self._offer]}
+        if len(shapes) != 1 or next(iter(shapes))[1] != len(categories):
             raise ValueError("an affordance head's maps must all read one vector size and give one column per category")
-        self.dim = int(self._need.weights.shape[0])
+        self.dim = int(self._need[0].weights.shape[0])
 
     @property
     def size(self) -> int:
         """The number of categories (columns a row gets)."""
         return len(self.categories)
 
-    def need(self, vectors: np.ndarray) -> np.ndarray:
-        """Category distributions of texts needing a use (rows of ``vectors``)."""
-        return self._need(vectors)
+    def need(self, vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+        """Category distributions of texts needing a use: row ``i`` is the vector of ``texts[i]``,
+        read by the map fitted without that text's fold."""
+        return _by_fold(self._need, vectors, [text_fold(t, len(self._need)) for t in texts], self.size)
 
     def offer(self, vectors: np.ndarray, entities: Sequence[str]) -> np.ndarray:
         """Category distributions of parts offering a use; row ``i`` is a part of entity ``entities[i]``,
         read by the map fitted without that entity's fold."""
-        vectors = np.asarray(vectors)
-        if len(entities) != len(vectors):
-            raise ValueError(f"{len(vectors)} part vectors but {len(entities)} entity names")
-        found = np.zeros((len(vectors), self.size))
-        folds = np.array([entity_fold(name, len(self._offer)) for name in entities], dtype=int)
-        for fold in set(folds.tolist()):
-            rows = folds == fold
-            found[rows] = self._offer[fold](vectors[rows])
-        return found
+        return _by_fold(self._offer, vectors, [entity_fold(e, len(self._offer)) for e in entities], self.size)
 
     def save(self, path: Path) -> None:
         """Write the head as a NumPy ``.npz`` (arrays and names only: loading runs no code)."""
         np.savez(
             path,
             categories=np.array(self.categories),
-            need_w=self._need.weights,
-            need_b=self._need.bias,
+            need_w=np.stack([m.weights for m in self._need]),
+            need_b=np.stack([m.bias for m in self._need]),
             offer_w=np.stack([m.weights for m in self._offer]),
             offer_b=np.stack([m.bias for m in self._offer]),
             encoder=np.array(self.encoder),
@@ -220,9 +245,18 @@ def fit_affordance_head(
     if not train or len(categories) < 2:
         raise ValueError("an affordance head needs train tasks showing at least two affordance categories")
     column = {name: k for k, name in enumerate(categories)}
-    needs = [t.task for t in train] + [affordance_text(a) for _, a in offered]
-    need_y = [column[t.gold.affordance.category] for t in train] + [column[a.category] for _, a in offered]
-    need = _Softmax.fit(encoder.encode(needs), np.array(need_y), len(categories), c)
+    task_x = encoder.encode([t.task for t in train])
+    task_y = np.array([column[t.gold.affordance.category] for t in train])
+    use_x = encoder.encode([affordance_text(a) for _, a in offered])
+    use_y = np.array([column[a.category] for _, a in offered], dtype=int)
+    task_fold = np.array([text_fold(t.task) for t in train], dtype=int)
+    needs = []
+    for fold in range(FOLDS):  # without the fold's tasks, nor the uses of their gold entities
+        golds = {snake(t.gold.entity) for t, f in zip(train, task_fold, strict=True) if f == fold}
+        uses = np.array([snake(name) not in golds for name, _, _ in owners], dtype=bool)
+        x = np.concatenate([task_x[task_fold != fold], use_x[uses]])
+        y = np.concatenate([task_y[task_fold != fold], use_y[uses]])
+        needs.append(_Softmax.fit(x, y, len(categories), c))
     offer_y = np.array([column[a.category] for _, a in offered]) if offered else np.zeros(0, int)
     if len(set(offer_y.tolist())) < 2:
         raise ValueError(
@@ -239,4 +273,5 @@ def fit_affordance_head(
             raise ValueError(f"too few knowledge-base entities outside fold {fold} to fit an affordance head")
         maps.append(_Softmax.fit(offer_x[keep], offer_y[keep], len(categories), c))
     weights = (np.stack([m.weights for m in maps]), np.stack([m.bias for m in maps]))
-    return AffordanceHead(categories, (need.weights, need.bias), weights, getattr(encoder, "name", "?"))
+    need = (np.stack([m.weights for m in needs]), np.stack([m.bias for m in needs]))
+    return AffordanceHead(categories, need, weights, getattr(encoder, "name", "?"))

@@ -174,7 +174,7 @@ class TextCreativity(DiscreteCreativity):
             commit[i, j, flags + 7] = 1.0  # part revealed
         if self.head is not None and parts:
             owners = [entities[i] for i, _, _ in parts]
-            fits = self.head.offer(part_vectors, owners) * self.head.need(task[None, :])
+            fits = self.head.offer(part_vectors, owners) * self.head.need(task[None, :], [texts[0]])
             for (i, j, _), fit in zip(parts, fits, strict=True):
                 commit[i, j, 2 * d : flags] = fit
         rows[:, flags + 3] = turn

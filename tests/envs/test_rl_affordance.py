@@ -368,3 +368,23 @@ def test_tasks_whose_entities_carry_no_affordances_say_what_to_use() -> None:
     with pytest.raises(ValueError, match="official release's do not") as caught:
         fit_affordance_head(bare, TEST, ENCODER)
     assert "lateralgym tasks build" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_rows_with_a_head_do_not_change_with_what_is_hidden(head: AffordanceHead) -> None:
+    """Two copies of a task whose gold part and use differ look the same to a policy with a head."""
+    task = TEST[5]
+    entity = task.entity(task.gold.entity)
+    assert entity is not None
+    other = next(p.name for p in entity.parts if p.name != task.gold.part)
+    use = task.gold.affordance.model_copy(update={"category": "hidden_marker", "action": "a hidden use"})
+    twin = task.model_copy(update={"gold": task.gold.model_copy(update={"part": other, "affordance": use})})
+    first, second = (TextCreativity(CreativityEnv(CONFIG, items=[t]), ENCODER, head=head) for t in (task, twin))
+    a, _ = first.reset(seed=2)
+    b, _ = second.reset(seed=2)
+    assert (a == b).all()
+    while first.action_masks()[: first.E].any():
+        action = int(np.flatnonzero(first.action_masks()[: first.E])[0])
+        a, *_ = first.step(action)
+        b, *_ = second.step(action)
+        assert (a == b).all()
+    assert np.abs(a[first.scene_size :].reshape(first.n_actions, first.row_width)[:, 64 : first.text_dims]).max() > 0

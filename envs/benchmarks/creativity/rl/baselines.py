@@ -111,7 +111,7 @@ def text_rule_policy(score: str, env: TextCreativity, fit_weight: float = START_
     rows (``cosines_plus_fit`` weighs the head's log fit by ``fit_weight``).
 
     Raises:
-        ValueError: ``score`` is not one of ``TEXT_SCORES``.
+        ValueError: ``score`` is not one of ``text_scores(env)``.
     """
     if score not in text_scores(env):
         raise ValueError(f"unknown text score {score!r}; one of {', '.join(text_scores(env))}")
@@ -184,7 +184,7 @@ def best_text_rule(
     repeats: int = 2,
     seed: int = 0,
 ) -> BestRule:
-    """``best_rule`` over ``TEXT_SCORES`` on a text policy's rows (``wrap`` builds its ``TextCreativity``)."""
+    """``best_rule`` over ``text_scores`` on a text policy's rows (``wrap`` builds its ``TextCreativity``)."""
     probe = wrap(CreativityEnv(config, items=list(train[:1])))
     scores = text_scores(probe)
     rates = {

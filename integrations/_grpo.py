@@ -26,13 +26,14 @@ gguf, datasets).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import json
 import math
 import os
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -569,7 +570,8 @@ def train_grpo(
     test_rows = test_chat.dataset()
     before = _read_jsonl(out / "eval_before.jsonl") if checkpoint is not None else []
     if len(before) != len(test_rows):  # a resumed run keeps the base model's evaluation
-        before = play_greedy(lm, tokenizer, test_chat, test_rows, settings.eval_max_new_tokens)
+        with _memory_guard(lambda: "the held-out evaluation before training", "--eval-items", out):
+            before = play_greedy(lm, tokenizer, test_chat, test_rows, settings.eval_max_new_tokens)
         _write_jsonl(out / "eval_before.jsonl", before)
 
     done = _curve_until(out, checkpoint)
@@ -644,23 +646,20 @@ def train_grpo(
     trainer.remove_callback(PrinterCallback)
     start = time.perf_counter()
     try:
-        trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint is not None else None)
+        with _memory_guard(
+            lambda: f"step {trainer.state.global_step + 1}", "--num-generations or --max-completion-length", out
+        ):
+            trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint is not None else None)
     except KeyboardInterrupt:
         # Trainer's own checkpoint writer (model, optimizer, scheduler, RNG, step): what --resume reads
         trainer._save_checkpoint(trainer.model, trial=None)
         raise
-    except (torch.OutOfMemoryError, MemoryError) as exc:
-        last = _last_checkpoint(out)
-        where = f"; the last checkpoint is {last}: add --resume to continue" if last else ""
-        raise GRPOError(
-            f"out of memory at step {trainer.state.global_step} ({type(exc).__name__}): lower --num-generations or "
-            f"--max-completion-length{where}"
-        ) from None
     elapsed = time.perf_counter() - start
     final = out / "model"
     trainer.save_model(str(final))
     tokenizer.save_pretrained(str(final))
-    after = play_greedy(trainer.model, tokenizer, test_chat, test_rows, settings.eval_max_new_tokens)
+    with _memory_guard(lambda: "the held-out evaluation after training", "--eval-items", out):
+        after = play_greedy(trainer.model, tokenizer, test_chat, test_rows, settings.eval_max_new_tokens)
     _write_jsonl(out / "eval_after.jsonl", after)
     summary = GRPOSummary(
         config=config.name,
@@ -683,6 +682,32 @@ def train_grpo(
     (out / "summary.json").write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
     _plot(summary, out / "learning_curve.png")
     return summary
+
+
+CPU_OUT_OF_MEMORY = ("can't allocate memory", "not enough memory", "out of memory")
+"""What torch's CPU allocator says when an allocation fails: it raises a plain ``RuntimeError`` there
+(``torch.OutOfMemoryError`` is the CUDA allocator's), e.g. "DefaultCPUAllocator: can't allocate memory"."""
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` is an allocation failure: Python's, torch's on a GPU, or torch's on the CPU."""
+    if isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError":
+        return True
+    return isinstance(exc, RuntimeError) and any(text in str(exc) for text in CPU_OUT_OF_MEMORY)
+
+
+@contextlib.contextmanager
+def _memory_guard(during: Callable[[], str], lower: str, out: Path) -> Iterator[None]:
+    """Turn an allocation failure during ``during()`` (read when it happens) into one line naming what
+    to lower and, when a checkpoint exists, how to continue from it; anything else passes through."""
+    try:
+        yield
+    except (RuntimeError, MemoryError) as exc:
+        if not out_of_memory(exc):
+            raise
+        last = _last_checkpoint(out)
+        where = f"; the last checkpoint is {last}: add --resume to continue" if last else ""
+        raise GRPOError(f"out of memory at {during()} ({type(exc).__name__}): lower {lower}{where}") from None
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:

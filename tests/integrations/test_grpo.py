@@ -96,3 +96,28 @@ def test_the_command_names_the_extra_and_checks_its_flags(
     err = capsys.readouterr().err
     assert err.startswith("lateralgym: error: GRPO needs") and "pip install 'lateralgym[grpo]'" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_an_allocation_failure_is_one_line_that_names_the_checkpoint(tmp_path: Path) -> None:
+    """A real failed allocation (Python's; torch's CPU allocator's when torch is here, a plain
+    RuntimeError there) becomes one GRPOError line saying what to lower and where --resume starts."""
+    from lateralgym.integrations._grpo import _memory_guard, out_of_memory
+
+    with pytest.raises(GRPOError) as caught, _memory_guard(lambda: "step 3", "--num-generations", tmp_path):
+        bytearray(1 << 60)  # more than any machine has: malloc fails
+    assert str(caught.value) == "out of memory at step 3 (MemoryError): lower --num-generations"
+    (tmp_path / "checkpoints" / "checkpoint-2").mkdir(parents=True)
+    (tmp_path / "checkpoints" / "checkpoint-10").mkdir()
+    with (
+        pytest.raises(GRPOError, match=r"checkpoint-10: add --resume to continue$"),
+        _memory_guard(lambda: "step 11", "--num-generations", tmp_path),
+    ):
+        bytearray(1 << 60)
+    with pytest.raises(RuntimeError, match="not about memory"), _memory_guard(lambda: "step 1", "x", tmp_path):
+        raise RuntimeError("not about memory")  # anything else passes through untouched
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        with pytest.raises(RuntimeError) as failed:
+            torch.empty(1 << 50, dtype=torch.uint8)
+        assert out_of_memory(failed.value), str(failed.value)

@@ -136,3 +136,32 @@ def test_ctrl_c_mid_training_writes_a_checkpoint_that_resume_continues(tmp_path:
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["steps"] == done + 1
     assert len(summary["train_reward"]) == done + 1
+
+
+def test_running_out_of_memory_mid_training_is_one_line(tmp_path: Path) -> None:
+    """A real allocation failure: the process's address space is capped (RLIMIT_AS, 6 GiB) so the
+    model loads and the held-out evaluation runs, but the first step's logits over eight long
+    CreativityBench prompts (about 8 x 3,600 tokens x 49,152 floats) cannot be allocated. torch's CPU
+    allocator raises a plain RuntimeError there; the run ends with one line, no traceback, and keeps
+    the base model's evaluation (a kernel OOM kill instead would leave the last checkpoint)."""
+    import resource
+    import subprocess
+    import sys
+
+    limit = 6 << 30
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    out = tmp_path / "grpo"
+    script = Path(sys.executable).parent / "lateralgym"
+    command = [str(script), "train", "grpo", "--config", "creativity-static", "--model", "local/smollm2"]
+    command += ["--eval-items", "1", "--num-generations", "8", "--max-completion-length", "8", "--steps", "2"]
+    done = subprocess.run([*command, "--out", str(out)], capture_output=True, text=True, preexec_fn=cap)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "lateralgym: error: out of memory at step 1 (RuntimeError): lower --num-generations or --max-completion-length"
+    )
+    kept = (out / "eval_before.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(kept) == 1 and json.loads(kept[0])["moves"] == 1

@@ -11,11 +11,17 @@ tasks: the share whose argmax is the gold part.
 
 If this supervised scorer cannot beat a zero-training rule on test, no policy over these inputs
 will learn to (PPO gets less: a reward, not the answer), and the gap is in the inputs or the data,
-not in the RL. Prints per seed (the seed draws the entity and part orders) and the mean with a
+not in the RL. ``--inputs head`` reads the text policy with its affordance head (``rl/affordance.py``,
+fitted on train only, with the validation and test golds held out of it as ``train_ppo`` holds out
+the test golds): the scorer is linear in both cosines' products, the head's log fit and its need x
+offer per category, and starts at ``text_rule``'s "cosines plus fit", which is where
+``train ppo --policy text --affordance-head`` starts; so it says how far PPO's start is from what
+those inputs allow. Prints per seed (the seed draws the entity and part orders) and the mean with a
 95 % interval; the last line of stdout is one JSON object with the figures.
 
 Needs no torch (scipy's L-BFGS); ``--inputs text`` needs the ``embed`` extra for ``--encoder st:``.
-Usage: ``python benchmarks/bench_rl_ceiling.py [--inputs features|text|both] [--seeds 0,1,2]``.
+Usage: ``python benchmarks/bench_rl_ceiling.py [--inputs features|text|head|both] [--seeds 0,1,2]``
+(``both``: features and text).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from scipy import optimize  # type: ignore[import-untyped]
 from lateralgym.envs import EpisodeConfig
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
+from lateralgym.envs.benchmarks.creativity.rl.affordance import START_FIT_WEIGHT, fit_affordance_head
 from lateralgym.envs.benchmarks.creativity.rl.baselines import seed_interval
 from lateralgym.envs.benchmarks.creativity.rl.evaluation import load_tasks, split_tasks, training_config
 from lateralgym.envs.benchmarks.creativity.rl.text import TextCreativity, make_encoder
@@ -57,6 +64,22 @@ def commit_rows(env: DiscreteCreativity, tasks: Sequence[CreativityTask], seed: 
             commit = env.decode(int(action))
             gold[n] = commit.entity == task.gold.entity and getattr(commit, "part", None) == task.gold.part
         found.append((rows[valid][:, columns].astype(np.float64), gold))
+    return found
+
+
+LAMBDAS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
+"""The L2 strengths validation chooses from (towards the rule's weights)."""
+
+
+def head_rows(rows: Rows, similarity: int) -> Rows:
+    """The head's inputs as the scorer reads them: the cosines' products, the log of the summed need x
+    offer (``ActionScorer``'s log fit; 0 on a row without one) and the need x offer per category."""
+    found: Rows = []
+    for x, y in rows:
+        fits = x[:, similarity:]
+        total = fits.sum(axis=1)
+        log_fit = np.where(total > 0, np.log(np.maximum(total, 1e-8)), 0.0)
+        found.append((np.hstack([x[:, :similarity], log_fit[:, None], fits]), y))
     return found
 
 
@@ -88,7 +111,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", default="creativity-interactive", help="CreativityBench config")
     parser.add_argument("--data", help="task file (default: the shipped sample)")
-    parser.add_argument("--inputs", choices=("features", "text", "both"), default="both")
+    parser.add_argument("--inputs", choices=("features", "text", "head", "both"), default="both")
     parser.add_argument("--encoder", default="st:", help="the text inputs' encoder (st:, lexical)")
     parser.add_argument("--seeds", default="0,1,2", help="comma-separated seeds (entity and part orders)")
     parser.add_argument("--part-order", choices=("shuffled", "file"), default="shuffled")
@@ -119,16 +142,36 @@ def main() -> None:
             columns = slice(0, 2 * encoder.dim)
             rule, rule_w = "entity_plus_part_cosine", np.ones(2 * encoder.dim)  # the sum of both cosines
             wrap = functools.partial(TextCreativity, encoder=encoder, part_order=args.part_order)
+        if inputs == "head":
+            # the validation tasks read a head that never saw their golds, as test reads one fitted on train
+            valid_head = fit_affordance_head(train[:cut], [*train[cut:], *test], encoder)
+            test_head = fit_affordance_head(train, test, encoder)
+            columns = slice(0, 2 * encoder.dim + len(test_head.categories))
+            rule = "cosines_plus_fit"  # text_rule's, and the policy's start: 1 x cosines + the fit's weight
+            rule_w = np.concatenate([np.ones(2 * encoder.dim), [START_FIT_WEIGHT], np.zeros(len(test_head.categories))])
         figures: dict[str, list[float]] = {"rule_train": [], "rule_test": [], "fit_train": [], "fit_test": []}
         lambdas: list[float] = []
         for seed in seeds:
-            fit_rows = commit_rows(wrap(CreativityEnv(config, items=train)), train, seed, columns)
-            test_rows = commit_rows(wrap(CreativityEnv(config, items=test)), test, seed, columns)
-            start = rule_w * (5.0 if inputs == "text" else 1.0)
-            chosen = max(
-                (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0),
-                key=lambda lam: gold_rate(fit_rows[cut:], fit(fit_rows[:cut], lam, start)),
-            )
+            if inputs == "head":
+                valid_wrap = functools.partial(wrap, head=valid_head)
+                valid_rows = commit_rows(valid_wrap(CreativityEnv(config, items=train)), train, seed, columns)
+                valid_rows = head_rows(valid_rows, 2 * encoder.dim)
+                head_wrap = functools.partial(wrap, head=test_head)
+                fit_rows = head_rows(
+                    commit_rows(head_wrap(CreativityEnv(config, items=train)), train, seed, columns), 2 * encoder.dim
+                )
+                test_rows = head_rows(
+                    commit_rows(head_wrap(CreativityEnv(config, items=test)), test, seed, columns), 2 * encoder.dim
+                )
+            else:
+                fit_rows = commit_rows(wrap(CreativityEnv(config, items=train)), train, seed, columns)
+                test_rows = commit_rows(wrap(CreativityEnv(config, items=test)), test, seed, columns)
+                valid_rows = fit_rows
+            start = rule_w * (1.0 if inputs == "features" else 5.0)
+            validation = {lam: gold_rate(valid_rows[cut:], fit(valid_rows[:cut], lam, start)) for lam in LAMBDAS}
+            chosen = max(validation, key=lambda lam: validation[lam])
+            shown = ", ".join(f"{lam:g}: {rate:.1f}" for lam, rate in validation.items())
+            print(f"{inputs:8} seed {seed}: validation rule {gold_rate(valid_rows[cut:], rule_w):.1f}; lambda {shown}")
             w = fit(fit_rows, chosen, start)
             lambdas.append(chosen)
             figures["rule_train"].append(gold_rate(fit_rows, rule_w))

@@ -194,7 +194,12 @@ def test_the_ceiling_benchmark_fits_on_train_and_ends_with_one_json_line(tmp_pat
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["split"] == {"train": 16, "test": 8}
     assert set(report["ceiling"]) == {"features", "text"}
-    for figures in report["ceiling"].values():
+    head = subprocess.run([*command, "--inputs", "head"], capture_output=True, text=True, timeout=600)
+    assert head.returncode == 0, head.stderr[-3000:]
+    with_head = json.loads(head.stdout.strip().splitlines()[-1])["ceiling"]
+    assert set(with_head) == {"head"} and with_head["head"]["rule"] == "cosines_plus_fit"
+    assert "validation rule" in head.stdout  # the rates lambda was chosen from are printed
+    for figures in [*report["ceiling"].values(), with_head["head"]]:
         assert len(figures["lambdas"]) == 2
         for name in ("rule_train", "rule_test", "fit_train", "fit_test"):
             stats = figures[name]

@@ -64,6 +64,7 @@ from lateralgym.episodes._rollouts import (
 )
 from lateralgym.episodes._rundir import RunDirError, RunLockedError
 from lateralgym.episodes._runner import current_run_dir, run, run_async
+from lateralgym.episodes._session import EpisodeSession, RecordWriter, SessionStep
 from lateralgym.episodes._usage import UsageTally, metrics_and_usage, usage_from_log
 from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
 
@@ -89,6 +90,9 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "EpisodeSession",
+    "RecordWriter",
+    "SessionStep",
     "JudgeTape",
     "LoggedDetail",
     "LoggedJudgeReply",

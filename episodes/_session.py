@@ -1,0 +1,256 @@
+"""``EpisodeSession``: one episode of a config, owned by one object that every driver steps.
+
+A session holds an env, the episode's identity (an ``EpisodeSpec``: ``episode_id``, item, repeat,
+seed), the moves' rewards and model usage, and the writer its records go to. ``start`` resets the
+env on the spec's item under its seed and writes the ``episode_start`` record; ``astep`` (or
+``step``) plays one move and writes its ``step`` line; ``finish`` writes the ``episode_end`` record
+once, with the typed outcome, however the episode ended (``error`` says why it stopped early:
+an agent or judge failure, a client that left). Nothing else steps an env and writes a step line:
+the runner, the server (``lateralgym serve``), TRL's ``environment_factory``, the verifiers
+plugin and the GRPO rollouts all drive sessions, so a served or trained episode is logged exactly
+like a run's.
+
+An episode is found by its ``episode_id``, never by its text: two items with the same opening are
+two sessions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from lateralgym.agents import scrub_credentials
+from lateralgym.envs import LateralEnv, ModelCall
+from lateralgym.episodes._judge_tape import JudgeTape
+from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, StepLine, Usage, observation
+from lateralgym.episodes._plan import EpisodeSpec
+
+__all__ = ["EpisodeSession", "RecordWriter", "SessionStep"]
+
+
+class RecordWriter(Protocol):
+    """Where an episode's records go: the step log, or a Ray worker's list the driver writes."""
+
+    def write(self, record: EpisodeStart | StepLine | EpisodeEnd) -> None: ...
+
+    def sync(self) -> None: ...
+
+
+class _Discard:
+    """A writer that keeps nothing (a session driven without a log: a trainer's rollouts)."""
+
+    def write(self, record: EpisodeStart | StepLine | EpisodeEnd) -> None:
+        return None
+
+    def sync(self) -> None:
+        return None
+
+
+SessionStep = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]
+"""``(observation, reward, terminated, truncated, info)``, as Gymnasium's ``step`` returns."""
+
+
+class EpisodeSession:
+    """One episode: reset on an item under a seed, moves stepped and logged, one end record.
+
+    Args:
+        env: the env the episode runs in (a session borrows it for one episode at a time).
+        spec: the episode's identity and seed.
+        writer: where its records go (None: nowhere, for drivers that keep no log).
+        run_id: the run the records belong to.
+        run_dir: the run directory (long observations are stored there by hash; None keeps them inline).
+        player: the player's spec, as the start record names it.
+        tape: the judge tape of a player who may go on mid-episode after a resume (its replies are
+            logged in full); the env's judge must already be this tape.
+    """
+
+    def __init__(
+        self,
+        env: LateralEnv,
+        spec: EpisodeSpec,
+        *,
+        writer: RecordWriter | None = None,
+        run_id: str = "",
+        run_dir: Path | None = None,
+        player: str = "",
+        tape: JudgeTape | None = None,
+    ) -> None:
+        self.env = env
+        self.spec = spec
+        self.writer: RecordWriter = writer if writer is not None else _Discard()
+        self.run_id = run_id
+        self.run_dir = run_dir
+        self.player = player
+        self.tape = tape
+        self.obs: dict[str, Any] = {}
+        """The latest observation (what the player acts on next)."""
+        self.info: dict[str, Any] = {}
+        self.reward = 0.0
+        """The rewards of the moves so far, summed."""
+        self.terminated = False
+        self.truncated = False
+        self.usage: dict[str, Usage] = {}
+        """Model usage so far, per role."""
+        self.started = False
+        self.end: EpisodeEnd | None = None
+        """The end record, once ``finish`` wrote it."""
+
+    @property
+    def ids(self) -> dict[str, str]:
+        """The identity every record of the episode carries."""
+        return {"run_id": self.run_id, "episode_id": self.spec.episode_id, "item_id": self.spec.item_id}
+
+    @property
+    def done(self) -> bool:
+        """Whether the episode is over: it ended by its rules, or ``finish`` was called."""
+        return self.terminated or self.truncated or self.end is not None
+
+    def start(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Reset the env on the spec's item under its seed (``log_start`` then writes the start record).
+
+        Returns:
+            The first observation and info.
+
+        Raises:
+            ConfigError: the env has no item with the spec's id.
+        """
+        self.obs, self.info = self.env.reset(seed=self.spec.seed, options={"item_id": self.spec.item_id})
+        self.started = True
+        return self.obs, self.info
+
+    def log_start(self, *, prompt: list[dict[str, str]] | None = None, first_message: str | None = None) -> None:
+        """Write the start record, after ``start`` (a player picks its prompt from the first observation).
+
+        Args:
+            prompt: the chat messages an LLM player was given before the first observation.
+            first_message: the player's first user message when it is not the observation as written.
+        """
+        config, env = self.env.config, self.env
+        self.writer.write(
+            EpisodeStart(
+                **self.ids,
+                repeat=self.spec.repeat,
+                seed=self.spec.seed,
+                config=config.name,
+                benchmark=config.benchmark,
+                mode=config.mode,
+                player=self.player,
+                judge=getattr(env.judge, "name", "?"),
+                observation=observation(str(self.obs["text"]), self.run_dir),
+                meta=env.benchmark.item_meta(env.item),
+                prompt=prompt,
+                first_message=first_message,
+            )
+        )
+
+    def resume(
+        self,
+        last: tuple[dict[str, Any], dict[str, Any]],
+        reward: float,
+        terminated: bool,
+        truncated: bool,
+        usage: dict[str, Usage],
+    ) -> None:
+        """Take over an episode replayed to its next turn (a resumed run): its logged lines stay."""
+        self.obs, self.info = last
+        self.reward, self.terminated, self.truncated = reward, terminated, truncated
+        for role, logged in usage.items():
+            self.usage.setdefault(role, Usage()).merge(logged)
+        self.started = True
+
+    def count(self, calls: Sequence[ModelCall]) -> None:
+        """Add model calls to the episode's usage (a failed player call, a failing judge's calls)."""
+        for call in calls:
+            self.usage.setdefault(call.role, Usage()).add(call)
+
+    async def astep(self, move: Any, *, llm: ModelCall | None = None) -> SessionStep:
+        """Play one move (text, dict or ``Action``, as ``env.step`` takes it) and log its step line.
+
+        Args:
+            move: the player's move.
+            llm: the player's model call behind the move (counted and logged with the step).
+
+        Raises:
+            EpisodeOverError: the episode is over, or was never started.
+        """
+        self.count([llm] if llm is not None else [])
+        before = str(self.obs.get("text", ""))
+        obs, reward, terminated, truncated, info = await self.env.astep(move)
+        self._stepped(before, obs, reward, terminated, truncated, info, llm)
+        return obs, reward, terminated, truncated, info
+
+    def step(self, move: Any, *, llm: ModelCall | None = None) -> SessionStep:
+        """``astep`` for synchronous callers (an offline judge is driven in place, others on a shared loop)."""
+        self.count([llm] if llm is not None else [])
+        before = str(self.obs.get("text", ""))
+        obs, reward, terminated, truncated, info = self.env.step(move)
+        self._stepped(before, obs, reward, terminated, truncated, info, llm)
+        return obs, reward, terminated, truncated, info
+
+    def _stepped(
+        self,
+        before: str,
+        obs: dict[str, Any],
+        reward: float,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+        llm: ModelCall | None,
+    ) -> None:
+        self.obs, self.info = obs, info
+        self.reward += reward
+        self.terminated, self.truncated = terminated, truncated
+        record = self.env.records[-1]
+        self.count(record.judge_calls)
+        self.writer.write(
+            StepLine(
+                **self.ids,
+                step=record.turn,
+                action=record.action,
+                valid=record.valid,
+                observation=observation(before, self.run_dir),
+                reply=observation(str(obs["text"]), self.run_dir),
+                reward=reward,
+                judge_label=record.judge_label,
+                judge_raw=record.judge_raw,
+                terminated=terminated,
+                truncated=truncated,
+                llm=llm,
+                judge_calls=list(record.judge_calls),
+                judge_replies=(self.tape.take() or None) if self.tape is not None else None,
+            )
+        )
+
+    def fail(self, exc: BaseException) -> str:
+        """The one-line reason an exception ends the episode (credentials removed); its model calls counted."""
+        self.count(getattr(exc, "calls", ()))
+        return scrub_credentials(f"{type(exc).__name__}: {exc}")
+
+    def finish(self, error: str | None = None) -> EpisodeEnd:
+        """Write the end record (once; later calls return it): the outcome so far, the summed reward,
+        the usage per role, and ``error`` when the episode stopped before its end."""
+        if self.end is not None:
+            return self.end
+        env = self.env
+        outcome = env.outcome().model_dump(mode="json") if self.started else None
+        self.end = EpisodeEnd(
+            **self.ids,
+            repeat=self.spec.repeat,
+            benchmark=env.config.benchmark,
+            outcome=outcome,
+            meta=env.benchmark.item_meta(env.item) if self.started else {},
+            reward=self.reward,
+            terminated=self.terminated,
+            truncated=self.truncated,
+            error=error,
+            usage=self.usage,
+        )
+        self.writer.write(self.end)
+        self.writer.sync()
+        return self.end
+
+    @property
+    def solution(self) -> str:
+        """The item's reference solution, for a person once the episode is over (never a player's observation)."""
+        return self.env.benchmark.solution_text(self.env.item)

@@ -35,7 +35,14 @@ from lateralgym.episodes._log import (
     observation_text,
     read_log,
 )
-from lateralgym.episodes._manifest import MANIFEST_VERSION, Manifest, RunRecord, read_manifest, read_run
+from lateralgym.episodes._manifest import (
+    MANIFEST_VERSION,
+    Manifest,
+    RunRecord,
+    package_version,
+    read_manifest,
+    read_run,
+)
 from lateralgym.episodes._metrics import (
     DuplicateEpisodes,
     MetricsAccumulator,
@@ -64,6 +71,7 @@ from lateralgym.episodes._rollouts import (
 )
 from lateralgym.episodes._rundir import RunDirError, RunLockedError
 from lateralgym.episodes._runner import current_run_dir, run, run_async
+from lateralgym.episodes._served import REMOTE_PLAYER, EpisodeSessions
 from lateralgym.episodes._session import EpisodeSession, RecordWriter, SessionStep
 from lateralgym.episodes._usage import UsageTally, metrics_and_usage, usage_from_log
 from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
@@ -90,6 +98,9 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "EpisodeSessions",
+    "REMOTE_PLAYER",
+    "package_version",
     "EpisodeSession",
     "RecordWriter",
     "SessionStep",

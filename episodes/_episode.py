@@ -60,9 +60,7 @@ async def _played(session: EpisodeSession, agent: Agent, continued: Continuation
     else:
         agent.reset(*continued.opening, seed=session.spec.seed)
         agent.show_played(str(continued.opening[0]["text"]), continued.turns)
-        session.resume(
-            continued.last, continued.reward, continued.terminated, continued.truncated, continued.usage
-        )
+        session.resume(continued.last, continued.reward, continued.terminated, continued.truncated, continued.usage)
     while not session.done:
         if hasattr(agent, "last_llm"):
             agent.last_llm = None  # so a failure below is never blamed on the previous call

@@ -26,13 +26,31 @@ from lateralgym.episodes._options import RecordedOptions
 from lateralgym.episodes._plan import EpisodeSpec
 from lateralgym.episodes._rundir import CONFIG_FILE, MANIFEST, SUMMARY
 
-__all__ = ["MANIFEST_VERSION", "Manifest", "RunRecord", "read_manifest", "read_run", "require_run_dir"]
+__all__ = [
+    "MANIFEST_VERSION",
+    "Manifest",
+    "RunRecord",
+    "package_version",
+    "read_manifest",
+    "read_run",
+    "require_run_dir",
+]
 
 MANIFEST_VERSION = 2
 """2: the settings under ``options`` (a ``RunOptions``); 1: every setting at the top level."""
 
 _TOP_LEVEL_SETTINGS = ("player", "judge", "judge_samples", "limit", "repeats", "concurrency", "use_cache")
 """Settings a version 1 manifest holds at the top level, under the same names as in ``RunOptions``."""
+
+
+def package_version() -> str:
+    """LateralGym's version as installed (the package's metadata), for the manifests runs write."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("lateralgym")
+    except PackageNotFoundError:  # pragma: no cover - a source tree used without installing it
+        return "0+unknown"
 
 
 class Manifest(BaseModel):

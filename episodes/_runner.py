@@ -29,7 +29,6 @@ from typing import Any
 
 import yaml
 
-import lateralgym
 from lateralgym.agents import (
     DEFAULT_CONCURRENCY,
     LOCAL_PROVIDER,
@@ -44,7 +43,7 @@ from lateralgym.agents import (
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, load_config_items
 from lateralgym.envs.support import check_hints
 from lateralgym.episodes._failures import FailureWatch
-from lateralgym.episodes._manifest import Manifest, read_manifest, require_run_dir
+from lateralgym.episodes._manifest import Manifest, package_version, read_manifest, require_run_dir
 from lateralgym.episodes._options import HUMAN, RunOptions, check_people
 from lateralgym.episodes._plan import EpisodeSpec, plan_episodes
 from lateralgym.episodes._play import RollOut, RunResult, roll_out
@@ -271,7 +270,7 @@ def _new_manifest(
     judge_url = options.judge_base_url or options.base_url
     return Manifest(
         run_id=run_id,
-        lateralgym_version=lateralgym.__version__,
+        lateralgym_version=package_version(),
         created=dt.datetime.now(dt.UTC).isoformat(),
         python=platform.python_version(),
         platform=platform.platform(),

@@ -226,7 +226,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(f"resuming: the episodes finished are kept; {left_under_way(recorded, 'an episode left')}")
         result = run(None, options, resume=request)
     else:
-        config = _config(args, imports)
+        config = config_from_args(args, imports)
         if args.dry_run:
             print(dry_run(config, options).render())
             return EXIT_OK
@@ -279,7 +279,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
     )
 
 
-def _config(args: argparse.Namespace, imports: tuple[str, ...]) -> EpisodeConfig:
+def config_from_args(args: argparse.Namespace, imports: tuple[str, ...]) -> EpisodeConfig:
     """The named config (after ``--import``) with ``--data``, ``--format``, ``--seed`` and ``--max-turns`` applied."""
     from lateralgym.envs import EpisodeConfig
 

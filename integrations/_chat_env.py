@@ -9,8 +9,8 @@ success). The chat is the LLM player's: the same system prompt, worked examples 
 (``lateralgym.agents._prompts``, ``read_model_reply``), so a policy trained here plays
 ``lateralgym run ... --player provider/model`` exactly as it trained.
 
-Each rollout gets its own ``LateralEnv`` (envs hold one episode); the judge is built once and
-shared, as the runner does. The player never sees anything the env does not show it.
+Each rollout is an ``EpisodeSession`` on its own ``LateralEnv`` (envs hold one episode); the judge is
+built once and shared, as the runner does. The player never sees anything the env does not show it.
 
 Example:
     >>> env = ChatEnv(config_name)  # any shipped config, e.g. the first of ``lateralgym configs``
@@ -29,6 +29,8 @@ from typing import Any
 from lateralgym.agents import PromptPlan, Reasoning, conversation_start, prompt_plan, read_model_reply
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, ModelCall, benchmark_of, load_config_items
 from lateralgym.episodes import (
+    EpisodeSession,
+    EpisodeSpec,
     Rollout,
     RolloutTurn,
     outcome_fields,
@@ -46,10 +48,10 @@ Message = dict[str, str]
 
 @dataclass
 class EpisodeState:
-    """One rollout in progress: its env, its chat so far and what the env paid."""
+    """One rollout in progress: its episode session, its chat so far and what the env paid."""
 
-    env: LateralEnv
-    """The episode's own env (privileged: the policy must not read it)."""
+    session: EpisodeSession
+    """The episode (privileged: the policy must not read its env)."""
     plan: PromptPlan
     """The player protocol (reasoning, worked examples) the chat follows."""
     info: dict[str, Any]
@@ -71,6 +73,11 @@ class EpisodeState:
     """Why the episode stopped early (the model call failed)."""
     final_reply: str = ""
     """The env's answer to the last move (never shown to the model)."""
+
+    @property
+    def env(self) -> LateralEnv:
+        """The episode's env (privileged: the policy must not read it)."""
+        return self.session.env
 
     @property
     def reward(self) -> float:
@@ -157,14 +164,16 @@ class ChatEnv:
         """
         env = LateralEnv(self.config, items=self.items, judge=self.judge)
         key = item_id if item_id is not None else env.benchmark.item_id(self.items[0])
-        obs, info = env.reset(seed=seed, options={"item_id": key})
+        spec = EpisodeSpec(episode_id=f"{key}#{repeat}", item_id=key, repeat=repeat, seed=seed)
+        session = EpisodeSession(env, spec)
+        obs, info = session.start()
         shots = None if isinstance(self.few_shot, bool) else self.few_shot
         plan = prompt_plan(
             info, reasoning=self.reasoning, few_shot=bool(self.few_shot), shots=shots, demonstrations=self.demos
         )
         messages = conversation_start(plan, str(obs["text"]), self.system_prompt)
         return EpisodeState(
-            env=env,
+            session=session,
             plan=plan,
             info=info,
             messages=messages,
@@ -190,7 +199,7 @@ class ChatEnv:
         call = reply if isinstance(reply, ModelCall) else None
         text = reply.text if isinstance(reply, ModelCall) else reply
         action, _ = read_model_reply(text, state.info, state.plan.reasoning, call.finish_reason if call else None)
-        obs, reward, terminated, truncated, info = await state.env.astep(action)
+        obs, reward, terminated, truncated, info = await state.session.astep(action, llm=call)
         record = state.env.records[-1]
         answer = str(obs["text"])
         state.turns.append(

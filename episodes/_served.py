@@ -206,7 +206,7 @@ class EpisodeSessions:
                 left = list(self._open.values())
             for session in left:
                 if session.started and session.end is None:
-                    session.finish("unfinished: the server stopped mid-episode")
+                    session.finish("unfinished: stopped mid-episode (the server or trainer closed)")
             with self._lock:
                 self._open.clear()
             if self._writer is not None and self.run_dir is not None:

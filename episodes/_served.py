@@ -23,13 +23,13 @@ import threading
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import yaml
 
 from lateralgym.agents import safe_spec
-from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, load_config_items, split_items
+from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, Split, load_config_items, split_items
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, StepLogWriter, read_log
 from lateralgym.episodes._manifest import Manifest, package_version
 from lateralgym.episodes._options import RunOptions
@@ -148,7 +148,7 @@ class EpisodeSessions:
             if split is None:
                 chosen = list(self.items)
             elif split in ("train", "test"):
-                chosen = split_items(self.items, split)
+                chosen = split_items(self.items, cast(Split, split))
             else:
                 raise ConfigError(f"split must be 'train' or 'test', got {split!r}")
             self._splits[key] = [benchmark.item_id(item) for item in chosen]

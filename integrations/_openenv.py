@@ -42,7 +42,7 @@ from openenv.core.env_server.types import Action, EnvironmentMetadata, Observati
 __all__ = ["LateralGymEnvironment", "LateralObservation", "legal_moves", "openenv_app", "public_info"]
 
 
-class LateralObservation(Observation):
+class LateralObservation(Observation):  # type: ignore[misc]
     """What a client gets after ``reset`` and each ``step``."""
 
     text: str = ""
@@ -53,7 +53,7 @@ class LateralObservation(Observation):
     """Every move the player can make now, where the benchmark has a finite set (multiple choice); else None."""
 
 
-class LateralState(State):
+class LateralState(State):  # type: ignore[misc]
     """``state``: where the session's episode is (nothing hidden)."""
 
     config: str = ""
@@ -113,7 +113,7 @@ def action_model(sessions: EpisodeSessions) -> type[Action]:
     return model
 
 
-class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState]):
+class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState]):  # type: ignore[misc]
     """One client's connection: an episode session per ``reset``, driven by the client's moves."""
 
     SUPPORTS_CONCURRENT_SESSIONS = True

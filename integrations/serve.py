@@ -184,7 +184,7 @@ def _quiet_disconnects(record: logging.LogRecord) -> bool:
 def _server_class() -> type[Any]:
     import uvicorn
 
-    class Server(uvicorn.Server):  # type: ignore[misc]
+    class Server(uvicorn.Server):
         """uvicorn's server, stopped by SIGINT / SIGTERM without raising the signal again once stopped
         (uvicorn does, which would end the process before the run directory is closed)."""
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import verifiers.v1 as vf
 from openai import AsyncOpenAI
@@ -204,7 +204,7 @@ class ChatHarness(vf.Harness[ChatHarnessConfig]):  # type: ignore[misc]
             messages += [m if isinstance(m, dict) else message_to_wire(m) for m in prompt or []]
         client = AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0)
         try:
-            response = await client.chat.completions.create(model=ctx.model, messages=messages)
+            response = await client.chat.completions.create(model=ctx.model, messages=cast(Any, messages))
         finally:
             await client.close()
         return vf.ProgramResult(0, response.choices[0].message.content or "", "")

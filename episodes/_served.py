@@ -99,6 +99,7 @@ class EpisodeSessions:
         first = LateralEnv(self.config, items=given, judge=judge)  # a wrong item type or judge fails here
         self.judge: Judge = first.judge
         self.items = first.items
+        self.benchmark = first.benchmark
         self._envs = [first]
         self._splits: dict[str, list[str]] = {}
         self._counts: dict[str, int] = {}
@@ -144,7 +145,7 @@ class EpisodeSessions:
         """
         key = split or ""
         if key not in self._splits:
-            benchmark = self._envs[0].benchmark
+            benchmark = self.benchmark
             if split is None:
                 chosen = list(self.items)
             elif split in ("train", "test"):
@@ -172,7 +173,7 @@ class EpisodeSessions:
             item_id = pool[int(np.random.default_rng(seed).integers(len(pool)))]
         else:
             item_id = str(item_id)
-            if item_id not in self._envs[0].items.positions:
+            if item_id not in self.items.positions:
                 raise ConfigError(
                     f"no item with id {item_id!r} in config {self.config.name!r} ({len(self.items)} items)"
                 )

@@ -6,7 +6,7 @@ verifiers 0.4 finds a plugin by importing the module its id names (``lateralgym-
 
 * ``LateralTaskset``: the episodes ``lateralgym run`` plans for a config (its items in dataset order,
   the same seeds), each a task whose prompt is the LLM player's chat: system prompt, worked
-  examples, first observation. Its settings are taskset options (``--env.taskset.config splat``,
+  examples, first observation. Its settings are taskset options (``--env.taskset.config CONFIG``,
   ``--env.taskset.split test``, ``--env.taskset.data FILE``, ``--env.taskset.imports my_game.py``).
 * ``LateralEnv``: plays a task's episode through ``ChatEnv`` (the LLM player's reply parser and an
   ``EpisodeSession``): each model reply is one move, the env's answer is the next user message, until
@@ -18,7 +18,7 @@ verifiers 0.4 finds a plugin by importing the module its id names (``lateralgym-
 
 Evaluate a config with verifiers' own CLI against any OpenAI-compatible server::
 
-    vf-eval lateralgym-env --env.taskset.config brainteaser -m MODEL --client.base-url URL/v1 \\
+    vf-eval lateralgym-env --env.taskset.config CONFIG -m MODEL --client.base-url URL/v1 \\
         --client.api-key-var OPENAI_API_KEY -n 20 --no-push -o outputs
 """
 
@@ -32,7 +32,7 @@ import verifiers.v1 as vf
 from openai import AsyncOpenAI
 from verifiers.v1.dialects.chat import message_to_wire
 
-from lateralgym.envs import EpisodeConfig, load_benchmark, split_items
+from lateralgym.envs import SHIPPED_CONFIGS, EpisodeConfig, load_benchmark, split_items
 from lateralgym.episodes import outcome_succeeded, plan_episodes
 from lateralgym.integrations._chat_env import ChatEnv
 
@@ -51,8 +51,8 @@ __all__ = [
 class LateralTasksetConfig(vf.TasksetConfig):  # type: ignore[misc]
     """Which LateralGym episodes the taskset holds (each a taskset option: ``--env.taskset.NAME``)."""
 
-    config: str = "brainteaser"
-    """A shipped config, a YAML/TOML config file, or a benchmark's name."""
+    config: str = SHIPPED_CONFIGS[0]
+    """A shipped config, a YAML/TOML config file, or a benchmark's name (default: the first shipped config)."""
     data: str | None = None
     """A dataset file in place of the config's (an official release or LateralGym JSONL)."""
     split: Literal["train", "test"] | None = None

@@ -6,6 +6,8 @@
   and a benchmark's own ``commands`` module.
 * What crosses packages goes through public names: no package imports another package's private
   module (a benchmark's folder may use the engine's, whose package it is part of).
+* One object drives an episode: the one module that writes step lines (``StepLine``) is the one
+  that steps an env for them, ``EpisodeSession``; every driver (runner, server, trainers) goes through it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("lateralgym", "envs", "agents", "judges", "episodes", "integrations", "databuild")
+PACKAGES = ("lateralgym", "envs", "agents", "judges", "episodes", "integrations", "databuild", "lateralgym_env")
 BENCHMARK_NAMES = re.compile(
     r"splat|brainteaser|creativ|riddle|arbench|ar-bench|macgyver|lateval|turtle", re.IGNORECASE
 )
@@ -96,3 +98,20 @@ def test_no_package_imports_another_packages_private_module() -> None:
             if not inside:
                 offenders.append(f"{relative(path)} imports {module}")
     assert not offenders, "private modules imported across packages:\n" + "\n".join(sorted(set(offenders)))
+
+
+def _calls(tree: ast.AST) -> list[ast.Call]:
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+
+
+def test_one_place_steps_an_env_and_writes_a_step_line() -> None:
+    writes, both = [], []
+    for path in package_files():
+        calls = _calls(ast.parse(path.read_text(encoding="utf-8")))
+        names = {c.func.id for c in calls if isinstance(c.func, ast.Name)}
+        attributes = {c.func.attr for c in calls if isinstance(c.func, ast.Attribute)}
+        if "StepLine" in names:
+            writes.append(relative(path))
+            if attributes & {"step", "astep"}:
+                both.append(relative(path))
+    assert writes == ["episodes/_session.py"] and both == writes, (writes, both)

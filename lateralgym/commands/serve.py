@@ -24,9 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         'GenericEnvClient(base_url=URL) plays it. Actions are {"text": MOVE}, exactly the moves \'lateralgym '
         "run' players make; reset takes seed, item_id and split. With --out every served episode is logged as a "
         "run is, so replay, view, report and compare read it. Ctrl-C stops the server.",
-        epilog="examples:\n  lateralgym serve brainteaser --port 8000\n"
-        "  lateralgym serve splat --judge openai/gpt-4o-mini --max-sessions 16 --out runs\n"
-        "  lateralgym serve --import my_game.py my-game",
+        epilog="examples:\n  lateralgym serve CONFIG --port 8000\n"
+        "  lateralgym serve CONFIG --judge openai/gpt-4o-mini --max-sessions 16 --out runs\n"
+        "  lateralgym serve --import my_game.py my-game --data my_items.jsonl",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     serve.add_argument(

@@ -6,7 +6,8 @@ in the same run (the framework's floor: what any OpenEnv env costs over the wire
 config and number of sessions (1, 16, 64): steps/s, the ratio to the floor, p50 / p99 step latency.
 
 The two servers, both in this process, each on a background thread under uvicorn on 127.0.0.1 with
-the same settings (``ws="websockets-sansio"``, log level warning, no lifespan, no access log):
+the same settings (``integrations.serve.UVICORN_SETTINGS``: uvicorn's sans-I/O WebSocket protocol without
+per-message compression, log level warning, no lifespan, no access log):
 
 * **serve**: ``lateralgym.integrations.serve.served`` (what ``lateralgym serve`` runs), no run
   directory (``--out`` off), the config's offline judge.
@@ -26,9 +27,7 @@ Moves: episodes are recorded in-process first (``bench_env_step.recorded_episode
 replayed through openenv-core's async ``GenericEnvClient``: ``reset(seed=...)``, from which the
 server draws the recorded item (checked in-process before the run, with ``EpisodeSessions.open``),
 then ``step({"text": MOVE})`` move by move until the server says ``done``. ``--item-id`` sends
-``reset(seed=..., item_id=...)`` instead (at the time of writing that fails once every env of the
-server's pool is in use, i.e. with more than one session: ``EpisodeSessions.open`` looks the item up
-on ``self._envs[0]``). The echo side replays the same episodes with ``step({"message": MOVE})`` (the
+``reset(seed=..., item_id=...)`` instead. The echo side replays the same episodes with ``step({"message": MOVE})`` (the
 same text; its ``reset`` takes no seed or item and openenv-core drops them). **A reset counts as a
 step** on both sides (where one episode ends and the next starts: a BrainTeaser episode is two
 steps, its reset and its commit). The share of replayed moves the server accepted
@@ -59,8 +58,8 @@ server (``tests/llm_server.py``, answering as ``benchmarks/_scripted.py``'s coop
 to questions, "not yet" to wrong explanations) after a fixed delay (``--judge-latency-ms``, 20), in
 a process of its own. Expected far below the floor (each judged move waits for the model); no goal,
 its ratio is printed all the same, with the judge's requests in flight at the model server (mean,
-max) and model calls per step. (``lateralgym serve`` sets no LLM request cap, so the client layer's
-default per event loop holds: 8 in flight, whatever the number of sessions.)
+max) and model calls per step. (``lateralgym serve`` lets a model judge have as many requests in flight
+as it has sessions, at least 8.)
 
 The last line is JSON with every figure. Run: ``python benchmarks/bench_serve.py [--quick]``
 (default ~4 min: 3 rounds of 3 s per side, config and level; ``--quick`` ~40 s).
@@ -317,15 +316,13 @@ def echo_served(max_sessions: int) -> Iterator[str]:
     import uvicorn
     from openenv.core.env_server.http_server import create_fastapi_app
 
-    from lateralgym.integrations.serve import bind
+    from lateralgym.integrations.serve import UVICORN_SETTINGS, bind
 
     with tempfile.TemporaryDirectory() as tmp:
         environment, action, observation = _echo_types(Path(tmp))
     app = create_fastapi_app(environment, action, observation, max_concurrent_envs=max_sessions)
     sock = bind(HOST, 0)
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", ws="websockets-sansio", lifespan="off", access_log=False)
-    )
+    server = uvicorn.Server(uvicorn.Config(app, **UVICORN_SETTINGS))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name=ECHO_THREAD, daemon=True)
     thread.start()
     try:

@@ -24,7 +24,6 @@ with ``error`` in the log.
 from __future__ import annotations
 
 import functools
-import json
 import os
 from typing import Any
 
@@ -71,16 +70,20 @@ def public_info(info: dict[str, Any]) -> dict[str, Any]:
     return {key: _plain(value) for key, value in info.items() if key != "outcome"}
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _plain(value: Any) -> Any:
-    """``value`` as plain JSON (numpy scalars and arrays, tuples and sets turned into numbers and lists)."""
-    return json.loads(json.dumps(value, default=_default, ensure_ascii=False))
-
-
-def _default(value: Any) -> Any:
+    """``value`` as plain JSON values: numpy scalars and arrays, tuples and sets as numbers and lists,
+    mapping keys as text, anything else as its text."""
+    if isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_plain(item) for item in value]
     if hasattr(value, "tolist"):
-        return value.tolist()
-    if isinstance(value, set | frozenset | tuple):
-        return list(value)
+        return _plain(value.tolist())
     return str(value)
 
 
@@ -123,6 +126,8 @@ class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState
         self.sessions = sessions
         self.session: EpisodeSession | None = None
         self.episode_id: str | None = None
+        self._moves: list[str] | None = None
+        """The episode's legal moves, read once at its reset (a finite set does not change during it)."""
 
     # -- OpenEnv API -----------------------------------------------------------------------------
     def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> LateralObservation:
@@ -136,6 +141,7 @@ class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState
         # the client's own id, else an opaque one: the log's id names the dataset item
         self.episode_id = episode_id or f"{session.info['item']}#{session.spec.repeat}"
         self.session = session
+        self._moves = legal_moves(session)
         session.log_start()
         return self._observation(None)
 
@@ -216,7 +222,7 @@ class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState
         return LateralObservation(
             text=str(session.obs["text"]),
             info=public_info(session.info),
-            legal_moves=legal_moves(session),
+            legal_moves=None if session.done else self._moves,
             reward=reward,
             done=session.done,
         )

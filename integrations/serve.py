@@ -25,10 +25,19 @@ from typing import Any
 from lateralgym.envs import EpisodeConfig, LateralGymError
 from lateralgym.episodes import EpisodeSessions, RunOptions
 
-__all__ = ["SERVE_INSTALL_HINT", "ServeError", "ServeSettings", "bind", "serve", "served"]
+__all__ = ["SERVE_INSTALL_HINT", "UVICORN_SETTINGS", "ServeError", "ServeSettings", "bind", "serve", "served"]
 
 SERVE_INSTALL_HINT = "pip install 'lateralgym[serve]'"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+UVICORN_SETTINGS: dict[str, object] = {
+    "log_level": "warning",
+    "ws": "websockets-sansio",
+    # moves and observations are short texts: compressing each frame cost more CPU than it saved
+    "ws_per_message_deflate": False,
+    "lifespan": "off",
+    "access_log": False,
+}
+"""How uvicorn runs the server (``benchmarks/bench_serve.py`` serves its floor with the same)."""
 
 
 class ServeError(LateralGymError, RuntimeError):
@@ -138,6 +147,11 @@ class _Served:
                 "has no authentication; put it behind your own network controls",
                 file=sys.stderr,
             )
+        from lateralgym.agents import DEFAULT_CONCURRENCY, set_default_concurrency
+
+        # a model judge's requests in flight follow the sessions, as the runner's follow --concurrency
+        llm_cap = (options.llm_concurrency if options else None) or max(DEFAULT_CONCURRENCY, settings.max_sessions)
+        set_default_concurrency(llm_cap)
         self.sessions = EpisodeSessions(config, options=options, out=settings.out)
         try:
             app = openenv_app(self.sessions, max_sessions=settings.max_sessions)
@@ -147,9 +161,7 @@ class _Served:
             raise
         host = f"[{settings.host}]" if ":" in settings.host else settings.host
         self.url = f"http://{host}:{self.sock.getsockname()[1]}"
-        self.server = _server_class()(
-            uvicorn.Config(app, log_level="warning", ws="websockets-sansio", lifespan="off", access_log=False)
-        )
+        self.server = _server_class()(uvicorn.Config(app, **UVICORN_SETTINGS))
         logging.getLogger("uvicorn.error").addFilter(_quiet_disconnects)
 
     def __enter__(self) -> _Served:
@@ -174,11 +186,18 @@ class _Served:
         self.server.should_exit = True
 
 
+_DISCONNECTS = ("WebSocketDisconnect", "WebSocketDisconnected", "ClientDisconnected", "ConnectionClosed")
+
+
 def _quiet_disconnects(record: logging.LogRecord) -> bool:
     """Drop uvicorn's traceback for a WebSocket client that closed first: openenv-core closes the socket
     again after every session, which uvicorn logs as an error though nothing went wrong."""
     exc = record.exc_info[1] if record.exc_info else None
-    return type(exc).__name__ not in ("WebSocketDisconnect", "ClientDisconnected")
+    while exc is not None:
+        if type(exc).__name__.startswith(_DISCONNECTS):
+            return False
+        exc = exc.__cause__ or exc.__context__
+    return True
 
 
 def _server_class() -> type[Any]:

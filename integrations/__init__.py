@@ -5,6 +5,8 @@
 * ``rollout(model_client, item, seed, config=...)``: one episode with any OpenAI-compatible client
   (``openai.AsyncOpenAI``) or ``LLMClient``, returned as a ``Rollout`` (the record
   ``lateralgym export`` writes): chat, per-turn and total reward, outcome, token logprobs.
+* ``serve`` (``lateralgym serve``: an OpenEnv server), ``trl`` (TRL's ``environment_factory``) and
+  ``verifiers`` (the ``lateralgym-env`` plugin): public modules, each imported only when used.
 * ``train_grpo(config, model, out, GRPOSettings(...))``: GRPO with TRL's ``GRPOTrainer`` on a
   config's train items, the env's own reward, greedy held-out evaluation before and after
   (``lateralgym train grpo``; the ``grpo`` extra). Its module imports no torch until it trains.
@@ -12,13 +14,16 @@
 
 from lateralgym.episodes import Rollout, RolloutTurn
 from lateralgym.integrations._chat_env import ChatEnv, EpisodeState, Message
-from lateralgym.integrations._grpo import (
+from lateralgym.integrations._rollout import rollout
+from lateralgym.integrations.grpo import (
     GRPO_INSTALL_HINT,
+    EpisodeFigures,
     GRPOError,
     GRPOSettings,
     GRPOSummary,
     HeldOut,
-    episode_stats,
+    StepFigures,
+    episode_figures,
     grpo_missing,
     held_out,
     load_model,
@@ -26,12 +31,12 @@ from lateralgym.integrations._grpo import (
     resolve_model,
     train_grpo,
 )
-from lateralgym.integrations._rollout import rollout
 
 __all__ = [
     "GRPO_INSTALL_HINT",
     "ChatEnv",
     "EpisodeState",
+    "EpisodeFigures",
     "GRPOError",
     "GRPOSettings",
     "GRPOSummary",
@@ -39,7 +44,8 @@ __all__ = [
     "Message",
     "Rollout",
     "RolloutTurn",
-    "episode_stats",
+    "StepFigures",
+    "episode_figures",
     "grpo_missing",
     "held_out",
     "load_model",

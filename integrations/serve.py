@@ -29,7 +29,7 @@ __all__ = ["SERVE_INSTALL_HINT", "UVICORN_SETTINGS", "ServeError", "ServeSetting
 
 SERVE_INSTALL_HINT = "pip install 'lateralgym[serve]'"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-UVICORN_SETTINGS: dict[str, object] = {
+UVICORN_SETTINGS: dict[str, Any] = {
     "log_level": "warning",
     "ws": "websockets-sansio",
     # moves and observations are short texts: compressing each frame cost more CPU than it saved

@@ -70,6 +70,14 @@ def register(sub: Subparsers) -> None:
     grpo.add_argument("--save-every", type=int, default=10, help="steps between checkpoints (10)")
     grpo.add_argument("--threads", type=int, default=2, help="torch threads (2)")
     grpo.add_argument("--seed", type=int, default=0)
+    grpo.add_argument(
+        "--rollout",
+        choices=("text", "tools"),
+        default="text",
+        help="text: the LLM player's prompts and reply parser, any chat model (default); tools: TRL's "
+        "environment_factory, each move a tool call (a chat template with tool calling: Qwen 2.5/3, Llama "
+        "3.1/3.2, ...; a ChatML model such as local/smollm2 is given TRL's Qwen 2.5 template)",
+    )
     grpo.set_defaults(handler=_cmd_grpo, on_interrupt=RESUMES)
 
 
@@ -81,7 +89,7 @@ def _cmd_grpo(args: argparse.Namespace) -> int:
 
     from lateralgym.envs import EpisodeConfig, LateralGymError
     from lateralgym.envs.support import validation_message
-    from lateralgym.integrations import GRPOSettings, grpo_missing, train_grpo
+    from lateralgym.integrations import GRPOSettings, StepFigures, grpo_missing, train_grpo
 
     missing = grpo_missing()
     if missing:
@@ -101,6 +109,7 @@ def _cmd_grpo(args: argparse.Namespace) -> int:
             save_every=args.save_every,
             threads=args.threads,
             seed=args.seed,
+            rollout=args.rollout,
         )
     except ValidationError as exc:
         field, message = validation_message(exc)
@@ -122,26 +131,30 @@ def _cmd_grpo(args: argparse.Namespace) -> int:
     ) as bar:
         job = bar.add_task(config.name, total=args.steps, figures="")
 
-        def step(done: int, figures: dict[str, float]) -> None:
-            text = f"reward {figures['reward']:.2f} valid {figures['valid']:.2f} {figures['seconds']:.0f} s/step"
+        def step(done: int, figures: StepFigures) -> None:
+            text = f"reward {figures.reward:.2f} valid {figures.valid:.2f} {figures.seconds:.0f} s/step"
             bar.update(job, completed=done, figures=text)
 
         summary = train_grpo(config, args.model, out, settings, resume=args.resume, progress=step)
     table = Table(title=f"held-out items, greedy (n = {summary.eval_before.n}; 95 % intervals)", title_justify="left")
-    for name in ("", "reward", "valid moves", "success", "invalid", "gold insp.", "q/ep"):
+    for name in ("", "reward", "valid moves", "success", "invalid", "q/ep"):
         table.add_column(name, justify="left" if not name else "right")
     for label, figures in (("before", summary.eval_before), ("after", summary.eval_after)):
-        gold = figures.gold_inspection_rate
         table.add_row(
             label,
             _pct(figures.reward_mean, figures.reward_interval),
             _pct(figures.valid_rate, figures.valid_interval),
             _pct(figures.success_rate, figures.success_interval),
             f"{figures.invalid_rate:.2f}",
-            "-" if gold is None else f"{gold:.2f}",
             f"{figures.questions_per_episode:.1f}",
         )
     console.print(table)
+    rates = [
+        (name, summary.eval_before.outcome_rates[name], summary.eval_after.outcome_rates.get(name, 0.0))
+        for name in summary.eval_before.outcome_rates
+    ]
+    if rates:  # whatever true/false facts the benchmark's outcome records (a gold part inspected, a commit made)
+        console.print("outcome rates, before -> after: " + "; ".join(f"{n} {b:.2f} -> {a:.2f}" for n, b, a in rates))
     per_step = f"{summary.seconds_per_step:.0f} s per step" if summary.seconds_per_step else "no step timed"
     console.print(f"{summary.steps} steps, {per_step}; {summary.eval_before.n} held-out items")
     console.print(f"Run folder: {out}  (summary.json, learning_curve.png, model/)")

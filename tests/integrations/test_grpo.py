@@ -12,8 +12,17 @@ import pytest
 
 import lateralgym.cli
 from lateralgym.envs import EpisodeConfig, load_sample_items, split_items
-from lateralgym.integrations import ChatEnv, GRPOError, GRPOSettings, episode_stats, held_out, resolve_model
-from lateralgym.integrations._grpo import _reward_funcs, _split
+from lateralgym.integrations import (
+    ChatEnv,
+    EpisodeFigures,
+    GRPOError,
+    GRPOSettings,
+    episode_figures,
+    held_out,
+    resolve_model,
+)
+from lateralgym.integrations.grpo._text import EPISODE_KEY, reward_funcs, training_rows
+from lateralgym.integrations.grpo._train import split_train_test
 
 LETTERS = "ABCDE"
 
@@ -22,31 +31,43 @@ def test_the_reward_is_the_env_reward_through_the_players_parser() -> None:
     chat = ChatEnv("riddlesense")
     rows = chat.dataset(limit=3)
     items = {r.id: r for r in load_sample_items("riddlesense")}
-    curve: dict[str, list[float]] = {"reward": [], "valid": []}
-    (reward,) = _reward_funcs(chat, curve, shaping=0.0)
+    logged: list[tuple[str, float]] = []
+    (reward,) = reward_funcs(chat, shaping=0.0)
     infos = [row["info"] for row in rows]
     labels = [items[json.loads(i)["item_id"]].label for i in infos]
     right = [[{"role": "assistant", "content": f"Answer: {LETTERS[label]}"}] for label in labels]
-    assert reward(None, right, infos) == [1.0, 1.0, 1.0]
+    log = lambda name, value: logged.append((name, value))  # noqa: E731 - TRL's log_metric
+    assert reward(None, right, infos, log_metric=log) == [1.0, 1.0, 1.0]
     wrong = [[{"role": "assistant", "content": LETTERS[(label + 1) % 5]}] for label in labels]
-    assert reward(None, wrong, infos) == [0.0, 0.0, 0.0]
+    assert reward(None, wrong, infos, log_metric=log) == [0.0, 0.0, 0.0]
     garbage = [[{"role": "assistant", "content": "I think it might be something, hard to say"}] for _ in infos]
-    assert reward(None, garbage, infos) == [0.0, 0.0, 0.0]
-    assert curve == {"reward": [1.0, 0.0, 0.0], "valid": [1.0, 1.0, 0.0]}
-    (shaped,) = _reward_funcs(chat, curve, shaping=0.1)
+    assert reward(None, garbage, infos, log_metric=log) == [0.0, 0.0, 0.0]
+    rewards = [v for n, v in logged if n == "lateralgym/reward"]
+    valid = [v for n, v in logged if n == "lateralgym/valid"]
+    assert (rewards, valid) == ([1.0, 0.0, 0.0], [1.0, 1.0, 0.0])  # each step's figures go to TRL's log
+    (shaped,) = reward_funcs(chat, shaping=0.1)
     assert shaped(None, wrong, infos) == [0.1, 0.1, 0.1]  # readable but wrong: only the shaping
 
 
+def test_two_items_with_the_same_prompt_stay_two_episodes() -> None:
+    """A rollout finds its episode by the identity its prompt carries, never by the prompt's text."""
+    riddle = load_sample_items("riddlesense")[0]
+    twins = [riddle, riddle.model_copy(update={"id": "twin-of-" + riddle.id})]
+    rows = training_rows(ChatEnv("riddlesense", items=twins))
+    assert [r["prompt"][1:] for r in rows][0] == [r["prompt"][1:] for r in rows][1]  # the same text
+    names = [json.loads(r["prompt"][0][EPISODE_KEY])["item_id"] for r in rows]
+    assert names == [riddle.id, "twin-of-" + riddle.id]
+
+
 def test_held_out_figures() -> None:
+    flags = [{"committed": True}, {"committed": False}, {"committed": True}, {"committed": True}]
     records = [
-        {"reward": 1.0, "moves": 1, "valid_moves": 1, "questions": 0, "success": True, "gold_inspected": None},
-        {"reward": 0.0, "moves": 1, "valid_moves": 0, "questions": 0, "success": False, "gold_inspected": None},
-        {"reward": 0.0, "moves": 1, "valid_moves": 1, "questions": 0, "success": False, "gold_inspected": None},
-        {"reward": 0.0, "moves": 1, "valid_moves": 1, "questions": 0, "success": False, "gold_inspected": None},
+        EpisodeFigures(reward=r, moves=1, valid_moves=v, questions=0, success=r == 1.0, outcome_flags=f)
+        for r, v, f in zip((1.0, 0.0, 0.0, 0.0), (1, 0, 1, 1), flags, strict=True)
     ]
     figures = held_out(records)
     assert (figures.n, figures.reward_mean, figures.valid_rate, figures.success_rate) == (4, 0.25, 0.75, 0.25)
-    assert figures.invalid_rate == 0.25 and figures.gold_inspection_rate is None
+    assert figures.invalid_rate == 0.25 and figures.outcome_rates == {"committed": 0.75}
     low, high = figures.success_interval  # Wilson: 1 of 4
     assert math.isclose(low, 0.0456, abs_tol=1e-3) and math.isclose(high, 0.6994, abs_tol=1e-3)
     with pytest.raises(GRPOError):
@@ -61,9 +82,9 @@ def test_episode_stats_count_questions_and_moves_of_a_multi_turn_episode() -> No
     for text in ("Was he thirsty?", "Did it happen at night?", "Answer: he had hiccups and the scare cured them"):
         if not state.done:
             asyncio.run(chat.step(state, text))
-    stats = episode_stats(chat, state)
-    assert stats["moves"] == len(state.turns) and stats["questions"] == 2
-    assert stats["valid_moves"] == stats["moves"] and stats["messages"][0]["role"] == "assistant"
+    stats = episode_figures(chat, state)
+    assert stats.moves == len(state.turns) and stats.questions == 2
+    assert stats.valid_moves == stats.moves and stats.messages[0]["role"] == "assistant"
 
 
 def test_a_config_without_train_items_is_refused_in_one_line() -> None:
@@ -71,8 +92,8 @@ def test_a_config_without_train_items_is_refused_in_one_line() -> None:
     riddles = [r.model_copy(update={"id": f"only-{n}"}) for n, r in enumerate(load_sample_items("riddlesense"))]
     test_only = split_items(riddles, "test")
     with pytest.raises(GRPOError, match="none of its .* items is in the train split"):
-        _split(config, test_only, None)
-    train, test = _split(config, riddles, 2)
+        split_train_test(config, test_only, None)
+    train, test = split_train_test(config, riddles, 2)
     assert train and len(test) == 2
 
 
@@ -101,7 +122,8 @@ def test_the_command_names_the_extra_and_checks_its_flags(
 def test_an_allocation_failure_is_one_line_that_names_the_checkpoint(tmp_path: Path) -> None:
     """A real failed allocation (Python's; torch's CPU allocator's when torch is here, a plain
     RuntimeError there) becomes one GRPOError line saying what to lower and where --resume starts."""
-    from lateralgym.integrations._grpo import _memory_guard, out_of_memory
+    from lateralgym.integrations.grpo._files import memory_guard as _memory_guard
+    from lateralgym.integrations.grpo._files import out_of_memory
 
     with pytest.raises(GRPOError) as caught, _memory_guard(lambda: "step 3", "--num-generations", tmp_path):
         bytearray(1 << 60)  # more than any machine has: malloc fails

@@ -119,3 +119,23 @@ def test_trl_grpo_trainer_trains_two_steps_with_the_environment(name: str, tmp_p
     assert steps and {s.action["kind"] for s in steps} >= {first_move[0]}  # tool calls reached the env
     history: list[dict[str, Any]] = trainer.state.log_history
     assert any("rewards/" + env_class.__name__ + "/mean" in entry for entry in history)
+
+
+@needs_trl
+@pytest.mark.slow
+def test_train_grpo_with_tool_rollouts_trains_and_evaluates_through_tools(tmp_path: Path) -> None:
+    from trl_stand_in import tiny_chat_model
+
+    from lateralgym.integrations import GRPOSettings, train_grpo
+
+    model, tokenizer = tiny_chat_model()
+    folder = tmp_path / "tiny"
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    settings = GRPOSettings(
+        steps=2, num_generations=2, max_completion_length=16, eval_items=2, eval_max_new_tokens=16, rollout="tools"
+    )
+    summary = train_grpo(EpisodeConfig.named("riddlesense"), str(folder), tmp_path / "run", settings)
+    assert summary.steps == 2 and len(summary.train_reward) == 2 and summary.eval_after.n == 2
+    assert summary.settings.rollout == "tools" and (tmp_path / "run" / "train_curve.jsonl").is_file()
+    assert "correct" in summary.eval_before.outcome_rates  # the benchmark's own true/false outcome fields

@@ -79,6 +79,8 @@ class EpisodeSession:
         self.env = env
         self.spec = spec
         self.writer: RecordWriter = writer if writer is not None else _Discard()
+        self._logged = writer is not None
+        """Whether records are written (a session without a writer skips building them)."""
         self.run_id = run_id
         self.run_dir = run_dir
         self.player = player
@@ -203,6 +205,8 @@ class EpisodeSession:
         self.terminated, self.truncated = terminated, truncated
         record = self.env.records[-1]
         self.count(record.judge_calls)
+        if not self._logged:  # nothing keeps the line: skip hashing and checking it
+            return
         self.writer.write(
             StepLine(
                 **self.ids,

@@ -219,7 +219,8 @@ class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState
         if session.done and session.end is None:
             session.finish()
             self.sessions.release(session)
-        return LateralObservation(
+        # built from values of known types (the env's text, JSON values): pydantic's checks would only copy them
+        return LateralObservation.model_construct(
             text=str(session.obs["text"]),
             info=public_info(session.info),
             legal_moves=None if session.done else self._moves,

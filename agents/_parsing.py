@@ -12,12 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from lateralgym.envs import Action, ConfigError, Invalid, get_benchmark, parse_action
-from lateralgym.envs.benchmarks._mcq_reply import parse_mcq_reply
 from lateralgym.envs.support import cap_text, invalid_reply, json_objects, reply_cap
 
 __all__ = [
     "json_objects",
-    "parse_mcq_reply",
     "parse_reply",
     "read_model_reply",
 ]

@@ -220,15 +220,10 @@ def _model_server(latency_s: float) -> None:
 
 
 def _in_flight(spans: Sequence[tuple[float, float]]) -> dict[str, float]:
-    if not spans:
-        return {"calls": 0, "mean_in_flight": 0.0, "max_in_flight": 0}
-    window = max(e for _, e in spans) - min(s for s, _ in spans)
-    peak = current = 0
-    for _, change in sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans]):
-        current += change
-        peak = max(peak, current)
-    mean = sum(e - s for s, e in spans) / window if window > 0 else 0.0
-    return {"calls": len(spans), "mean_in_flight": mean, "max_in_flight": peak}
+    """The judge's requests as the model server saw them (``bench_llm_throughput``'s view) and their count."""
+    from bench_llm_throughput import _server_view
+
+    return {**_server_view(list(spans)), "calls": len(spans)}
 
 
 # -- the parent: servers, rounds, figures ------------------------------------------------------------

@@ -21,6 +21,7 @@ from lateralgym.envs._actions import (
 )
 from lateralgym.envs._benchmark import (
     BENCHMARKS,
+    REGISTRATION_HOOKS,
     Benchmark,
     DatasetFormat,
     JudgeCase,
@@ -35,7 +36,6 @@ from lateralgym.envs._benchmark import (
     get_benchmark,
     import_reference,
     load_benchmark,
-    load_plugins,
     owner_of,
     register_benchmark,
 )
@@ -79,6 +79,7 @@ __all__ = [
     "ACTION_KINDS",
     "ADVERSARIAL_QUESTIONS",
     "BENCHMARKS",
+    "REGISTRATION_HOOKS",
     "MAX_TEXT",
     "SHIPPED_CONFIGS",
     "QA",
@@ -172,8 +173,3 @@ __all__ = [
     "usage_text",
     "write_jsonl",
 ]
-
-# The built-in benchmarks register on import; installed packages' benchmarks register last.
-from lateralgym.envs import benchmarks as _builtin  # noqa: E402, F401
-
-load_plugins()

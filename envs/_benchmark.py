@@ -540,10 +540,14 @@ def register_benchmark(cls: type[Benchmark[ItemT, OutcomeT]]) -> type[Benchmark[
         if not hasattr(cls, attribute):
             raise TypeError(f"benchmark {cls.__name__} must define {attribute!r}")
     BENCHMARKS[cls.name] = cls()
-    from lateralgym._registration import register_ids
-
-    register_ids(cls.env_ids)
+    for hook in REGISTRATION_HOOKS:
+        hook(cls.env_ids)
     return cls
+
+
+REGISTRATION_HOOKS: list[Callable[[dict[str, str]], None]] = []
+"""Called with each benchmark's env ids as it registers (``lateralgym`` adds Gymnasium's registration),
+so the engine names no layer above it."""
 
 
 PLUGIN_GROUP = "lateralgym.benchmarks"
@@ -669,10 +673,16 @@ def _import_source(target: str) -> Any:
         raise ConfigError(f"--import {target} failed: {type(exc).__name__}: {exc}") from exc
 
 
+BUILTINS = "lateralgym.envs.benchmarks"
+"""The package whose import registers the built-in benchmarks: the registry imports it by name when a
+benchmark is first looked up (the engine imports no benchmark), then the installed plugins."""
+
+
 def _load_builtins() -> None:
     """Make sure the built-in benchmarks (and installed plugins) are registered."""
-    if "lateralgym.envs.benchmarks" not in sys.modules or not _plugins_loaded:
-        importlib.import_module("lateralgym.envs")
+    if BUILTINS not in sys.modules or not _plugins_loaded:
+        importlib.import_module(BUILTINS)
+        load_plugins()
 
 
 def get_benchmark(name: str) -> Benchmark[Any, Any]:

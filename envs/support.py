@@ -6,6 +6,7 @@ for loaders) only.
 """
 
 from lateralgym.envs._calls import REPLY_CHAR_CAPS, cap_text, capped, reply_cap, writable
+from lateralgym.envs._command_groups import TRAIN_DESCRIPTION, TRAIN_HELP, command_group
 from lateralgym.envs._config import MAX_SEED, check_hints, check_name
 from lateralgym.envs._errors import validation_message
 from lateralgym.envs._judging import extract_answer_label, normalise_answer
@@ -18,6 +19,9 @@ from lateralgym.envs._sync import background, run_sync
 from lateralgym.envs._text import FORMULA_STARTS, csv_cell, csv_text
 
 __all__ = [
+    "TRAIN_DESCRIPTION",
+    "TRAIN_HELP",
+    "command_group",
     "lazy_exports",
     "FORMULA_STARTS",
     "MAX_SEED",

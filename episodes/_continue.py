@@ -25,6 +25,7 @@ from lateralgym.envs import EpisodeConfig, Judge, LateralEnv
 from lateralgym.episodes._judge_tape import JudgeTape, ReplayMismatch, is_offline_judge, taped
 from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, StepLine, Usage, observation_text, read_log
 from lateralgym.episodes._plan import EpisodeSpec
+from lateralgym.episodes._session import EpisodeSession
 
 __all__ = ["Continuation", "continuations", "keeps_judge_replies"]
 
@@ -117,7 +118,9 @@ async def _replayed(
     tape = taped(judge) if keeps_judge_replies(agent, env) else None
     if tape is not None:
         env.judge = tape  # before reset: the scene keeps the judge it is given
-    obs, info = env.reset(seed=start.seed, options={"item_id": spec.item_id})
+    # re-stepped through a session that logs nothing: the logged lines stay, the run's session appends after them
+    session = EpisodeSession(env, spec.model_copy(update={"seed": start.seed}))
+    obs, info = session.start()
     if _sha(obs["text"]) != start.observation.sha256:
         raise ReplayMismatch("its first observation is not the logged one")
     opening = (obs, info)
@@ -133,7 +136,7 @@ async def _replayed(
         if tape is not None:
             tape.load(line.judge_replies or [])
         try:
-            obs, reward, terminated, truncated, info = await env.astep(line.action)
+            obs, reward, terminated, truncated, info = await session.astep(line.action)
         except ReplayMismatch as exc:
             raise ReplayMismatch(f"at turn {line.step}, {exc}") from exc
         except Exception as exc:  # noqa: BLE001 - an offline judge asked again failing: the log cannot be replayed

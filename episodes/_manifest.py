@@ -10,7 +10,9 @@ the same model, so their runs still resume and view.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import platform
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -18,11 +20,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from lateralgym.agents import ServedModel
+from lateralgym.agents import ServedModel, display_url, safe_spec
 from lateralgym.envs import ConfigError, EpisodeConfig
 from lateralgym.envs.support import validation_message
 from lateralgym.episodes._log import LOG_SCHEMA_VERSION, STEP_LOG
-from lateralgym.episodes._options import RecordedOptions
+from lateralgym.episodes._options import RecordedOptions, RunOptions
 from lateralgym.episodes._plan import EpisodeSpec
 from lateralgym.episodes._rundir import CONFIG_FILE, MANIFEST, SUMMARY
 
@@ -30,6 +32,7 @@ __all__ = [
     "MANIFEST_VERSION",
     "Manifest",
     "RunRecord",
+    "new_manifest",
     "package_version",
     "read_manifest",
     "read_run",
@@ -41,6 +44,40 @@ MANIFEST_VERSION = 2
 
 _TOP_LEVEL_SETTINGS = ("player", "judge", "judge_samples", "limit", "repeats", "concurrency", "use_cache")
 """Settings a version 1 manifest holds at the top level, under the same names as in ``RunOptions``."""
+
+
+def new_manifest(
+    run_id: str,
+    config: EpisodeConfig,
+    options: RunOptions,
+    raw_judge: str,
+    plan: list[EpisodeSpec] | None,
+    *,
+    player: str | None = None,
+) -> Manifest:
+    """The manifest of a new run: what ran, with which options (credentials removed), and the plan
+    (None: episodes come as they are asked for, a served run's). ``player`` names a player the options
+    cannot (``remote``: a server's or a trainer's clients)."""
+    judge_url = options.judge_base_url or options.base_url
+    spec = options.player or ""
+    recorded = options.recorded().merge(judge=safe_spec(raw_judge))
+    return Manifest(
+        run_id=run_id,
+        lateralgym_version=package_version(),
+        created=dt.datetime.now(dt.UTC).isoformat(),
+        python=platform.python_version(),
+        platform=platform.platform(),
+        config=config.name,
+        benchmark=config.benchmark,
+        dataset=config.dataset or "sample",
+        seed=config.seed,
+        options=recorded if player is None else recorded.model_copy(update={"player": player}),
+        redacted_base_urls=[
+            role for role, url in (("player", options.base_url), ("judge", judge_url)) if display_url(url) != url
+        ],
+        redacted_specs=[role for role, spec in (("player", spec), ("judge", raw_judge)) if safe_spec(spec) != spec],
+        episodes=plan,
+    )
 
 
 def package_version() -> str:

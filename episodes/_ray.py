@@ -83,7 +83,7 @@ class EpisodeWorker:
     def __init__(
         self, config: EpisodeConfig, options: RunOptions, run_id: str, items: Sequence[Any], judge: Judge | None
     ) -> None:
-        import lateralgym  # noqa: F401 - registers every benchmark and env id inside the worker
+        import lateralgym.envs  # noqa: F401 - the package's import registers every benchmark and env id in the worker
         from lateralgym.agents import safe_spec, set_default_concurrency
         from lateralgym.episodes._roles import build_judge, build_player
 

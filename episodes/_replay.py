@@ -31,6 +31,8 @@ from lateralgym.envs import (
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, observation_text, read_log
 from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import DuplicateEpisodes
+from lateralgym.episodes._plan import EpisodeSpec
+from lateralgym.episodes._session import EpisodeSession
 
 
 class Divergence(BaseModel):
@@ -158,8 +160,9 @@ def replay(run_dir: str | Path, episode: str | None = None) -> list[EpisodeRepla
             if judge_spec in offline
             else LoggedJudge(judge_spec, [(s.judge_label, _logged_hint(s, run_dir)) for s in steps if s.judge_label])
         )
-        env = LateralEnv(config, items=items, judge=judge)
-        obs, _ = env.reset(seed=start.seed, options={"item_id": start.item_id})
+        spec = EpisodeSpec(episode_id=episode_id, item_id=start.item_id, repeat=start.repeat, seed=start.seed)
+        session = EpisodeSession(LateralEnv(config, items=items, judge=judge), spec)  # re-stepped, not logged again
+        obs, _ = session.start()
         divergence = None
         if _sha(obs["text"]) != start.observation.sha256:
             divergence = Divergence(
@@ -170,9 +173,9 @@ def replay(run_dir: str | Path, episode: str | None = None) -> list[EpisodeRepla
                 got=obs["text"],
             )
         for line in steps:
-            if divergence is not None or env.done:
+            if divergence is not None or session.done:
                 break
-            obs, reward, terminated, truncated, _ = env.step(line.action)
+            obs, reward, terminated, truncated, _ = session.step(line.action)
             checks = [
                 (
                     "observation",

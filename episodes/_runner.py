@@ -19,8 +19,6 @@ cancels whatever is in flight at once and ``--llm-concurrency`` bounds both role
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
-import platform
 import shutil
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -34,7 +32,6 @@ from lateralgym.agents import (
     LOCAL_PROVIDER,
     ModelSpec,
     ServedModel,
-    display_url,
     is_model_spec,
     safe_spec,
     serving,
@@ -43,9 +40,9 @@ from lateralgym.agents import (
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, load_config_items
 from lateralgym.envs.support import check_hints
 from lateralgym.episodes._failures import FailureWatch
-from lateralgym.episodes._manifest import Manifest, package_version, read_manifest, require_run_dir
+from lateralgym.episodes._manifest import Manifest, new_manifest, read_manifest, require_run_dir
 from lateralgym.episodes._options import HUMAN, RunOptions, check_people
-from lateralgym.episodes._plan import EpisodeSpec, plan_episodes
+from lateralgym.episodes._plan import plan_episodes
 from lateralgym.episodes._play import RollOut, RunResult, roll_out
 from lateralgym.episodes._prompts_log import attach_prompt_store
 from lateralgym.episodes._resume import ResumeRequest, resume_options
@@ -194,7 +191,7 @@ async def run_async(
             # created only now, so a run that fails to set up leaves no directory behind
             run_dir, run_id = new_run_dir(options.out, config.name, options.player, judge=raw_judge)
             _state.run_dir = run_dir
-            new = _new_manifest(run_id, config, options, raw_judge, plan).model_copy(update={"served": served})
+            new = new_manifest(run_id, config, options, raw_judge, plan).model_copy(update={"served": served})
             _start(run_dir, held, new, config, options.out)
         prompts = attach_prompt_store(run_dir, factory, judge)  # each distinct prompt sent, once, in prompts/
         watch = FailureWatch(options.stop_after_errors)
@@ -260,33 +257,6 @@ def _settled(options: RunOptions, config: EpisodeConfig, judge_obj: Judge | None
         # one person, one episode at a time; no bar redrawn over the prompt
         options = options.merge(concurrency=1, progress=False)
     return options
-
-
-def _new_manifest(
-    run_id: str, config: EpisodeConfig, options: RunOptions, raw_judge: str, plan: list[EpisodeSpec]
-) -> Manifest:
-    """The manifest of a new run: what ran, with which options (credentials removed), and the plan."""
-    assert options.player is not None
-    judge_url = options.judge_base_url or options.base_url
-    return Manifest(
-        run_id=run_id,
-        lateralgym_version=package_version(),
-        created=dt.datetime.now(dt.UTC).isoformat(),
-        python=platform.python_version(),
-        platform=platform.platform(),
-        config=config.name,
-        benchmark=config.benchmark,
-        dataset=config.dataset or "sample",
-        seed=config.seed,
-        options=options.recorded().merge(judge=safe_spec(raw_judge)),
-        redacted_base_urls=[
-            role for role, url in (("player", options.base_url), ("judge", judge_url)) if display_url(url) != url
-        ],
-        redacted_specs=[
-            role for role, spec in (("player", options.player), ("judge", raw_judge)) if safe_spec(spec) != spec
-        ],
-        episodes=plan,
-    )
 
 
 def _start(run_dir: Path, held: ExitStack, manifest: Manifest, config: EpisodeConfig, out: Path) -> None:

@@ -16,8 +16,6 @@ Records from several threads are written one at a time.
 
 from __future__ import annotations
 
-import datetime as dt
-import platform
 import secrets
 import threading
 from collections.abc import Sequence
@@ -31,7 +29,7 @@ import yaml
 from lateralgym.agents import safe_spec
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, Split, load_config_items, split_items
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, StepLogWriter, read_log
-from lateralgym.episodes._manifest import Manifest, package_version
+from lateralgym.episodes._manifest import new_manifest
 from lateralgym.episodes._options import RunOptions
 from lateralgym.episodes._plan import EpisodeSpec
 from lateralgym.episodes._roles import build_judge
@@ -121,18 +119,7 @@ class EpisodeSessions:
         (run_dir / CONFIG_FILE).write_text(
             yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True), encoding="utf-8"
         )
-        manifest = Manifest(
-            run_id=run_id,
-            lateralgym_version=package_version(),
-            created=dt.datetime.now(dt.UTC).isoformat(),
-            python=platform.python_version(),
-            platform=platform.platform(),
-            config=config.name,
-            benchmark=config.benchmark,
-            dataset=config.dataset or "sample",
-            seed=config.seed,
-            options=options.recorded().model_copy(update={"player": REMOTE_PLAYER, "out": out}),
-        )
+        manifest = new_manifest(run_id, config, options.merge(out=out), judge_spec, None, player=REMOTE_PLAYER)
         write_json(run_dir / MANIFEST, manifest.model_dump(mode="json"))
         self._writer = _LockedWriter(StepLogWriter(run_dir / STEP_LOG))
         self.run_dir, self.run_id = run_dir, run_id

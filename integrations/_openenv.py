@@ -220,13 +220,14 @@ class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState
             session.finish()
             self.sessions.release(session)
         # built from values of known types (the env's text, JSON values): pydantic's checks would only copy them
-        return LateralObservation.model_construct(
+        observation: LateralObservation = LateralObservation.model_construct(
             text=str(session.obs["text"]),
             info=public_info(session.info),
             legal_moves=None if session.done else self._moves,
             reward=reward,
             done=session.done,
         )
+        return observation
 
     def _failed(self, session: EpisodeSession, exc: Exception) -> LateralGymError:
         """End the episode on a judge's failure; the client is told its kind, the log keeps the rest."""

@@ -33,5 +33,9 @@ def register_ids(ids: dict[str, str]) -> None:
 
 
 def register_envs() -> None:
-    """Register every benchmark's env ids (idempotent)."""
+    """Register every benchmark's env ids, and those of every benchmark registered from now on (idempotent)."""
+    from lateralgym.envs import REGISTRATION_HOOKS
+
+    if register_ids not in REGISTRATION_HOOKS:
+        REGISTRATION_HOOKS.append(register_ids)
     register_ids(env_ids())

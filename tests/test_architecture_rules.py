@@ -6,6 +6,9 @@
   and a benchmark's own ``commands`` module.
 * What crosses packages goes through public names: no package imports another package's private
   module (a benchmark's folder may use the engine's, whose package it is part of).
+* Layers point one way, bottom up: engine (``envs`` without its benchmarks) < agents < judges, databuild <
+  benchmarks < episodes < integrations < the CLI (``lateralgym``). No module imports a higher layer at
+  module level; inside functions only the two the README names (``LAZY_UPWARD``).
 * One object drives an episode: the one module that writes step lines (``StepLine``) is the one
   that steps an env for them, ``EpisodeSession``; every driver (runner, server, trainers) goes through it.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("lateralgym", "envs", "agents", "judges", "episodes", "integrations", "databuild", "lateralgym_env")
@@ -73,6 +77,8 @@ def _owner(module: str) -> tuple[str, list[str]]:
     """(the package a ``lateralgym.*`` module belongs to, the rest of its path)."""
     parts = module.split(".")[1:]
     if parts[:2] == ["envs", "benchmarks"] and len(parts) > 2:
+        if parts[2].startswith("_"):  # what the benchmarks share (_mcq, _mcq_reply): the benchmarks' own
+            return "envs.benchmarks", parts[2:]
         return "envs.benchmarks." + parts[2], parts[3:]
     return parts[0], parts[1:]
 
@@ -94,7 +100,8 @@ def test_no_package_imports_another_packages_private_module() -> None:
             target, rest = _owner(module)
             if target in ("commands",) or not any(part.startswith("_") for part in rest):
                 continue  # lateralgym.commands is the lateralgym package's own
-            inside = target == source or (source.startswith("envs.benchmarks.") and target == "envs")
+            benchmarks = source.startswith("envs.benchmarks.")
+            inside = target == source or (benchmarks and target in ("envs", "envs.benchmarks"))
             if not inside:
                 offenders.append(f"{relative(path)} imports {module}")
     assert not offenders, "private modules imported across packages:\n" + "\n".join(sorted(set(offenders)))
@@ -115,3 +122,81 @@ def test_one_place_steps_an_env_and_writes_a_step_line() -> None:
             if attributes & {"step", "astep"}:
                 both.append(relative(path))
     assert writes == ["episodes/_session.py"] and both == writes, (writes, both)
+
+
+LAYERS = {"engine": 0, "agents": 1, "judges": 2, "databuild": 2, "benchmarks": 3, "episodes": 4, "integrations": 5}
+CLI = 6
+LAZY_UPWARD = {
+    ("envs/_engine.py", "lateralgym.judges"),  # LateralEnv builds the judge a config names when given none
+    ("envs/benchmarks/splat/_judge_labels.py", "lateralgym.episodes"),  # SPLAT's agreement reads a run's log
+}
+"""The lazy upward imports the README names (README, Architecture); no other is allowed."""
+
+
+def _layer_of_module(module: str) -> int | None:
+    if module == "lateralgym_env" or module.startswith("lateralgym_env."):
+        return LAYERS["integrations"]
+    if not (module == "lateralgym" or module.startswith("lateralgym.")):
+        return None
+    parts = module.split(".")[1:]
+    if parts[:2] == ["envs", "benchmarks"]:
+        return LAYERS["benchmarks"]
+    if parts and parts[0] == "envs":
+        return LAYERS["engine"]
+    if parts and parts[0] in LAYERS:
+        return LAYERS[parts[0]]
+    return CLI
+
+
+def _layer_of_file(path: Path) -> int:
+    rel = relative(path)
+    if rel.startswith("envs/benchmarks/"):
+        return LAYERS["benchmarks"]
+    top = rel.split("/")[0]
+    return {"envs": LAYERS["engine"], "lateralgym": CLI, "lateralgym_env": LAYERS["integrations"]}.get(
+        top, LAYERS.get(top, CLI)
+    )
+
+
+def _imports_with_place(tree: ast.Module) -> list[tuple[str, bool]]:
+    """Every imported module (``from X import Y`` also as ``X.Y``, which may be a module) and whether the
+    import runs inside a function; imports for type checking only are left out."""
+    found: list[tuple[str, bool]] = []
+
+    def visit(nodes: list[Any], lazy: bool) -> None:
+        for node in nodes:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                visit(node.body, True)
+            elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.append((node.module, lazy))
+                found.extend((f"{node.module}.{alias.name}", lazy) for alias in node.names)
+            elif isinstance(node, ast.Import):
+                found.extend((alias.name, lazy) for alias in node.names)
+            else:
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    inner = getattr(node, field, None)
+                    if isinstance(inner, list):
+                        visit(inner, lazy)
+
+    visit(tree.body, False)
+    return found
+
+
+def test_layers_point_one_way() -> None:
+    module_level, lazy = [], set()
+    for path in package_files():
+        here = _layer_of_file(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for module, inside_function in _imports_with_place(tree):
+            there = _layer_of_module(module)
+            if there is None or there <= here:
+                continue
+            target = "lateralgym." + module.split(".")[1] if module.startswith("lateralgym.") else module
+            if inside_function:
+                lazy.add((relative(path), target))
+            else:
+                module_level.append(f"{relative(path)} imports {module}")
+    assert not module_level, "module-level imports of a higher layer:\n" + "\n".join(sorted(set(module_level)))
+    assert lazy == LAZY_UPWARD, f"lazy upward imports other than the README's: {sorted(lazy ^ LAZY_UPWARD)}"

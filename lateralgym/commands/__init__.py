@@ -23,13 +23,12 @@ import importlib
 import pkgutil
 from typing import TYPE_CHECKING
 
+from lateralgym.envs.support import TRAIN_DESCRIPTION, TRAIN_HELP, command_group
+
+__all__ = ["TRAIN_DESCRIPTION", "TRAIN_HELP", "command_group", "register_all"]
+
 _FIRST = ("run", "data", "replay", "view", "report", "configs")
 
-TRAIN_HELP = "train a policy or an LLM on a benchmark's tasks, and test it on held-out ones"
-TRAIN_DESCRIPTION = (
-    "Train on a config's train items and evaluate on its held-out test items. Algorithms: grpo (an LLM, any "
-    "benchmark; the grpo extra) and each benchmark's own (ppo: a MaskablePPO policy; the rl extra)."
-)
 """Commands listed first in ``lateralgym --help``, in the order a newcomer meets them."""
 
 
@@ -49,13 +48,3 @@ def register_all(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
     """argparse's sub-command collection (``add_subparsers``), as ``register`` receives it."""
-
-
-def command_group(sub: Subparsers, name: str, *, help: str, description: str) -> Subparsers:
-    """The sub-commands of the group ``name`` (``lateralgym train ...``), made by the first module that
-    asks, so the core and a benchmark can each add theirs (``train grpo``, ``train ppo``)."""
-    groups: dict[str, Subparsers] = sub.__dict__.setdefault("_lateralgym_groups", {})
-    if name not in groups:
-        parser = sub.add_parser(name, help=help, description=description)
-        groups[name] = parser.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True)
-    return groups[name]

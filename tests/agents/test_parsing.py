@@ -6,10 +6,11 @@ from typing import Any
 
 import pytest
 
-from lateralgym.agents._parsing import json_objects, parse_mcq_reply, parse_reply
+from lateralgym.agents._parsing import json_objects, parse_reply
 from lateralgym.envs import Ask, Commit, Inspect, Invalid
 from lateralgym.envs import _reply_text as _parsing_text
 from lateralgym.envs._reply_text import JSON_SCAN_LIMIT
+from lateralgym.envs.benchmarks._mcq_reply import parse_mcq_reply
 from lateralgym.envs.benchmarks.creativity._player import parse_creativity_reply
 from lateralgym.envs.benchmarks.splat._player import parse_situation_reply
 

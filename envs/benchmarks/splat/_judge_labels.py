@@ -4,6 +4,7 @@ and the blank label file people fill (``write_label_template``)."""
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,6 @@ from lateralgym.envs.benchmarks.splat._agreement import (
     load_human_labels,
 )
 from lateralgym.envs.benchmarks.splat._agreement_table import AgreementRow, agreement_table
-from lateralgym.episodes import STEP_LOG, EpisodeStart, StepLine, observation_text, read_log
 
 TEMPLATE_COLUMNS = (
     "annotator",
@@ -35,13 +35,27 @@ TEMPLATE_COLUMNS = (
 _VERDICTS = frozenset({"correct", "not_yet", "incorrect"})
 
 
+def _run_log(run_dir: Path) -> Iterator[tuple[Any, str | None]]:
+    """A run's step-log records, each with its observation's full text for an episode start (else None).
+
+    The one place this benchmark reads the log: the episodes layer, above the benchmarks, owns it, so it
+    is imported only here, when a run is read (README, Architecture: a named lazy upward import)."""
+    from lateralgym.episodes import STEP_LOG, observation_text, read_log
+
+    for record in read_log(run_dir / STEP_LOG):
+        if record.type == "episode_start":
+            yield record, observation_text(record.observation, run_dir)
+        else:
+            yield record, None
+
+
 def judge_labels_from_run(run_dir: str | Path) -> list[LabelRecord]:
     """Every question the judge answered (item, question, yes/no/irrelevant) and each verdict it gave,
     in log order; the last verdict of an item is its final one. Only repeat 0 of each item is read:
     human labels are per item, and repeats would overwrite each other's verdicts."""
     records = []
-    for record in read_log(Path(run_dir) / STEP_LOG):
-        if not isinstance(record, StepLine) or record.judge_label is None:
+    for record, _ in _run_log(Path(run_dir)):
+        if record.type != "step" or record.judge_label is None:
             continue
         if not record.episode_id.endswith("#0"):
             continue
@@ -76,8 +90,8 @@ def agreement(first: str | Path, second: str | Path, *more: str | Path) -> Agree
 def bands_from_run(run_dir: str | Path) -> dict[str, str]:
     """Item id -> difficulty band of a run's puzzles (from its episode starts)."""
     bands = {}
-    for record in read_log(Path(run_dir) / STEP_LOG):
-        if isinstance(record, EpisodeStart) and record.meta.get("band"):
+    for record, _ in _run_log(Path(run_dir)):
+        if record.type == "episode_start" and record.meta.get("band"):
             bands[record.item_id] = str(record.meta["band"])
     return bands
 
@@ -108,13 +122,13 @@ def write_label_template(run_dir: str | Path, out: str | Path | None = None) -> 
     stories: dict[str, str] = {}
     bands: dict[str, str] = {}
     finals: dict[str, dict[str, str]] = {}
-    for record in read_log(run_dir / STEP_LOG):
+    for record, opening in _run_log(run_dir):
         if not record.episode_id.endswith("#0"):
             continue
-        if isinstance(record, EpisodeStart):
-            stories[record.item_id] = _story(observation_text(record.observation, run_dir))
+        if opening is not None:
+            stories[record.item_id] = _story(opening)
             bands[record.item_id] = str(record.meta.get("band") or "")
-        elif isinstance(record, StepLine) and record.judge_label is not None:
+        elif record.type == "step" and record.judge_label is not None:
             base = {"item_id": record.item_id, "band": bands.get(record.item_id, ""), "story": ""}
             if record.judge_label in _VERDICTS:
                 text = record.action.get("answer") or record.action.get("question") or ""

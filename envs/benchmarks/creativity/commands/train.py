@@ -7,8 +7,8 @@ import importlib.util
 import time
 from pathlib import Path
 
-from lateralgym.commands import TRAIN_DESCRIPTION, TRAIN_HELP, command_group
 from lateralgym.envs import LateralGymError
+from lateralgym.envs.support import TRAIN_DESCRIPTION, TRAIN_HELP, command_group
 
 DESCRIPTION = """\
 Train MaskablePPO (sb3-contrib) on the interactive CreativityBench env: discrete inspect/commit

@@ -300,7 +300,7 @@ class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any], gym.
 
 
 def _make_discrete(env_id: str, part_order: PartOrder, kwargs: dict[str, Any]) -> DiscreteCreativity:
-    import lateralgym  # noqa: F401 - registers the env ids (also inside AsyncVectorEnv's worker processes)
+    import lateralgym.envs  # noqa: F401 - the package's import registers the env ids (in AsyncVectorEnv's workers too)
 
     return DiscreteCreativity(gym.make(env_id, **kwargs), part_order=part_order)
 

@@ -30,9 +30,10 @@ from typing import Any, Literal, cast
 
 import verifiers.v1 as vf
 from openai import AsyncOpenAI
+from pydantic import model_validator
 from verifiers.v1.dialects.chat import message_to_wire
 
-from lateralgym.envs import SHIPPED_CONFIGS, EpisodeConfig, load_benchmark, split_items
+from lateralgym.envs import SHIPPED_CONFIGS, EpisodeConfig, LateralGymError, load_benchmark, split_items
 from lateralgym.episodes import outcome_succeeded, plan_episodes
 from lateralgym.integrations._chat_env import ChatEnv
 
@@ -65,6 +66,15 @@ class LateralTasksetConfig(vf.TasksetConfig):  # type: ignore[misc]
     """The LLM player's reasoning option (None: the config's mode decides)."""
     few_shot: bool = False
     """Worked examples before the first observation, where the benchmark has them."""
+
+    @model_validator(mode="after")
+    def _known(self) -> LateralTasksetConfig:
+        """A config that does not resolve is refused here, in one line, before any episode is built."""
+        try:
+            _chat_env(self.config, self.data, self.seed, tuple(self.imports), self.reasoning, self.few_shot)
+        except LateralGymError as exc:
+            raise ValueError(str(exc)) from None
+        return self
 
 
 class LateralTaskData(vf.TaskData):  # type: ignore[misc]

@@ -87,3 +87,13 @@ def test_vf_eval_scores_a_config_as_lateralgym_run_does(
     assert vf_turns == {end.episode_id: (end.outcome or {})["turns"] for end in ends}
     if name == "brainteaser":  # the replies decide (offline SPLAT's word-overlap judge accepts none of them)
         assert len(set(run_rewards.values())) > 1
+
+
+def test_an_unknown_config_is_refused_by_vf_eval_in_its_own_words(tmp_path: Path) -> None:
+    vf_eval = shutil.which("vf-eval") or str(Path(sys.executable).with_name("vf-eval"))
+    command = [vf_eval, "lateralgym-env", "--env.taskset.config", "no-such-config", "-m", "scripted"]
+    command += ["--client.base-url", "http://127.0.0.1:9/v1", "--no-push", "--no-rich", "-o", str(tmp_path)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode != 0
+    said = " ".join((done.stdout + done.stderr).split())
+    assert "unknown config 'no-such-config'" in said and "Traceback" not in said

@@ -64,6 +64,8 @@ def bind(host: str, port: int) -> socket.socket:
     Raises:
         ServeError: the port is in use or the address cannot be had.
     """
+    if not 0 <= port <= 65535:
+        raise ServeError(f"--port must be from 0 to 65535 (0: any free port), got {port}")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -76,7 +78,10 @@ def bind(host: str, port: int) -> socket.socket:
             raise ServeError(
                 f"port {port} on {host} is in use: pick another with --port (0 takes any free one)"
             ) from None
-        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc} (check --host and --port)") from None
+    except (OverflowError, UnicodeError) as exc:  # a host name that is no address
+        sock.close()
+        raise ServeError(f"cannot listen on {host}:{port}: {exc}") from None
     return sock
 
 
@@ -141,12 +146,6 @@ class _Served:
             from lateralgym.integrations._openenv import openenv_app
         except ImportError as exc:
             raise ServeError(f"serving needs openenv-core ({exc.name} is missing): {SERVE_INSTALL_HINT}") from None
-        if settings.host not in LOOPBACK:
-            print(
-                f"lateralgym: warning: listening on {settings.host}: other machines can reach this server, which "
-                "has no authentication; put it behind your own network controls",
-                file=sys.stderr,
-            )
         from lateralgym.agents import DEFAULT_CONCURRENCY, set_default_concurrency
 
         # a model judge's requests in flight follow the sessions, as the runner's follow --concurrency
@@ -159,6 +158,13 @@ class _Served:
         except BaseException:
             self.sessions.close()
             raise
+        if settings.host not in LOOPBACK:
+            print(
+                f"lateralgym: warning: listening on {settings.host}: other machines can reach this server, which "
+                "has no authentication; put it behind your own network controls",
+                file=sys.stderr,
+            )
+
         host = f"[{settings.host}]" if ":" in settings.host else settings.host
         self.url = f"http://{host}:{self.sock.getsockname()[1]}"
         self.server = _server_class()(uvicorn.Config(app, **UVICORN_SETTINGS))

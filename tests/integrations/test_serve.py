@@ -274,3 +274,29 @@ def test_the_cli_serves_an_imported_benchmark_logs_it_and_stops_cleanly_on_ctrl_
         [sys.executable, "-m", "lateralgym.cli", "replay", str(run_dir), "--quiet"], capture_output=True, text=True
     )
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["no-such-config"], "unknown config 'no-such-config'"),
+        (["splat", "--max-sessions", "0"], "--max-sessions must be at least 1, got 0"),
+        (["splat", "--judge", "no-such-judge"], "unknown judge 'no-such-judge'"),
+        (["splat", "--port", "70000"], "--port must be from 0 to 65535"),
+        (["splat", "--format", "jsonl"], "--format names the format of a --data file"),
+    ],
+)
+def test_serve_refuses_bad_flags_in_one_line(flags: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    import lateralgym.cli
+
+    assert lateralgym.cli.main(["serve", *flags, "--port", "0"] if "--port" not in flags else ["serve", *flags]) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and len(err.splitlines()) == 1
+
+
+def test_without_openenv_core_serve_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "lateralgym.integrations._openenv", raising=False)
+    monkeypatch.setitem(sys.modules, "openenv.core.env_server.http_server", None)  # as if not installed
+    with pytest.raises(ServeError, match=r"serving needs openenv-core .*pip install 'lateralgym\[serve\]'"):
+        with served(EpisodeConfig.named("brainteaser")):
+            pass

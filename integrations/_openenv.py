@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import os
+import weakref
 from typing import Any
 
 from pydantic import Field, create_model
@@ -116,6 +117,10 @@ def action_model(sessions: EpisodeSessions) -> type[Action]:
     return model
 
 
+_OPEN_ENDED: weakref.WeakSet[EpisodeSessions] = weakref.WeakSet()
+"""Served configs whose moves are no finite list (free text somewhere): ``legal_moves`` is not asked again."""
+
+
 class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState]):  # type: ignore[misc]
     """One client's connection: an episode session per ``reset``, driven by the client's moves."""
 
@@ -141,7 +146,11 @@ class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState
         # the client's own id, else an opaque one: the log's id names the dataset item
         self.episode_id = episode_id or f"{session.info['item']}#{session.spec.repeat}"
         self.session = session
-        self._moves = legal_moves(session)
+        # A benchmark's moves are a finite list for every item or for none: asked once, then only where they are
+        if self.sessions not in _OPEN_ENDED:
+            self._moves = legal_moves(session)
+            if self._moves is None:
+                _OPEN_ENDED.add(self.sessions)
         session.log_start()
         return self._observation(None)
 
@@ -224,6 +233,7 @@ class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState
             text=str(session.obs["text"]),
             info=public_info(session.info),
             legal_moves=None if session.done else self._moves,
+            metadata={},
             reward=reward,
             done=session.done,
         )

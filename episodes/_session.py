@@ -94,6 +94,9 @@ class EpisodeSession:
         self.truncated = False
         self.usage: dict[str, Usage] = {}
         """Model usage so far, per role."""
+        self.moves: list[tuple[str, bool]] = []
+        """Each move's kind (``ask``, ``inspect``, ``commit``, ``invalid``) and whether the env accepted it:
+        the session's own, kept after its env goes back to a pool."""
         self.started = False
         self.end: EpisodeEnd | None = None
         """The end record, once ``finish`` wrote it."""
@@ -205,6 +208,7 @@ class EpisodeSession:
         self.terminated, self.truncated = terminated, truncated
         record = self.env.records[-1]
         self.count(record.judge_calls)
+        self.moves.append((str(record.action.get("kind", "")), record.valid))
         if not self._logged:  # nothing keeps the line: skip hashing and checking it
             return
         self.writer.write(

@@ -133,6 +133,8 @@ class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState
         self.episode_id: str | None = None
         self._moves: list[str] | None = None
         """The episode's legal moves, read once at its reset (a finite set does not change during it)."""
+        self._turn = 0
+        """The episode's turn as of the last observation (a finished episode's env goes back to the pool)."""
 
     # -- OpenEnv API -----------------------------------------------------------------------------
     def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> LateralObservation:
@@ -190,11 +192,11 @@ class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState
             return LateralState(config=self.sessions.config.name)
         return LateralState(
             episode_id=self.episode_id,
-            step_count=session.env.turn,
+            step_count=self._turn,
             config=self.sessions.config.name,
             item=str(session.info.get("item", "")),
-            turn=session.env.turn,
-            max_turns=session.env.config.max_turns,
+            turn=self._turn,
+            max_turns=self.sessions.config.max_turns,
             reward=session.reward,
             done=session.done,
         )
@@ -225,6 +227,7 @@ class LateralGymEnvironment(Environment[Action, LateralObservation, LateralState
     def _observation(self, reward: float | None) -> LateralObservation:
         session = self.session
         assert session is not None
+        self._turn = session.env.turn
         if session.done and session.end is None:
             session.finish()
             self.sessions.release(session)

@@ -135,16 +135,17 @@ def play_greedy_tools(
 
 def _tool_figures(env: Any, messages: list[dict[str, Any]]) -> EpisodeFigures:
     session = env.session
-    records = session.env.records
-    outcome = session.env.outcome().model_dump(mode="json")
+    outcome = (session.end.outcome if session.end is not None else None) or session.env.outcome().model_dump(
+        mode="json"
+    )
     from lateralgym.episodes import outcome_succeeded
 
     return EpisodeFigures(
         item_id=session.spec.item_id,
         reward=session.reward,
-        moves=len(records),
-        valid_moves=sum(r.valid for r in records),
-        questions=sum(r.action.get("kind") == "ask" for r in records),
+        moves=len(session.moves),
+        valid_moves=sum(valid for _, valid in session.moves),
+        questions=sum(kind == "ask" for kind, _ in session.moves),
         success=outcome_succeeded(session.env.config.benchmark, outcome),
         outcome_flags={name: value for name, value in outcome.items() if isinstance(value, bool)},
         messages=[{k: v for k, v in m.items() if k in ("role", "content", "name", "tool_calls")} for m in messages],

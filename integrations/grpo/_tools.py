@@ -23,10 +23,9 @@ def tool_environment(config: EpisodeConfig, items: Sequence[Any]) -> tuple[type[
 
 def _valid_share(env: LateralToolEnvironment) -> float:
     session = env.session
-    if session is None or not session.env.records:
+    if session is None or not session.moves:
         return 0.0
-    records = session.env.records
-    return sum(r.valid for r in records) / len(records)
+    return sum(valid for _, valid in session.moves) / len(session.moves)
 
 
 def tool_rewards() -> list[Callable[..., list[float]]]:

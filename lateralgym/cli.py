@@ -98,20 +98,28 @@ class _Parser(argparse.ArgumentParser):
         return parsed
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of the command line ``argv``: with a core command named in it, only that command's
+    module is loaded, and help texts that list every benchmark are built only when help is asked for."""
+    from lateralgym.commands import ask_help, register_all
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    helping = not words or any(w in ("-h", "--help") for w in words)
+    ask_help(helping)
+    command = next((w for w in words if not w.startswith("-")), None)
     parser = _Parser(
-        prog="lateralgym", description=_description(), formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="lateralgym",
+        description=_description() if helping or command is None else "LateralGym",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    from lateralgym.commands import register_all
-
-    register_all(sub)  # every command in its own module (lateralgym/commands/*.py)
+    register_all(sub, only=command)  # every command in its own module (lateralgym/commands/*.py)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lateralgym`` command; returns the exit status."""
-    args = _parser().parse_args(argv)
+    args = _parser(argv).parse_args(argv)
     try:
         try:
             return int(args.handler(args))

@@ -25,18 +25,51 @@ from typing import TYPE_CHECKING
 
 from lateralgym.envs.support import TRAIN_DESCRIPTION, TRAIN_HELP, command_group
 
-__all__ = ["TRAIN_DESCRIPTION", "TRAIN_HELP", "command_group", "register_all"]
+__all__ = ["TRAIN_DESCRIPTION", "TRAIN_HELP", "command_group", "core_commands", "register_all", "wants_help"]
+
+
+class _HelpAsked:
+    """Whether the command line asks for help text: help texts that list every benchmark are built only then."""
+
+    asked = True
+
+
+def wants_help() -> bool:
+    """Whether to build help texts that load every benchmark (``lateralgym.cli`` says, from the command line)."""
+    return _HelpAsked.asked
+
+
+def ask_help(asked: bool) -> None:
+    """Say whether the command line asks for help (``lateralgym.cli`` does, before building the parser)."""
+    _HelpAsked.asked = asked
+
 
 _FIRST = ("run", "data", "replay", "view", "report", "configs")
 
 """Commands listed first in ``lateralgym --help``, in the order a newcomer meets them."""
 
 
-def register_all(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Let every module of this package add its sub-commands (``_FIRST`` first, the others in name
-    order), then every registered benchmark's own command module (``Benchmark.commands``)."""
+def core_commands() -> list[str]:
+    """The core sub-commands (this package's modules, one each), in the order ``--help`` lists them."""
     names = sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
-    for name in sorted(names, key=lambda n: _FIRST.index(n) if n in _FIRST else len(_FIRST)):
+    return sorted(names, key=lambda n: _FIRST.index(n) if n in _FIRST else len(_FIRST))
+
+
+SHARED_GROUPS = ("train",)
+"""Core commands that benchmarks add sub-commands to (``train ppo``): building them loads every benchmark's."""
+
+
+def register_all(sub: argparse._SubParsersAction, only: str | None = None) -> None:  # type: ignore[type-arg]
+    """Let every module of this package add its sub-commands (``_FIRST`` first, the others in name
+    order), then every registered benchmark's own command module (``Benchmark.commands``).
+
+    ``only``: the command being run; a core command of its own (not a group benchmarks add to) is then
+    the only module loaded, so running it imports nothing the other commands need."""
+    names = core_commands()
+    if only in names and only not in SHARED_GROUPS:
+        importlib.import_module(f"{__name__}.{only}").register(sub)
+        return
+    for name in names:
         importlib.import_module(f"{__name__}.{name}").register(sub)
     from lateralgym.envs import all_benchmarks
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lateralgym.cli import EXIT_ALL_ERRORED, EXIT_CODES, EXIT_OK, EXIT_SOME_ERRORED
+from lateralgym.commands import wants_help
 from lateralgym.commands._imports import add_import_flag, load_imports
 from lateralgym.envs import SHIPPED_CONFIGS, LateralGymError
 
@@ -30,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="run episodes of a config and print the results table",
         description="Run episodes of a config into a run directory (config, manifest, step log, summary) "
         "and print the metrics.",
-        epilog=_offline_judges() + EXIT_CODES,
+        epilog=(_offline_judges() if wants_help() else "") + EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument(
@@ -57,7 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument(
         "--judge",
         help="judge: one of the benchmark's offline judges (listed below with what each cannot do; the run's "
-        f"first line says it again), human (a person judges {_human_judged()} in the terminal, seeing the hidden "
+        f"first line says it again), human (a person judges {_human_judged() if wants_help() else 'a puzzle'} in "
+        "the terminal, seeing the hidden "
         "answer), or a model spec provider/model[?temperature=0&samples=3], local/smollm2 too (default: the "
         "config's)",
     )

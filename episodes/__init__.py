@@ -1,5 +1,7 @@
-"""Episodes: the runner (one ``RunOptions`` per run), the step log, resume, ``read_run``, replay,
-the viewer, the papers' metrics and reports, and rollout export for training LLMs.
+"""Episodes: ``EpisodeSession`` (one episode, the one object every driver steps and the one writer of
+its records) and ``EpisodeSessions`` (sessions for servers and trainers, logged as one run), the runner
+(one ``RunOptions`` per run), the step log, resume, ``read_run``, replay, the viewer, the papers'
+metrics and reports, and rollout export for training LLMs.
 
 Runs compared (leaderboard, paired differences, CSV and pandas export), the runs index and the dry
 run load on first use (``_LAZY``), so a command that needs none of them never imports them.

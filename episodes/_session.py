@@ -131,6 +131,8 @@ class EpisodeSession:
             prompt: the chat messages an LLM player was given before the first observation.
             first_message: the player's first user message when it is not the observation as written.
         """
+        if not self._logged:  # nothing keeps the record: skip hashing the opening
+            return
         config, env = self.env.config, self.env
         self.writer.write(
             EpisodeStart(

@@ -120,6 +120,10 @@ class EpisodeSessions:
             yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True), encoding="utf-8"
         )
         manifest = new_manifest(run_id, config, options.merge(out=out), judge_spec, None, player=REMOTE_PLAYER)
+        client = getattr(self.judge, "client", None)
+        local = getattr(client, "local", None) if client is not None else None
+        if local is not None:  # a local/ judge's model file, with its sha256, as a run records it
+            manifest = manifest.model_copy(update={"served": [local]})
         write_json(run_dir / MANIFEST, manifest.model_dump(mode="json"))
         self._writer = _LockedWriter(StepLogWriter(run_dir / STEP_LOG))
         self.run_dir, self.run_id = run_dir, run_id

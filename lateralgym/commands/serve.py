@@ -7,6 +7,7 @@ The flags become typed values here (the config as ``lateralgym run`` builds it, 
 from __future__ import annotations
 
 import argparse
+import textwrap
 from pathlib import Path
 
 from lateralgym.cli import EXIT_OK
@@ -19,11 +20,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     serve = sub.add_parser(
         "serve",
         help="serve a config's episodes to RL trainers over HTTP / WebSocket (an OpenEnv server)",
-        description="Serve a config as an OpenEnv environment (openenv-core's server; pip install "
-        "'lateralgym[serve]'): each WebSocket client gets its own episode session; openenv-core's "
-        'GenericEnvClient(base_url=URL) plays it. Actions are {"text": MOVE}, exactly the moves \'lateralgym '
-        "run' players make; reset takes seed, item_id and split. With --out every served episode is logged as a "
-        "run is, so replay, view, report and compare read it. Ctrl-C stops the server.",
+        description=textwrap.fill(
+            "Serve a config as an OpenEnv environment (openenv-core's server; pip install 'lateralgym[serve]'): "
+            "each WebSocket client gets its own episode session; openenv-core's GenericEnvClient(base_url=URL) "
+            "plays it. Actions are {\"text\": MOVE}, exactly the moves 'lateralgym run' players make; reset takes "
+            "seed, item_id and split. With --out every served episode is logged as a run is, so replay, view, "
+            "report and compare read it. Ctrl-C stops the server.",
+            96,
+        ),
         epilog="examples:\n  lateralgym serve CONFIG --port 8000\n"
         "  lateralgym serve CONFIG --judge openai/gpt-4o-mini --max-sessions 16 --out runs\n"
         "  lateralgym serve --import my_game.py my-game --data my_items.jsonl",

@@ -1,7 +1,7 @@
 """Auxiliary prompts for an LLM player, built from another run's log (elicitation).
 
 A player spec's ``aux=RUN_DIR`` option puts an auxiliary prompt, built from that run's step log, at
-the end of the player's system prompt. The run's benchmark builds it (``Benchmark.aux_prompt``):
+the end of the player's system prompt. The run's benchmark builds it (``Benchmark.prompts.aux_prompt``):
 a benchmark whose play can teach a model something about other tasks offers one (the situation
 puzzles' question-and-answer openings, for instance); ``aux_puzzles`` says how many of the run's
 items it shows (default 1), ``aux_seed`` the seed they are drawn at random with (default 0;
@@ -17,7 +17,7 @@ from typing import Literal
 
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_spec import OptionParser
-from lateralgym.envs import Benchmark, ConfigError, all_benchmarks, get_benchmark
+from lateralgym.envs import ConfigError, all_benchmarks, get_benchmark
 
 __all__ = ["AUX_OPTIONS", "DEFAULT_AUX_PUZZLES", "DEFAULT_AUX_SEED", "AuxVariant", "aux_prompt", "with_aux"]
 
@@ -62,7 +62,7 @@ DEFAULT_AUX_SEED = 0
 
 def _benchmark_of_run(root: Path) -> str:
     """The benchmark named by a run's first log record."""
-    offering = ", ".join(b.name for b in all_benchmarks() if type(b).aux_prompt is not Benchmark.aux_prompt)
+    offering = ", ".join(b.name for b in all_benchmarks() if b.prompts.gives_aux_prompt())
     log = root / "steps.jsonl"
     try:
         with log.open(encoding="utf-8") as handle:
@@ -100,7 +100,7 @@ def aux_prompt(
     name = _benchmark_of_run(root)
     try:
         drawn = None if seed in (None, "first") else int(seed)
-        return get_benchmark(name).aux_prompt(root, puzzles=puzzles, variant=variant, seed=drawn)
+        return get_benchmark(name).prompts.aux_prompt(root, puzzles=puzzles, variant=variant, seed=drawn)
     except LLMConfigError:
         raise
     except ConfigError as exc:

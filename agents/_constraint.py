@@ -1,6 +1,6 @@
 """Constrained replies: an LLM player's ``constrain`` option and what it adds to each request.
 
-The benchmark states the replies its parser reads (``Benchmark.action_grammar``: an
+The benchmark states the replies its parser reads (``Benchmark.prompts.action_grammar``: an
 ``ActionGrammar``); the player asks the server to decode under it, in one of two wire forms:
 
 * ``grammar``: the GBNF grammar in the request's ``grammar`` field (llama.cpp's ``llama-server`` and

@@ -90,7 +90,7 @@ class HumanAgent(Agent):
             benchmark = get_benchmark(str(info.get("benchmark")))
         except ConfigError:
             return action
-        return benchmark.parse_reply(text, info, None)
+        return benchmark.prompts.parse_reply(text, info, None)
 
     def _help(self, info: dict[str, Any]) -> str:
         try:

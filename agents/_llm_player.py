@@ -105,10 +105,10 @@ class LLMPlayer(Agent):
         seed: Sampling seed sent with every request (``None``: the client's), and the seed of the
             player's own ``rng``. Servers that ignore seeds stay non-deterministic.
         reasks: Format re-asks after an unparsable reply, before the benchmark's fallback reading
-            (``None``: the config's ``reasks``, else the benchmark's default, ``Benchmark.player_reasks``).
+            (``None``: the config's ``reasks``, else the benchmark's default, ``Benchmark.prompts.player_reasks``).
             Each is one more request in the same chat; the record counts them (``format_reasks``).
         fallback: Read a reply still unparsable after the re-asks with the benchmark's fallback
-            (``Benchmark.fallback_action``; e.g. a question sentence as a question, else the reply as an
+            (``Benchmark.prompts.fallback_action``; e.g. a question sentence as a question, else the reply as an
             explanation attempt), recorded in ``ModelCall.fallback``; ``False``: it is an invalid move.
         aux: A run directory whose log gives the auxiliary prompt (its benchmark's ``aux_prompt``), added to the
             system prompt of every episode; ``None``: none.
@@ -116,7 +116,7 @@ class LLMPlayer(Agent):
         aux_seed: The seed the ``m`` puzzles are drawn at random with (default 0); ``"first"``: the run's first.
         aux_variant: ``data`` (questions and answers, the paper's †) or ``reasoning`` (with the
             player's reasoning before each question, the paper's *).
-        constrain: Decode every reply under the benchmark's action grammar (``Benchmark.action_grammar``):
+        constrain: Decode every reply under the benchmark's action grammar (``Benchmark.prompts.action_grammar``):
             the modes to use in order (``("grammar",)``, ``("json_schema", "off")``: fall back when the
             server refuses), or a ``Constraint`` shared by the players of a run; ``None``: ``grammar`` for
             a ``local/`` model, ``off`` otherwise. Each record says what its reply was decoded under
@@ -315,7 +315,9 @@ class LLMPlayer(Agent):
         if mode != "off":
             unit = _unit(info)
             reasoning = self._plan.reasoning if self._plan is not None else None
-            params.update(self.constraint.request_params(unit.action_grammar(info, reasoning) if unit else None))
+            params.update(
+                self.constraint.request_params(unit.prompts.action_grammar(info, reasoning) if unit else None)
+            )
         return params
 
     def _fell_back(self, exc: LLMCallError, mode: ConstraintMode) -> bool:
@@ -331,7 +333,7 @@ class LLMPlayer(Agent):
             return None
         unit = _unit(info)
         reasoning = self._plan.reasoning if self._plan is not None else None
-        return mode if unit is not None and unit.action_grammar(info, reasoning) is not None else None
+        return mode if unit is not None and unit.prompts.action_grammar(info, reasoning) is not None else None
 
     def _accept(
         self,
@@ -365,8 +367,11 @@ class LLMPlayer(Agent):
             if len(calls) < self._reasks(unit, info):
                 calls.append(call)
                 assert self._plan is not None
-                return [*replied, {"role": "user", "content": unit.reask_text(action.reason, self._plan.request())}]
-            read = unit.fallback_action(text, info) if self.fallback else None
+                return [
+                    *replied,
+                    {"role": "user", "content": unit.prompts.reask_text(action.reason, self._plan.request())},
+                ]
+            read = unit.prompts.fallback_action(text, info) if self.fallback else None
             if read is not None:
                 action, fallback, error = read, read.kind, None
         update = {
@@ -383,7 +388,7 @@ class LLMPlayer(Agent):
         if self.reasks is not None:
             return self.reasks
         configured = info.get("reasks")
-        return int(configured) if isinstance(configured, int) else int(unit.player_reasks)
+        return int(configured) if isinstance(configured, int) else int(unit.prompts.player_reasks)
 
     def _record_failure(self, exc: LLMCallError, calls: list[ModelCall]) -> None:
         fallback = ModelCall(role="player", model=self.name, attempts=exc.attempts, error=str(exc))

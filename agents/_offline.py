@@ -1,8 +1,9 @@
 """Offline players: random, a lexical heuristic, and an oracle that reads the gold.
 
 Together they bracket a benchmark: the oracle scores 100 %, random scores chance, and the
-heuristic sits between. None of them needs a model or the network. Each asks the benchmark of
-the episode (``info["benchmark"]``) for its policy, so a benchmark you register gets all three.
+heuristic sits between. None of them needs a model or the network. Each holds the policies part of
+the episode's benchmark (``info["benchmark"]``, looked up once per episode; the oracle's, once per
+item), so a benchmark you register gets all three.
 """
 
 from __future__ import annotations
@@ -11,19 +12,35 @@ from collections.abc import Iterable
 from typing import Any
 
 from lateralgym.agents._base import Agent
-from lateralgym.envs import Action, benchmark_of, get_benchmark, item_key
+from lateralgym.envs import Action, PolicyPart, benchmark_of, get_benchmark, item_key
 
 
-class RandomAgent(Agent):
+class _PolicyAgent(Agent):
+    """An agent that plays its episode's benchmark's policies (held from ``reset``)."""
+
+    _policies: PolicyPart[Any] | None = None
+
+    def reset(self, observation: dict[str, Any], info: dict[str, Any], seed: int | None = None) -> None:
+        super().reset(observation, info, seed)
+        self._policies = get_benchmark(str(info["benchmark"])).policies
+
+    def policies(self, info: dict[str, Any]) -> PolicyPart[Any]:
+        """The policies of ``info``'s benchmark (those held since ``reset``; looked up if it was skipped)."""
+        if self._policies is None or self._policies.benchmark.name != info["benchmark"]:
+            self._policies = get_benchmark(str(info["benchmark"])).policies
+        return self._policies
+
+
+class RandomAgent(_PolicyAgent):
     """Uniformly random among the public options (the benchmark's ``random_action``)."""
 
     name = "random"
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
-        return get_benchmark(str(info["benchmark"])).random_action(info, self.rng)
+        return self.policies(info).random_action(info, self.rng)
 
 
-class HeuristicAgent(Agent):
+class HeuristicAgent(_PolicyAgent):
     """A cheap lexical baseline: the benchmark's ``heuristic_action`` (each benchmark's env card says
     what its policy does: word overlap with the task, the longest option, probing questions...)."""
 
@@ -40,7 +57,7 @@ class HeuristicAgent(Agent):
         self.memory = dict(self.settings)
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
-        return get_benchmark(str(info["benchmark"])).heuristic_action(info, self.rng, self.memory)
+        return self.policies(info).heuristic_action(info, self.rng, self.memory)
 
 
 class OracleAgent(Agent):
@@ -50,8 +67,11 @@ class OracleAgent(Agent):
 
     def __init__(self, items: Iterable[Any], seed: int | None = None) -> None:
         super().__init__(seed)
-        self.items = {item_key(benchmark_of(item).item_id(item)): item for item in items}
+        self.items: dict[str, tuple[Any, PolicyPart[Any]]] = {}
+        for item in items:
+            unit = benchmark_of(item)
+            self.items[item_key(unit.item_id(item))] = (item, unit.policies)
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
-        item = self.items[str(info["item"])]
-        return benchmark_of(item).oracle_action(item, info)
+        item, policies = self.items[str(info["item"])]
+        return policies.oracle_action(item, info)

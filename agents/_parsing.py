@@ -48,7 +48,7 @@ def parse_reply(
         unit = get_benchmark(str(benchmark))
     except ConfigError:
         return parse_action(text)
-    return unit.parse_reply(text, {"public": public, "mode": mode, "benchmark": benchmark}, reasoning)
+    return unit.prompts.parse_reply(text, {"public": public, "mode": mode, "benchmark": benchmark}, reasoning)
 
 
 def read_model_reply(

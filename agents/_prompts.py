@@ -1,7 +1,7 @@
 """How an LLM player opens an episode: the protocol chosen from ``info``, and the opening messages.
 
-The texts themselves belong to the benchmarks (``Benchmark.system_prompt``,
-``Benchmark.worked_examples``), written in our own words after each paper's set-up;
+The texts themselves belong to the benchmarks (``Benchmark.prompts.system_prompt``,
+``Benchmark.prompts.worked_examples``), written in our own words after each paper's set-up;
 ``conversation_start`` assembles them, and the player then feeds each env reply back as the next
 user message.
 """
@@ -101,8 +101,8 @@ def system_prompt(plan: PromptPlan) -> str:
     except ConfigError:
         return _GENERIC
     request = plan.request()
-    text = benchmark.system_prompt(request)
-    return f"{text}{_ENV_FORMS_ACCEPTED}" if benchmark.shows_env_forms(request) else text
+    text = benchmark.prompts.system_prompt(request)
+    return f"{text}{_ENV_FORMS_ACCEPTED}" if benchmark.prompts.shows_env_forms(request) else text
 
 
 def conversation_start(
@@ -126,12 +126,12 @@ def conversation_start(
 
 def first_message(plan: PromptPlan, observation_text: str) -> str:
     """The first user message: the first observation, laid out as the benchmark's chosen layout asks
-    (``Benchmark.first_message``: a paper's worked examples may sit inside it)."""
+    (``Benchmark.prompts.first_message``: a paper's worked examples may sit inside it)."""
     try:
         benchmark = get_benchmark(str(plan.benchmark))
     except ConfigError:
         return observation_text
-    return benchmark.first_message(plan.request(), observation_text)
+    return benchmark.prompts.first_message(plan.request(), observation_text)
 
 
 def opening_messages(plan: PromptPlan, system: str | None = None, *, aux: str | None = None) -> list[dict[str, str]]:
@@ -150,5 +150,5 @@ def opening_messages(plan: PromptPlan, system: str | None = None, *, aux: str | 
     except ConfigError:  # an unknown benchmark: no examples (a bad few-shot request still raises)
         benchmark = None
     if benchmark is not None:
-        messages += benchmark.worked_examples(plan.request())
+        messages += benchmark.prompts.worked_examples(plan.request())
     return messages

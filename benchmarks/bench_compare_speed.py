@@ -67,7 +67,8 @@ from lateralgym.envs import all_benchmarks
 from lateralgym.cli import main
 if sys.argv[1] == "one-by-one":  # every scorer's resampled hook off: each resample scored in turn
     for benchmark in all_benchmarks():
-        setattr(type(benchmark.scorer(mode=None, max_turns=15)), "headline_resampled", lambda self, counts: None)
+        scorer_type = type(benchmark.metrics.scorer(mode=None, max_turns=15))
+        setattr(scorer_type, "headline_resampled", lambda self, counts: None)
 sys.exit(main(sys.argv[2:]))
 """
 

@@ -67,7 +67,7 @@ def recorded_episodes(env: gymnasium.Env, episodes: int = EPISODES) -> tuple[lis
         actions: list[Any] = []
         done = False
         while not done:
-            action = action_to_text(unit.random_action(info, rng))
+            action = action_to_text(unit.policies.random_action(info, rng))
             _, _, terminated, truncated, info = env.step(action)
             sent += 1
             if info["valid_action"]:

@@ -69,6 +69,7 @@ from lateralgym.envs._judging import (
 )
 from lateralgym.envs._loaders import detect_format, formats, iter_items, load_items, load_jsonl
 from lateralgym.envs._matching import match_name
+from lateralgym.envs._parts import DataPart, JudgingPart, LeakPart, MetricsPart, PolicyPart, PromptPart
 from lateralgym.envs._samples import load_sample_items, read_jsonl, sample_path
 from lateralgym.envs._scoring import ExplorationOutcome, ItemTerms, Scored, ScoredEpisode, Scorer, SuccessScorer
 from lateralgym.envs._splits import Split, split_items
@@ -95,6 +96,7 @@ __all__ = [
     "Count",
     "DatasetError",
     "DatasetTooLarge",
+    "DataPart",
     "DatasetFormat",
     "DatasetStats",
     "EpisodeConfig",
@@ -108,6 +110,11 @@ __all__ = [
     "Invalid",
     "JudgeCase",
     "JudgementFormat",
+    "JudgingPart",
+    "LeakPart",
+    "MetricsPart",
+    "PolicyPart",
+    "PromptPart",
     "ItemTable",
     "Judge",
     "JudgeLabelError",

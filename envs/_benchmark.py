@@ -25,25 +25,28 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from lateralgym.envs._actions import Action, Commit, Invalid
 from lateralgym.envs._errors import ConfigError
+from lateralgym.envs._parts import (
+    PARTS,
+    DataPart,
+    JudgingPart,
+    LeakPart,
+    MetricsPart,
+    PolicyPart,
+    PromptPart,
+    misplaced_hooks,
+)
 
 if TYPE_CHECKING:
     from lateralgym.envs._config import EpisodeConfig
     from lateralgym.envs._engine import Scene
-    from lateralgym.envs._figures import BarFigure, MetricsView
-    from lateralgym.envs._grammar import ActionGrammar
-    from lateralgym.envs._judging import Judge
-    from lateralgym.envs._scoring import Scorer
-    from lateralgym.envs._splits import Split
 
 __all__ = [
     "BENCHMARKS",
@@ -203,7 +206,7 @@ class JudgeCase(BaseModel):
 
 @dataclass(frozen=True)
 class JudgementFormat:
-    """A file format of human-labelled judgements a benchmark reads (``Benchmark.judgement_formats``).
+    """A file format of human-labelled judgements a benchmark reads (``Benchmark.judging.judgement_formats``).
 
     Attributes:
         name: The name ``judges eval --format`` takes.
@@ -264,7 +267,8 @@ OutcomeT = TypeVar("OutcomeT", bound=Outcome)
 
 
 class Benchmark(Generic[ItemT, OutcomeT]):
-    """One benchmark: subclass it, fill in the class attributes, override what differs.
+    """One benchmark: its identity, its rules and what is public and secret about an item, on the class;
+    the rest in six parts with defaults (``lateralgym.envs._parts``), overridden where it differs.
 
     Only ``name``, ``item_type``, ``outcome_type``, ``scene_type``, ``modes`` and ``action_forms``
     have no default; the rest default to something sensible for a question-and-answer game.
@@ -291,45 +295,29 @@ class Benchmark(Generic[ItemT, OutcomeT]):
     options_type: ClassVar[type[BaseModel]] = NoOptions
     """The pydantic model of a config's ``options:`` block: this benchmark's own settings, validated
     with the config (frozen; ``extra="forbid"``, so a misspelt option is an error)."""
-    sample_file: ClassVar[str | None] = None
-    """The sample data file shipped in ``lateralgym/envs/data`` (our JSONL), if any."""
-    sample_data: ClassVar[dict[str, str]] = {}
-    """Other data files it ships in ``lateralgym/envs/data``, by dataset name (a knowledge base)."""
-    formats: ClassVar[tuple[DatasetFormat, ...]] = ()
-    """The official release formats it reads (our JSONL is always read too). Format names are the
-    benchmark's own: ``--format`` and detection only ever look among the chosen benchmark's."""
-    jsonl_keys: ClassVar[frozenset[str]] = frozenset()
-    """Keys that identify its records in our JSONL format; the most specific match wins."""
-    data_records: ClassVar[tuple[tuple[frozenset[str], type[BaseModel]], ...]] = ()
-    """JSONL records that are its data but not its items (``(identifying keys, model)``: a knowledge
-    base's entities); ``data stats`` counts them through ``dataset_stats``."""
-    offline_judges: ClassVar[dict[str, Callable[[], Judge]]] = {}
-    """Judges that need no model, by spec (``exact``, ``kb``, ``reference``)."""
-    default_judge: ClassVar[str] = "exact"
-    """The judge spec its configs name by default."""
-    llm_judge: ClassVar[str | None] = None
-    """``module:Class`` of its LLM judge (imported only when used); None: LLM judge specs grade
-    with the benchmark's exact rules, which need no model."""
-    human_judge: ClassVar[str | None] = None
-    """``module:Class`` of a person judging in the terminal (``--judge human``), if it has one."""
-    verdict_labels: ClassVar[tuple[str, ...]] = ("correct", "not_yet", "incorrect")
-    """The labels its judges may grade a final answer with (``correct`` is the one that solves)."""
-    reward_fields: ClassVar[dict[str, str]] = {}
-    """Rewards of its own a config may set under ``rewards:`` (name -> what earns it), besides the
-    engine's ``correct``, ``invalid`` and ``step``."""
-    leak_markers: ClassVar[tuple[str, ...]] = ()
-    """Strings of its release files that must never reach a player (a gold marker); the leak check
-    looks for them."""
+    default_max_turns: ClassVar[int] = 1
+    """The turn limit of ``default_config``."""
     commands: ClassVar[str | None] = None
     """A module of its own sub-commands (``register(sub)`` as in ``lateralgym.commands``), added to
     the ``lateralgym`` command line; its command layer, the only place it parses arguments."""
-    phrase_leak_check: ClassVar[bool] = True
-    """Whether the leak check also flags any 5-word run of a secret that ``public_text`` lacks
-    (off where the public scene legitimately shares phrasing with the reference solution)."""
-    headline: ClassVar[tuple[str, ...]] = ("accuracy",)
-    """The metric names a summary line names first (the paper's headline numbers)."""
-    judgement_formats: ClassVar[tuple[JudgementFormat, ...]] = ()
-    """File formats of human-labelled judgements its judges can be measured on (``lateralgym judges eval``)."""
+
+    # ------------------------------------------------------------------ its parts
+    data: DataPart[Any] = DataPart()
+    """Shipped sample, release formats, ``data stats`` counts, splits, the items a ``--limit`` run plays."""
+    judging: JudgingPart = JudgingPart()
+    """Offline, LLM and human judges, verdict labels, human-labelled judgement formats."""
+    policies: PolicyPart[Any] = PolicyPart()
+    """The offline players' moves (``random``, ``heuristic``, ``oracle``)."""
+    prompts: PromptPart = PromptPart()
+    """The LLM player's prompts, reply parser, re-asks, fallback, action grammar, auxiliary prompts."""
+    metrics: MetricsPart[Any] = MetricsPart()
+    """Scorer, typed outcome, headline metrics, the report's figures, rewards of its own."""
+    leaks: LeakPart[Any] = LeakPart()
+    """What the no-leak walk probes: release markers, a twin item, probing moves."""
+
+    def __init__(self) -> None:
+        for slot in PARTS:  # each benchmark holds its own copy of each part, bound to it
+            setattr(self, slot, getattr(type(self), slot).bound(self))
 
     # ------------------------------------------------------------------ items and secrets
     def item_id(self, item: ItemT) -> str:
@@ -353,46 +341,7 @@ class Benchmark(Generic[ItemT, OutcomeT]):
         over (never to a model). Default: the secret texts."""
         return "\n".join(self.secret_texts(item))
 
-    def stat_axes(self, item: ItemT) -> dict[str, Any]:
-        """What ``lateralgym data stats`` counts an item by (axis -> value); default: nothing but the count."""
-        return {}
-
-    def dataset_stats(self, records: Sequence[Any]) -> StatBlock:
-        """What ``lateralgym data stats`` shows of its records (items, or its ``data_records``);
-        default: each ``stat_axes`` axis counted as a section."""
-        sections: dict[str, dict[str, int]] = {}
-        for record in records:
-            for axis, value in self.stat_axes(record).items():
-                counts = sections.setdefault(axis, {})
-                counts[str(value)] = counts.get(str(value), 0) + 1
-        return StatBlock(kind=self.name, sections={k: dict(sorted(v.items())) for k, v in sections.items()})
-
-    def stream_stats(self, records: Iterator[Any]) -> StatBlock:
-        """``dataset_stats`` of records read once, one at a time (``lateralgym data stats`` streams a file
-        through it). The default keeps them all and calls ``dataset_stats``; a benchmark whose counts
-        need one record at a time overrides it, so a file of any size is counted in little memory."""
-        return self.dataset_stats(list(records))
-
-    def split_of(self, item: ItemT) -> Split:
-        """Which side of a train / test split the item is on: its own ``split`` field when it has one,
-        else a stable hash of its id (``lateralgym.envs.split_items``)."""
-        from lateralgym.envs._splits import hashed_split
-
-        own = getattr(item, "split", None)
-        return own if own in ("train", "test") else hashed_split(self.item_id(item))
-
-    def twin(self, item: ItemT) -> ItemT | None:
-        """The same item with a different secret (e.g. another correct option), for the differential
-        leak check: the player's view must not change with the secret before the episode ends."""
-        return None
-
-    def probe_actions(self, item: ItemT, config: EpisodeConfig) -> Iterable[Any]:
-        """Actions that poke at every way an answer could leak (the no-leak walk plays them)."""
-        yield "commit: tell me the answer"
-
-    default_max_turns: ClassVar[int] = 1
-    """The turn limit of ``default_config``."""
-
+    # ------------------------------------------------------------------ configs
     def default_config(self) -> dict[str, Any]:
         """The config a run of this benchmark by name uses when no config file names it (``lateralgym
         run --import FILE.py NAME``): its first mode and reveal, every action it has, its default judge,
@@ -403,126 +352,11 @@ class Benchmark(Generic[ItemT, OutcomeT]):
             "mode": self.modes[0],
             "allowed_actions": list(self.action_forms),
             "max_turns": self.default_max_turns,
-            "judge": self.default_judge,
+            "judge": self.judging.default_judge,
         }
 
     def validate_config(self, config: EpisodeConfig) -> None:
         """Raise ``ValueError`` when a config makes no sense for this benchmark."""
-
-    def first_items(self, items: Sequence[ItemT], limit: int) -> list[ItemT]:
-        """The items a run with ``--limit limit`` plays, in dataset order (default: the first ``limit``).
-
-        A benchmark whose metrics need whole sets of items (groups of variants) widens the cut.
-        """
-        return list(items)[:limit]
-
-    def sample_items(self) -> list[ItemT]:
-        """The shipped sample items."""
-        if self.sample_file is None:
-            raise ConfigError(f"benchmark {self.name!r} ships no sample data: give a dataset file (--data)")
-        from lateralgym.envs._samples import read_sample
-
-        items: list[Any] = read_sample(self.sample_file, self.item_type)
-        return items
-
-    # ------------------------------------------------------------------ outcome and metrics
-    def scorer(self, *, mode: str | None, max_turns: int) -> Scorer[Any, Any]:
-        """A fresh scorer for a run's episodes (default: success rate and mean turns)."""
-        from lateralgym.envs._scoring import SuccessScorer
-
-        return SuccessScorer(self, mode=mode, max_turns=max_turns)
-
-    def outcome_of(self, data: Mapping[str, Any]) -> OutcomeT:
-        """Validate a logged outcome; a missing or renamed field raises, it never scores 0 %."""
-        return self.outcome_type.model_validate(data)  # type: ignore[return-value]
-
-    def figures(self, metrics: MetricsView) -> list[BarFigure]:
-        """The report's figures of a run (bar charts, drawn by ``lateralgym report``); default: the
-        headline rates."""
-        from lateralgym.envs._figures import headline_figure
-
-        return headline_figure(metrics)
-
-    # ------------------------------------------------------------------ judges
-    def make_judge(self, spec: str) -> Judge | None:
-        """The offline judge ``spec`` names for this benchmark (``reference``, ``exact``, a spec with
-        options such as ``reference-embed?model=st:``), or None when it names none of them."""
-        factory = self.offline_judges.get(spec)
-        return factory() if factory is not None else None
-
-    # ------------------------------------------------------------------ offline players
-    def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
-        """A uniformly random move among the public options."""
-        return Commit(answer="I do not know.")
-
-    def heuristic_action(self, info: Mapping[str, Any], rng: np.random.Generator, memory: dict[str, Any]) -> Action:
-        """A cheap lexical baseline's move; ``memory`` is the policy's per-episode scratch space."""
-        return self.random_action(info, rng)
-
-    def oracle_action(self, item: ItemT, info: Mapping[str, Any]) -> Action:
-        """The move of a player that knows the answer (the upper bound, and a scoring check)."""
-        return Invalid(raw="", reason=f"benchmark {self.name!r} has no oracle")
-
-    # ------------------------------------------------------------------ LLM players
-    def system_prompt(self, request: PromptRequest) -> str:
-        """The LLM player's system prompt (our own wording of the paper's protocol)."""
-        return (
-            "You are playing a reasoning game. Read each message and reply with one action in the form "
-            "the message asks for."
-        )
-
-    def worked_examples(self, request: PromptRequest) -> list[dict[str, str]]:
-        """Chat messages shown before the first observation (few-shot); none by default."""
-        return []
-
-    def first_message(self, request: PromptRequest, observation: str) -> str:
-        """The LLM player's first user message: the first observation (default), or a paper's own layout
-        around it (worked examples inside the one message, as some papers' prompts have them)."""
-        return observation
-
-    def shows_env_forms(self, request: PromptRequest) -> bool:
-        """Whether the LLM player's system prompt also says the env's command forms are accepted (not in a
-        paper layout that shows none)."""
-        return True
-
-    def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
-        """The action a model's reply makes; ``Invalid`` when there is none. Default: the env's forms."""
-        from lateralgym.envs._actions import parse_action
-
-        return parse_action(text.strip())
-
-    player_reasks: ClassVar[int] = 0
-    """How many times an LLM player is re-asked, by default, to repeat an unparsable reply in the
-    expected format before ``fallback_action`` (0: an unparsable reply is an invalid move at once,
-    as the single-answer papers grade it)."""
-
-    def reask_text(self, reason: str, request: PromptRequest) -> str:
-        """The follow-up message that re-asks an LLM player whose reply could not be read."""
-        return f"I could not read a move in your reply ({reason}). Reply again, exactly in the format asked for."
-
-    def fallback_action(self, text: str, info: Mapping[str, Any]) -> Action | None:
-        """How a reply still unparsable after the re-asks is read (``None``: an invalid move)."""
-        return None
-
-    def action_grammar(self, info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
-        """The replies ``parse_reply`` reads at this point of an episode, as an ``ActionGrammar`` an LLM
-        player can ask its server to constrain the reply to (``?constrain=grammar`` or ``json_schema``).
-
-        State it from the same forms the parser reads, and the prompt asks for (``lateralgym.envs.
-        ActionGrammar``; ``final_turn(info)`` says when only the final answer is left). Default: ``None``,
-        the benchmark states none and replies stay free text.
-        """
-        return None
-
-    def aux_prompt(self, run_dir: Path, *, puzzles: int, variant: str, seed: int | None = None) -> str:
-        """An auxiliary prompt for an LLM player of another run, built from a run of this benchmark
-        (the player spec's ``aux=RUN_DIR``: elicitation): ``puzzles`` of its items, drawn at random with
-        ``seed`` (None: its first ones); default: this benchmark gives none.
-
-        Raises:
-            ConfigError: the run gives no auxiliary prompt.
-        """
-        raise ConfigError(f"{run_dir} is a {self.name!r} run, and {self.name} gives no auxiliary prompt")
 
     def __repr__(self) -> str:
         return f"<benchmark {self.name}>"
@@ -539,6 +373,9 @@ def register_benchmark(cls: type[Benchmark[ItemT, OutcomeT]]) -> type[Benchmark[
     for attribute in ("name", "item_type", "outcome_type", "scene_type", "modes", "action_forms"):
         if not hasattr(cls, attribute):
             raise TypeError(f"benchmark {cls.__name__} must define {attribute!r}")
+    misplaced = misplaced_hooks(cls)
+    if misplaced:
+        raise TypeError(f"benchmark {cls.__name__} defines {misplaced[0]} (docs/adding-a-benchmark.md)")
     BENCHMARKS[cls.name] = cls()
     for hook in REGISTRATION_HOOKS:
         hook(cls.env_ids)
@@ -728,6 +565,6 @@ def owner_of(record: object) -> Benchmark[Any, Any]:
         ConfigError: no registered benchmark reads records of that type.
     """
     for benchmark in all_benchmarks():
-        if any(isinstance(record, model) for _, model in benchmark.data_records):
+        if any(isinstance(record, model) for _, model in benchmark.data.records):
             return benchmark
     return benchmark_of(record)

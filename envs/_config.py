@@ -82,7 +82,7 @@ class RewardConfig(BaseModel):
     """Reward shaping. Defaults give 1 for a correct answer and nothing else.
 
     Besides ``correct``, ``invalid`` and ``step``, a benchmark may name rewards of its own
-    (``Benchmark.reward_fields``: a partly right answer, an exploration bonus); they are set here by
+    (``Benchmark.metrics.reward_fields``: a partly right answer, an exploration bonus); they are set here by
     name and read with ``extra``. Every reward is a finite number of magnitude at most ``MAX_REWARD``.
     """
 
@@ -174,7 +174,7 @@ class EpisodeConfig(BaseModel):
     paper's decoding."""
     reasks: int | None = Field(default=None, ge=0, le=3)
     """Format re-asks of an LLM player after a reply it cannot read, when its spec sets none
-    (``...?reasks=1`` wins); None: the benchmark's default (``Benchmark.player_reasks``). A paper
+    (``...?reasks=1`` wins); None: the benchmark's default (``Benchmark.prompts.player_reasks``). A paper
     config that gives one shot sets 0: an unreadable answer is wrong, as the paper grades it."""
     rewards: RewardConfig = RewardConfig()
     """Reward shaping."""
@@ -309,7 +309,7 @@ class EpisodeConfig(BaseModel):
             names = sorted(formats(benchmark.name))
             if self.dataset_format not in names:
                 raise ValueError(f"dataset_format for {self.benchmark} must be one of its formats {names}")
-        known = {"correct", "invalid", "step", *benchmark.reward_fields}
+        known = {"correct", "invalid", "step", *benchmark.metrics.reward_fields}
         unknown_rewards = sorted(set(self.rewards.model_extra or {}) - known)
         if unknown_rewards:
             raise ValueError(

@@ -21,7 +21,7 @@ def load_config_items(config: EpisodeConfig, path: str | None = None) -> ItemTab
     source = path or config.dataset
     label = f"config {config.name!r}"
     if source is None:
-        return item_table(benchmark, benchmark.sample_items(), label=label)
+        return item_table(benchmark, benchmark.data.sample_items(), label=label)
     from lateralgym.envs._loaders import load_items
 
     items = load_items(source, format=config.dataset_format if path is None else None, benchmark=benchmark.name)

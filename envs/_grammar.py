@@ -1,6 +1,6 @@
 """``ActionGrammar``: the forms of a benchmark's moves, stated once, as a constraint on a model's reply.
 
-A benchmark states the replies its parser reads (``Benchmark.action_grammar``) as a few *forms*: a line
+A benchmark states the replies its parser reads (``Benchmark.prompts.action_grammar``) as a few *forms*: a line
 (``Answer: B``, ``Question: ...?``) or a JSON object with fixed keys (``{"action": "inspect", "target":
 "wooden spoon"}``), each value either one of listed strings (``OneOf``: the letters of the options, the
 names in the scene) or bounded text (``FreeText``). From that one statement come

@@ -81,7 +81,7 @@ class JudgeReply(BaseModel):
 
 
 class JudgeLabelError(LateralGymError, ValueError):
-    """A judge graded an answer with a label its benchmark does not know (``Benchmark.verdict_labels``)."""
+    """A judge graded an answer with a label its benchmark does not know (``Benchmark.judging.verdict_labels``)."""
 
 
 def check_verdict(reply: JudgeReply, benchmark: str, judge: str) -> None:
@@ -92,7 +92,7 @@ def check_verdict(reply: JudgeReply, benchmark: str, judge: str) -> None:
     """
     from lateralgym.envs._benchmark import get_benchmark
 
-    known = get_benchmark(benchmark).verdict_labels
+    known = get_benchmark(benchmark).judging.verdict_labels
     if reply.label not in known:
         raise JudgeLabelError(
             f"judge {judge} graded an answer {reply.label!r}, which {benchmark} does not know; its verdicts are "
@@ -109,7 +109,7 @@ def judge_note(benchmark: str, judge: str) -> str | None:
     from lateralgym.envs._errors import ConfigError
 
     try:
-        factory = get_benchmark(benchmark).offline_judges.get(judge.partition("?")[0])
+        factory = get_benchmark(benchmark).judging.offline_judges.get(judge.partition("?")[0])
     except ConfigError:
         return None
     limits = getattr(factory, "limits", None)

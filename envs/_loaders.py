@@ -1,10 +1,10 @@
 """Load any supported dataset file: every registered benchmark's official formats, and our own JSONL.
 
-Format names belong to benchmarks (``Benchmark.formats``): ``load_items(path, benchmark=NAME)``
+Format names belong to benchmarks (``Benchmark.data.formats``): ``load_items(path, benchmark=NAME)``
 sniffs and resolves ``format=`` among that benchmark's formats only (and our JSONL of its records),
 so two benchmarks may each have a format called ``json``. Without a benchmark every registered
 format is tried (built-ins first), which is what ``lateralgym data stats FILE`` does. Our ``jsonl``
-format holds any benchmark's items, one a line, or its other records (``Benchmark.data_records``);
+format holds any benchmark's items, one a line, or its other records (``Benchmark.data.records``);
 a compact file defines repeated list items once (``lateralgym.envs.write_jsonl``). ``lateralgym
 data stats --help`` lists the formats.
 
@@ -51,7 +51,7 @@ def jsonl_models(benchmark: str | None = None) -> list[tuple[frozenset[str], typ
     kinds = [
         kind
         for b in _units(benchmark)
-        for kind in ([(b.jsonl_keys, b.item_type)] if b.jsonl_keys else []) + list(b.data_records)
+        for kind in ([(b.data.jsonl_keys, b.item_type)] if b.data.jsonl_keys else []) + list(b.data.records)
     ]
     return sorted(kinds, key=lambda kind: len(kind[0]), reverse=True)
 
@@ -76,7 +76,7 @@ def formats(benchmark: str | None = None) -> dict[str, DatasetFormat]:
     benchmarks share goes to the first registered) plus our ``jsonl``."""
     found: dict[str, DatasetFormat] = {}
     for unit in _units(benchmark):
-        for fmt in unit.formats:
+        for fmt in unit.data.formats:
             found.setdefault(fmt.name, fmt)
     found["jsonl"] = DatasetFormat(
         "jsonl",
@@ -188,9 +188,9 @@ def _owner_of_format(path: Path, name: str) -> str:
     for unit in all_benchmarks():
         if name == "jsonl":
             model = _jsonl_model_of(_first_record(path))
-            if model is unit.item_type or any(model is m for _, m in unit.data_records):
+            if model is unit.item_type or any(model is m for _, m in unit.data.records):
                 return unit.name
-        elif any(f.name == name for f in unit.formats):
+        elif any(f.name == name for f in unit.data.formats):
             return unit.name
     return "another benchmark's"
 

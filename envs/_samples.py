@@ -1,7 +1,7 @@
 """Our own JSONL format and the sample datasets shipped with the package.
 
 Each line of a LateralGym JSONL file is one record of a benchmark's item model (or of other data a
-benchmark reads, ``Benchmark.data_records``); a compact file adds one definition line per item that
+benchmark reads, ``Benchmark.data.records``); a compact file adds one definition line per item that
 records share, which records list by id (``_jsonl``). The package ships each benchmark's sample
 file, written for this project, so every mode runs offline.
 """
@@ -43,9 +43,9 @@ def sample_files() -> dict[str, str]:
 
     files: dict[str, str] = {}
     for benchmark in all_benchmarks():
-        files.update(benchmark.sample_data)
-        if benchmark.sample_file:
-            files[benchmark.name] = benchmark.sample_file
+        files.update(benchmark.data.sample_data)
+        if benchmark.data.sample_file:
+            files[benchmark.name] = benchmark.data.sample_file
     return files
 
 
@@ -407,6 +407,6 @@ def load_sample_items(name: str) -> list[Any]:
     from lateralgym.envs._errors import ConfigError
 
     try:
-        return get_benchmark(name).sample_items()
+        return get_benchmark(name).data.sample_items()
     except ConfigError as exc:
         raise DatasetError(name, f"no sample items named {name!r}: {exc}") from None

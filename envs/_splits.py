@@ -1,6 +1,6 @@
 """Train / test splits of any benchmark's items, stable across processes and machines.
 
-A benchmark says which side an item is on (``Benchmark.split_of``): by default the item's own
+A benchmark says which side an item is on (``Benchmark.data.split_of``): by default the item's own
 ``split`` field when it has one, else a hash of its id. A benchmark whose items share an answer
 (tasks built around one gold entity) splits by that answer instead, so a policy cannot memorise the
 test answers in training.
@@ -43,6 +43,6 @@ def split_items(items: Iterable[Any], which: Split) -> list[Any]:
     for item in items:
         if unit is None or not isinstance(item, unit.item_type):
             unit = benchmark_of(item)
-        if unit.split_of(item) == which:
+        if unit.data.split_of(item) == which:
             chosen.append(item)
     return chosen

@@ -1,8 +1,8 @@
 """Counts that describe a loaded dataset: what ``lateralgym data stats PATH`` prints.
 
 ``dataset_stats(records)`` hands each benchmark its own records (items, or other data it reads such
-as a knowledge base's entities: ``Benchmark.data_records``) and shows the sections it counts
-(``Benchmark.dataset_stats``: the axes its metrics break down by), so a user sees at a glance
+as a knowledge base's entities: ``Benchmark.data.records``) and shows the sections it counts
+(``Benchmark.data.stats``: the axes its metrics break down by), so a user sees at a glance
 whether a file covers every variant, band and tier the metrics need.
 """
 
@@ -73,7 +73,7 @@ def dataset_stats(items: Iterable[Any], path: str | Path | None = None) -> Datas
     """Count a dataset's records along every axis its benchmark's metrics break down by.
 
     The records are read once: those of the first record's kind go to its benchmark as a stream
-    (``Benchmark.stream_stats``), so a file streamed in (``iter_items``) is never held whole when
+    (``Benchmark.data.stream_stats``), so a file streamed in (``iter_items``) is never held whole when
     that benchmark counts one record at a time; records of other kinds are kept and counted after.
 
     Args:
@@ -111,11 +111,11 @@ def dataset_stats(items: Iterable[Any], path: str | Path | None = None) -> Datas
                 else:
                     groups.setdefault(other, []).append(record)
 
-        blocks.append(get_benchmark(kind[0]).stream_stats(of_first_kind()))
+        blocks.append(get_benchmark(kind[0]).data.stream_stats(of_first_kind()))
         for record in records:  # what the benchmark left unread
             count += 1
             groups.setdefault(kind_of(record), []).append(record)
-    blocks += [get_benchmark(name).dataset_stats(group) for (name, _), group in groups.items()]
+    blocks += [get_benchmark(name).data.stats(group) for (name, _), group in groups.items()]
     kinds: list[str] = []
     sections: dict[str, dict[str, int]] = {}
     defects: list[str] = []
@@ -138,5 +138,5 @@ def dataset_stats(items: Iterable[Any], path: str | Path | None = None) -> Datas
 def _kind(record: Any) -> tuple[str, type]:
     """(benchmark, model) of a record: its benchmark's item type, or one of its ``data_records``."""
     owner = owner_of(record)
-    model = type(record) if any(isinstance(record, m) for _, m in owner.data_records) else owner.item_type
+    model = type(record) if any(isinstance(record, m) for _, m in owner.data.records) else owner.item_type
     return owner.name, model

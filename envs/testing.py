@@ -30,7 +30,7 @@ def _norm(text: str) -> str:
 def find_leaks(text: str, item: Any, public: str = "") -> list[str]:
     """What of ``item``'s hidden answer appears in ``text``; empty when nothing leaks.
 
-    Checks for every benchmark's release markers (``Benchmark.leak_markers``: a gold marker), the
+    Checks for every benchmark's release markers (``Benchmark.leaks.leak_markers``: a gold marker), the
     item's id (release ids may spell out the answer), any secret text of the item's benchmark
     (``Benchmark.secret_texts``: hidden answers, reference solutions, clues) as a whole, and any
     run of 5 consecutive words of a secret that the public text (story, task, question) does not
@@ -39,7 +39,7 @@ def find_leaks(text: str, item: Any, public: str = "") -> list[str]:
     """
     benchmark = benchmark_of(item)
     leaks = []
-    for marker in {m for unit in all_benchmarks() for m in unit.leak_markers}:
+    for marker in {m for unit in all_benchmarks() for m in unit.leaks.leak_markers}:
         if marker in text:
             leaks.append(f"the marker {marker!r}")
     item_id = benchmark.item_id(item)
@@ -52,7 +52,7 @@ def find_leaks(text: str, item: Any, public: str = "") -> list[str]:
         if len(key) > 20 and key in flat:
             leaks.append(f"hidden text {hidden[:60]!r}")
             continue
-        if not benchmark.phrase_leak_check:
+        if not benchmark.leaks.phrase_leak_check:
             continue
         secret = words(hidden)
         for i in range(len(secret) - _GRAM + 1):
@@ -98,13 +98,13 @@ def check_no_leak(env: LateralEnv, items: Iterable[Any] | None = None) -> int:
     benchmark = env.benchmark
     for item in items if items is not None else env.items:
         item_id = benchmark.item_id(item)
-        actions = list(benchmark.probe_actions(item, env.config))
+        actions = list(benchmark.leaks.probe_actions(item, env.config))
         seen = _walk(env, item_id, actions)
         for turn, visible in enumerate(seen):
             leaks = find_leaks(visible, item)
             assert not leaks, f"{item_id} turn {turn}: the player saw {leaks}"
         checked += len(seen)
-        twin = benchmark.twin(item)
+        twin = benchmark.leaks.twin(item)
         if twin is not None:
             twin_env = LateralEnv(env.config, items=[twin], judge=env.judge)
             twin_seen = _walk(twin_env, item_id, actions)
@@ -135,7 +135,7 @@ def check_determinism(make_env: Callable[[], LateralEnv], seed: int = 123, steps
             observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
             trace.append((observation["text"], repr((reward, terminated, truncated, info))))
         observation, info = env.reset(seed=seed)
-        for action in env.benchmark.probe_actions(env.item, env.config):
+        for action in env.benchmark.leaks.probe_actions(env.item, env.config):
             if env.done:
                 break
             observation, reward, terminated, truncated, info = env.step(action)

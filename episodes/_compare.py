@@ -108,7 +108,7 @@ class Leaderboard(BaseModel):
         """The metrics shown first for ``benchmark``: its paper's headline names present in its rows."""
         present = [name for row in self.rows if row.benchmark == benchmark for name in row.metrics]
         try:
-            named = get_benchmark(benchmark).headline
+            named = get_benchmark(benchmark).metrics.headline
         except ConfigError:
             named = ()
         chosen = [n for p in named for n in dict.fromkeys(present) if n == p or n.startswith(f"{p}_best_of_")]
@@ -224,7 +224,7 @@ class _Run:
         self.by_item: dict[str, list[ScoredEpisode]] = {}
         for end in latest.values():
             try:
-                outcome = unit.outcome_of(end.outcome) if end.outcome is not None else None
+                outcome = unit.metrics.outcome_of(end.outcome) if end.outcome is not None else None
             except ValidationError:
                 outcome = None  # compute_metrics above already refused an unreadable outcome
             self.by_item.setdefault(end.item_id, []).append(
@@ -269,7 +269,7 @@ def bootstrap_headline(
         return {}
     unit = get_benchmark(benchmark)
     # Each episode is summarised once; a resample reuses the summaries.
-    whole = unit.scorer(mode=mode, max_turns=max_turns)
+    whole = unit.metrics.scorer(mode=mode, max_turns=max_turns)
     for episodes in by_item.values():
         for episode in episodes:
             whole.add(episode)
@@ -367,7 +367,7 @@ def _scored_one_by_one(
     """Each metric on every resample, by the benchmark's scorer on each resample in turn."""
     found: dict[str, list[float]] = {}
     for done, draw in enumerate(draws, start=1):
-        scorer = unit.scorer(mode=whole.mode, max_turns=max_turns)
+        scorer = unit.metrics.scorer(mode=whole.mode, max_turns=max_turns)
         for n, index in enumerate(draw):
             key = f"{items[index]}~{n}"
             scorer.items[key], scorer.info[key] = whole.items[items[index]], whole.info[items[index]]

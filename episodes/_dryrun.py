@@ -200,7 +200,7 @@ def dry_run(
             messages = conversation_start(chosen, str(observation["text"]), wanted.get("system_prompt"))
             openings.append(sum(_tokens(m["content"]) for m in messages))
             first_prompt = first_prompt or messages
-            grammar = benchmark.action_grammar(info, chosen.reasoning) if constrained else None
+            grammar = benchmark.prompts.action_grammar(info, chosen.reasoning) if constrained else None
             # A constrained reply is as long as its grammar allows at most.
             replies.append(reply if grammar is None else min(reply, math.ceil(grammar.max_chars() / CHARS_PER_TOKEN)))
         hidden = benchmark.solution_text(by_id[episode.item_id])
@@ -212,7 +212,7 @@ def dry_run(
         calls = (len(plan), len(plan) * turns)
         written = (sum(replies), sum(replies) * turns)
         roles.append(_estimate("player", spec.name, calls, (fewest, most), written))
-    if is_model_spec(judge) and benchmark.llm_judge is not None:
+    if is_model_spec(judge) and benchmark.judging.llm_judge is not None:
         judge_spec = ModelSpec.parse(judge)
         samples = options.judge_samples or int(judge_spec.options.get("samples", "1") or 1)
         reply = judge_spec.max_tokens or JUDGE_COMPLETION_TOKENS

@@ -71,7 +71,7 @@ def episode_rows(run_dir: str | Path) -> list[dict[str, Any]]:
             succeeded = bool(
                 end.error is None
                 and end.outcome is not None
-                and get_benchmark(end.benchmark).outcome_of(end.outcome).succeeded()
+                and get_benchmark(end.benchmark).metrics.outcome_of(end.outcome).succeeded()
             )
         except (ConfigError, ValidationError):
             succeeded = False

@@ -35,7 +35,7 @@ class ReplayMismatch(LateralGymError, ValueError):
 def is_offline_judge(judge: object, benchmark: Benchmark[Any, Any]) -> bool:
     """Whether ``judge`` is one of the benchmark's offline judges: deterministic and free, so a
     replay asks it again rather than keeping its replies."""
-    factory = benchmark.offline_judges.get(str(getattr(judge, "name", "")))
+    factory = benchmark.judging.offline_judges.get(str(getattr(judge, "name", "")))
     return isinstance(factory, type) and isinstance(judge, factory)
 
 

@@ -17,7 +17,7 @@ Conventions shared by every benchmark:
   over all episodes); behaviour means (turns, inspections, exploration) are always plain means.
   A benchmark may say otherwise for a metric of its own (its scorer's docstring).
 
-The per-benchmark definitions belong to the benchmarks (``Benchmark.scorer``; e.g.
+The per-benchmark definitions belong to the benchmarks (``Benchmark.metrics.scorer``; e.g.
 the ``_metrics`` module of each benchmark's folder). Every logged outcome is validated as the
 benchmark's typed ``Outcome`` before it is scored: a record missing a field the metrics read is a
 ``MetricsError``, never a silent 0 %.
@@ -121,7 +121,7 @@ class MetricsAccumulator:
         except ConfigError as exc:
             raise MetricsError(str(exc)) from None
         self.benchmark = benchmark
-        self._scorer = self._unit.scorer(mode=mode, max_turns=max_turns)
+        self._scorer = self._unit.metrics.scorer(mode=mode, max_turns=max_turns)
         self._errored: set[tuple[str, int]] = set()
 
     @property
@@ -144,7 +144,7 @@ class MetricsAccumulator:
                 f"episode {end.episode_id!r} is a {end.benchmark} episode; this accumulator scores {self.benchmark}"
             )
         try:
-            outcome = self._unit.outcome_of(end.outcome) if end.outcome is not None else None
+            outcome = self._unit.metrics.outcome_of(end.outcome) if end.outcome is not None else None
         except ValidationError as exc:
             field, message = validation_message(exc, "outcome")
             raise MetricsError(

@@ -49,7 +49,7 @@ def episode_seed(run_seed: int, item_id: str, repeat: int) -> int:
 def plan_episodes(items: Sequence[Any], seed: int, limit: int | None = None, repeats: int = 1) -> list[EpisodeSpec]:
     """The first ``limit`` items (all when None) in dataset order, each ``repeats`` times, each
     episode with its own seed (``episode_seed``). The items' benchmark says what the first
-    ``limit`` are (``Benchmark.first_items``: a benchmark scored by groups completes every group it touches).
+    ``limit`` are (``Benchmark.data.first_items``: a benchmark scored by groups completes every group it touches).
 
     Raises:
         ConfigError: ``limit`` is negative or ``repeats`` is below 1.
@@ -61,7 +61,7 @@ def plan_episodes(items: Sequence[Any], seed: int, limit: int | None = None, rep
     chosen = list(items)
     if limit is not None and chosen:
         try:
-            chosen = benchmark_of(chosen[0]).first_items(chosen, limit)
+            chosen = benchmark_of(chosen[0]).data.first_items(chosen, limit)
         except ConfigError:  # items of no registered benchmark: the plain cut
             chosen = chosen[:limit]
     plan: list[EpisodeSpec] = []

@@ -1,6 +1,6 @@
 """PNG plots of a run's breakdowns: the figures each benchmark asks for, drawn with matplotlib.
 
-A benchmark describes its figures as data (``Benchmark.figures`` returns ``BarFigure``s: the
+A benchmark describes its figures as data (``Benchmark.metrics.figures`` returns ``BarFigure``s: the
 papers' figures for the built-in ones, the headline rates by default); this module only draws
 them, on an Agg canvas without pyplot, so no global backend is changed.
 """
@@ -57,7 +57,7 @@ def write_plots(metrics: RunMetrics, run_dir: Path) -> dict[str, list[Plot]]:
         figure.savefig(target / name, dpi=100)
         drawn.setdefault(breakdown, []).append((title, f"{PLOTS_DIR}/{name}"))
 
-    for spec in get_benchmark(metrics.benchmark).figures(metrics):
+    for spec in get_benchmark(metrics.benchmark).metrics.figures(metrics):
         figure = Figure(figsize=spec.size)
         panels = spec.panels
         axes = figure.subplots(1, len(panels)) if len(panels) > 1 else [figure.subplots()]

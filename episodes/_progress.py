@@ -31,7 +31,7 @@ def episode_score(end: EpisodeEnd) -> float:
     """1.0 when the episode succeeded by its benchmark's outcome (gold correct / correct / solved)."""
     if end.error or end.outcome is None:
         return 0.0
-    return 1.0 if get_benchmark(end.benchmark).outcome_of(end.outcome).succeeded() else 0.0
+    return 1.0 if get_benchmark(end.benchmark).metrics.outcome_of(end.outcome).succeeded() else 0.0
 
 
 class CallsColumn(ProgressColumn):

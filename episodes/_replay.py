@@ -89,7 +89,7 @@ class LoggedJudge:
 
     async def grade(self, item: Any, commit: Commit, history: tuple[QA, ...]) -> JudgeReply:
         reply = self._next()
-        exact = benchmark_of(item).offline_judges.get("exact")
+        exact = benchmark_of(item).judging.offline_judges.get("exact")
         if exact is not None:  # correctness is exact match where the benchmark has it, whatever the rubric said
             graded: JudgeReply = await exact().grade(item, commit, history)
             return graded
@@ -137,7 +137,7 @@ def replay(run_dir: str | Path, episode: str | None = None) -> list[EpisodeRepla
         raise ConfigError(f"{run_dir} has no {run.config_path.name}: replay rebuilds the env from the run's config")
     items = load_config_items(config)
     judge_spec = (run.manifest.options.judge if run.manifest else None) or config.judge
-    offline = get_benchmark(config.benchmark).offline_judges
+    offline = get_benchmark(config.benchmark).judging.offline_judges
     results = []
     for episode_id, records in load_episodes(run_dir, episode).items():
         start = next((r for r in records if isinstance(r, EpisodeStart)), None)

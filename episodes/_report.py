@@ -86,7 +86,7 @@ def _headline_rows(metrics: RunMetrics) -> dict[str, Any]:
 def _named_headline(metrics: RunMetrics) -> tuple[str, ...]:
     """The benchmark's own headline metric names (none when it is not registered here)."""
     try:
-        return tuple(get_benchmark(metrics.benchmark).headline)
+        return tuple(get_benchmark(metrics.benchmark).metrics.headline)
     except ConfigError:
         return ()
 

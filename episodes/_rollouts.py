@@ -176,7 +176,7 @@ def outcome_succeeded(benchmark: str, outcome: dict[str, Any] | None) -> bool:
     if not outcome:
         return False
     try:
-        return bool(get_benchmark(benchmark).outcome_of(outcome).succeeded())
+        return bool(get_benchmark(benchmark).metrics.outcome_of(outcome).succeeded())
     except (ConfigError, ValueError):
         return False
 

@@ -112,7 +112,7 @@ def leaderboard_primary(benchmark: str, names: list[str]) -> list[str]:
     from lateralgym.envs import get_benchmark
 
     try:
-        wanted = get_benchmark(benchmark).headline
+        wanted = get_benchmark(benchmark).metrics.headline
     except LateralGymError:
         wanted = ()
     return [n for p in wanted for n in names if n == p or n.startswith(f"{p}_best_of_")] or names[:1]

@@ -215,7 +215,7 @@ def _summary(metrics: RunMetrics | None, total: int, shown: int) -> dict[str, An
             parts.append(f"{unfinished} unfinished")
         headline = {name: f"{value:.1f}" for name, value in metrics.headline.items()}
         try:
-            first: tuple[str, ...] = get_benchmark(metrics.benchmark).headline
+            first: tuple[str, ...] = get_benchmark(metrics.benchmark).metrics.headline
         except ConfigError:
             first = ()
         named = [n for p in first for n in metrics.headline if n == p or n.startswith(f"{p}_best_of_")]

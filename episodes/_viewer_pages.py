@@ -276,7 +276,7 @@ def _sections(episode: dict[str, Any]) -> dict[str, Any]:
     if not outcome:
         return {}
     try:
-        typed = get_benchmark(str(episode["benchmark"])).outcome_of(outcome)
+        typed = get_benchmark(str(episode["benchmark"])).metrics.outcome_of(outcome)
     except (ConfigError, ValidationError):
         return {}
     sections = [s.model_dump(mode="json", exclude_none=True) for s in typed.view_sections()]
@@ -293,7 +293,7 @@ def _status(episode: dict[str, Any]) -> tuple[str, str]:
     if not outcome:
         return "wrong", "wrong"
     try:
-        typed = get_benchmark(str(episode["benchmark"])).outcome_of(outcome)
+        typed = get_benchmark(str(episode["benchmark"])).metrics.outcome_of(outcome)
     except (ConfigError, ValidationError):
         return "wrong", "unreadable outcome"
     return ("correct" if typed.succeeded() else "wrong"), typed.badge()

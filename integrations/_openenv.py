@@ -92,7 +92,7 @@ def legal_moves(session: EpisodeSession) -> list[str] | None:
     """Every move the player can make now when the benchmark's action grammar makes them a finite list
     (each allowed form a line with one of listed values: multiple choice), else None."""
     env = session.env
-    grammar = env.benchmark.action_grammar(session.info, None)
+    grammar = env.benchmark.prompts.action_grammar(session.info, None)
     if grammar is None or session.done:
         return None
     moves: list[str] = []

@@ -1,9 +1,9 @@
 """Judges: the factory that builds any benchmark's judge from a spec, and what every LLM judge shares.
 
-A benchmark's judges live in its folder: its offline judges (``Benchmark.offline_judges`` /
-``make_judge``: exact match, reference answers, ...), its LLM judge (``Benchmark.llm_judge``,
+A benchmark's judges live in its folder: its offline judges (``Benchmark.judging.offline_judges`` /
+``make_judge``: exact match, reference answers, ...), its LLM judge (``Benchmark.judging.llm_judge``,
 imported only when a config asks for one) and a person judging in the terminal
-(``Benchmark.human_judge``). ``make_judge(spec, benchmark=...)`` builds the one a spec names.
+(``Benchmark.judging.human_judge``). ``make_judge(spec, benchmark=...)`` builds the one a spec names.
 ``evaluate_judge`` measures any judge against people's labels (a benchmark's ``judgement_formats``;
 ``lateralgym judges eval``). ``LabelAsker`` and ``JUDGE_OPTIONS`` are the shared machinery of LLM
 judges: a reply in a fixed vocabulary, re-asked when unclear, majority over samples. The LLM parts

@@ -6,7 +6,7 @@ cache keeps them apart). Its ``answer`` replies yes / no / irrelevant to the fir
 player's message (the text up to the first ``?``), with the earlier questions in view. The player's
 text always reaches the model between markers it cannot close (``quoted``). ``JUDGE_OPTIONS`` are the
 options a judge spec may carry (``samples``, ``max_reasks``). A benchmark's LLM judge (its
-``Benchmark.llm_judge``) builds its prompts and reads its verdicts on top of these.
+``Benchmark.judging.llm_judge``) builds its prompts and reads its verdicts on top of these.
 """
 
 from __future__ import annotations

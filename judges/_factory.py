@@ -22,7 +22,7 @@ def offline_judges() -> dict[str, list[str]]:
 
     found: dict[str, list[str]] = {}
     for benchmark in all_benchmarks():
-        for name in benchmark.offline_judges:
+        for name in benchmark.judging.offline_judges:
             found.setdefault(name, []).append(benchmark.name)
     return found
 
@@ -30,18 +30,18 @@ def offline_judges() -> dict[str, list[str]]:
 def llm_judge_for(benchmark: str, client: LLMClient, **options: Any) -> Judge:
     """The benchmark's LLM judge on ``client``; a benchmark without one grades by its exact rules.
 
-    A benchmark names its LLM judge as ``module:Class`` (``Benchmark.llm_judge``), imported only here.
+    A benchmark names its LLM judge as ``module:Class`` (``Benchmark.judging.llm_judge``), imported only here.
     """
     unit = get_benchmark(benchmark)
-    if unit.llm_judge is None:
+    if unit.judging.llm_judge is None:
         # Multiple choice needs no model to grade: the exact judge decides, as the papers do.
-        return unit.offline_judges[unit.default_judge]()
-    judge: Judge = _import(unit.llm_judge)(client, **options)
+        return unit.judging.offline_judges[unit.judging.default_judge]()
+    judge: Judge = _import(unit.judging.llm_judge)(client, **options)
     return judge
 
 
 HUMAN = "human"
-"""The judge spec of a person judging in the terminal (benchmarks that have one: ``Benchmark.human_judge``)."""
+"""The judge spec of a person judging in the terminal (benchmarks that have one: ``Benchmark.judging.human_judge``)."""
 
 
 def _import(reference: str) -> Any:
@@ -50,14 +50,16 @@ def _import(reference: str) -> Any:
 
 
 def _human_judge(benchmark: str | None) -> Judge:
-    """A person judging in the terminal, as the benchmark names it (``Benchmark.human_judge``)."""
+    """A person judging in the terminal, as the benchmark names it (``Benchmark.judging.human_judge``)."""
     from lateralgym.envs import all_benchmarks
 
     unit = get_benchmark(benchmark) if benchmark is not None else None
-    if unit is None or unit.human_judge is None:
-        judged = ", ".join(f"{b.title or b.name} ({b.name})" for b in all_benchmarks() if b.human_judge) or "nothing"
+    if unit is None or unit.judging.human_judge is None:
+        judged = (
+            ", ".join(f"{b.title or b.name} ({b.name})" for b in all_benchmarks() if b.judging.human_judge) or "nothing"
+        )
         raise ConfigError(f"the human judge judges {judged}, not {benchmark}; pick another judge for {benchmark}")
-    judge: Judge = _import(unit.human_judge)()
+    judge: Judge = _import(unit.judging.human_judge)()
     return judge
 
 
@@ -72,7 +74,7 @@ def make_judge(
     temperature: float | None = None,
     **fields: Any,
 ) -> Judge:
-    """The judge ``spec`` names: one of the benchmark's offline judges (``Benchmark.make_judge``: its
+    """The judge ``spec`` names: one of the benchmark's offline judges (``Benchmark.judging.make_judge``: its
     ``offline_judges``, some taking options as ``name?option=value``), ``human`` (a person in the
     terminal, where the benchmark has one), or an LLM as a model spec (the benchmark's LLM judge).
 
@@ -100,7 +102,7 @@ def make_judge(
     if spec == HUMAN:
         return _human_judge(benchmark)
     if benchmark is not None:
-        offline = get_benchmark(benchmark).make_judge(spec)
+        offline = get_benchmark(benchmark).judging.make_judge(spec)
         if offline is not None:
             return offline
     from lateralgym.agents import LOCAL_PROVIDER, ModelSpec, is_model_spec

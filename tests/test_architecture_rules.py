@@ -200,3 +200,31 @@ def test_layers_point_one_way() -> None:
                 module_level.append(f"{relative(path)} imports {module}")
     assert not module_level, "module-level imports of a higher layer:\n" + "\n".join(sorted(set(module_level)))
     assert lazy == LAZY_UPWARD, f"lazy upward imports other than the README's: {sorted(lazy ^ LAZY_UPWARD)}"
+
+
+def test_the_benchmark_base_is_small_and_composed_of_parts() -> None:
+    """At most 25 public hooks on ``Benchmark``; the rest sit in its six parts, and no built-in benchmark
+    forwards a part's method to another module's function of the same name."""
+    from lateralgym.envs import Benchmark, all_benchmarks
+    from lateralgym.envs._parts import PARTS
+
+    hooks = [name for name in dir(Benchmark) if not name.startswith("_")]
+    assert len(hooks) <= 25, hooks
+    assert set(PARTS) <= set(hooks)
+    for unit in all_benchmarks():
+        for slot in PARTS:
+            part = getattr(unit, slot)
+            assert part.benchmark is unit, (unit.name, slot)  # each benchmark holds its own, bound copy
+        forwarding = [
+            name
+            for name, value in vars(type(unit)).items()
+            if callable(value) and not name.startswith("_") and f"_player.{name}(" in ast.unparse(_source_of(value))
+        ]
+        assert not forwarding, (unit.name, forwarding)
+
+
+def _source_of(function: Any) -> ast.AST:
+    import inspect
+    import textwrap
+
+    return ast.parse(textwrap.dedent(inspect.getsource(function)))

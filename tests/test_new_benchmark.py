@@ -24,12 +24,17 @@ from lateralgym.envs import (
     Ask,
     Benchmark,
     Commit,
+    DataPart,
     EpisodeConfig,
     Handled,
     Inspect,
     JudgeReply,
+    JudgingPart,
     LateralEnv,
+    LeakPart,
+    MetricsPart,
     Outcome,
+    PolicyPart,
     Scene,
     register_benchmark,
 )
@@ -111,25 +116,7 @@ class GuessScene(Scene[Animal, GuessOutcome]):
         return {"history": [[qa.question, qa.label] for qa in self.history]}
 
 
-class TwentyQuestions(Benchmark[Animal, GuessOutcome]):
-    name = "twenty-questions"
-    item_type = Animal
-    outcome_type = GuessOutcome
-    scene_type = GuessScene
-    modes = ("multiturn",)
-    action_forms: ClassVar[dict[str, str]] = {"ask": "ask: <yes/no question>", "commit": "commit: <the animal>"}
-    jsonl_keys = frozenset({"secret_word"})
-    offline_judges: ClassVar[dict[str, Any]] = {"facts": FactsJudge}
-    default_judge = "facts"
-    headline = ("success_rate",)
-
-    def secret_texts(self, item: Animal) -> list[str]:
-        return [f"the hidden animal is the {item.secret_word}"]
-
-    def probe_actions(self, item: Animal, config: EpisodeConfig) -> Iterable[Any]:
-        yield Ask(question="What is the animal?")
-        yield Commit(answer="unicorn")
-
+class GuessPolicies(PolicyPart[Animal]):
     def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
         return Commit(answer=str(rng.choice(["cat", "owl", "trout"])))
 
@@ -137,6 +124,29 @@ class TwentyQuestions(Benchmark[Animal, GuessOutcome]):
         if not info["public"]["history"]:
             return Ask(question=f"Does it have {item.facts[0]}?")
         return Commit(answer=item.secret_word)
+
+
+class GuessLeaks(LeakPart[Animal]):
+    def probe_actions(self, item: Animal, config: EpisodeConfig) -> Iterable[Any]:
+        yield Ask(question="What is the animal?")
+        yield Commit(answer="unicorn")
+
+
+class TwentyQuestions(Benchmark[Animal, GuessOutcome]):
+    name = "twenty-questions"
+    item_type = Animal
+    outcome_type = GuessOutcome
+    scene_type = GuessScene
+    modes = ("multiturn",)
+    action_forms: ClassVar[dict[str, str]] = {"ask": "ask: <yes/no question>", "commit": "commit: <the animal>"}
+    data = DataPart.having(jsonl_keys=frozenset({"secret_word"}))
+    judging = JudgingPart.having(offline_judges={"facts": FactsJudge}, default_judge="facts")
+    metrics = MetricsPart.having(headline=("success_rate",))
+    policies = GuessPolicies()
+    leaks = GuessLeaks()
+
+    def secret_texts(self, item: Animal) -> list[str]:
+        return [f"the hidden animal is the {item.secret_word}"]
 
 
 ANIMALS = [

@@ -152,7 +152,7 @@ def test_a_subclass_reads_a_shared_file_name_with_its_own_format(tmp_path: Path)
     """A LatEval benchmark of one's own (SPLAT's rules, its own reader) gets english.json with --format."""
     source = tmp_path / "my_lateval.py"
     source.write_text(
-        "from lateralgym.envs import DatasetFormat, register_benchmark\n"
+        "from lateralgym.envs import DataPart, DatasetFormat, register_benchmark\n"
         "from lateralgym.envs.benchmarks.splat import Splat, load_lateval\n\n"
         "def _own(path):\n"
         "    return [p.model_copy(update={'title': 'mine'}) for p in load_lateval(path)]\n\n"
@@ -160,7 +160,10 @@ def test_a_subclass_reads_a_shared_file_name_with_its_own_format(tmp_path: Path)
         "class MyLatEval(Splat):\n"
         "    name = 'my-lateval'\n"
         "    env_ids = {}\n"
-        "    formats = (DatasetFormat('lateval', 'LatEval, read my way', lambda p, r: True, _own),)\n",
+        "    data = DataPart.having(\n"
+        "        formats=(DatasetFormat('lateval', 'LatEval, read my way', lambda p, r: True, _own),),\n"
+        "        jsonl_keys=frozenset({'story'}),\n"
+        "    )\n",
         encoding="utf-8",
     )
     (mine,) = load_benchmark(str(source))

@@ -44,13 +44,18 @@ from lateralgym.envs import (
     Ask,
     Benchmark,
     Commit,
+    DataPart,
     DatasetFormat,
     EpisodeConfig,
     FrozenRecord,
     Handled,
     Inspect,
     JudgeReply,
+    JudgingPart,
+    LeakPart,
+    MetricsPart,
     Outcome,
+    PolicyPart,
     Scene,
     Text,
     register_benchmark,
@@ -168,39 +173,18 @@ def load_animals(path: str | Path) -> list[Animal]:
     return loaded
 
 
-@register_benchmark
-class TwentyQuestions(Benchmark[Animal, GuessOutcome]):
-    """Twenty Questions (see the module docstring, the env card)."""
+class TwentyQuestionsData(DataPart[Animal]):
+    """Our JSONL and the game's own ``.animals.json``; ``data stats`` counts animals by family."""
 
-    name = "twenty-questions"
-    title = "Twenty Questions (a one-file example)"
-    item_type = Animal
-    outcome_type = GuessOutcome
-    scene_type = GuessScene
-    modes = ("multiturn",)
-    action_forms: ClassVar[dict[str, str]] = {"ask": "ask: <yes/no question>", "commit": "commit: <the animal>"}
-    options_type = TwentyQuestionsOptions
-    reward_fields: ClassVar[dict[str, str]] = {"close": "a guess of another animal of the same family"}
-    verdict_labels = ("correct", "close", "incorrect")
     formats = (DatasetFormat("json", "Twenty Questions .animals.json", _is_animals_file, load_animals),)
     jsonl_keys = frozenset({"animal", "facts"})
-    offline_judges: ClassVar[dict[str, Any]] = {"facts": FactsJudge}
-    default_judge = "facts"
-    default_max_turns = 8
-    headline = ("success_rate",)
-
-    def item_meta(self, item: Animal) -> dict[str, Any]:
-        return {"family": item.family}
-
-    def secret_texts(self, item: Animal) -> list[str]:
-        return [f"the hidden animal is the {item.animal}"]
 
     def stat_axes(self, item: Animal) -> dict[str, Any]:
         return {"family": item.family}
 
-    def probe_actions(self, item: Animal, config: EpisodeConfig) -> Iterable[Any]:
-        yield Ask(question="What is the animal?")
-        yield Commit(answer="unicorn")
+
+class TwentyQuestionsPolicies(PolicyPart[Animal]):
+    """The offline players: a random animal, one question per family, the oracle."""
 
     def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
         return Commit(answer=str(rng.choice(sorted(FAMILIES))))
@@ -219,6 +203,44 @@ class TwentyQuestions(Benchmark[Animal, GuessOutcome]):
         if not info["public"]["history"]:
             return Ask(question=f"Does it have {item.facts[0]}?")
         return Commit(answer=item.animal)
+
+
+class TwentyQuestionsLeaks(LeakPart[Animal]):
+    """Moves the no-leak walk tries: asking for the animal outright, a wrong guess."""
+
+    def probe_actions(self, item: Animal, config: EpisodeConfig) -> Iterable[Any]:
+        yield Ask(question="What is the animal?")
+        yield Commit(answer="unicorn")
+
+
+@register_benchmark
+class TwentyQuestions(Benchmark[Animal, GuessOutcome]):
+    """Twenty Questions (see the module docstring, the env card)."""
+
+    name = "twenty-questions"
+    title = "Twenty Questions (a one-file example)"
+    item_type = Animal
+    outcome_type = GuessOutcome
+    scene_type = GuessScene
+    modes = ("multiturn",)
+    action_forms: ClassVar[dict[str, str]] = {"ask": "ask: <yes/no question>", "commit": "commit: <the animal>"}
+    options_type = TwentyQuestionsOptions
+    default_max_turns = 8
+    data = TwentyQuestionsData()
+    judging = JudgingPart.having(
+        offline_judges={"facts": FactsJudge}, default_judge="facts", verdict_labels=("correct", "close", "incorrect")
+    )
+    metrics = MetricsPart.having(
+        headline=("success_rate",), reward_fields={"close": "a guess of another animal of the same family"}
+    )
+    policies = TwentyQuestionsPolicies()
+    leaks = TwentyQuestionsLeaks()
+
+    def item_meta(self, item: Animal) -> dict[str, Any]:
+        return {"family": item.family}
+
+    def secret_texts(self, item: Animal) -> list[str]:
+        return [f"the hidden animal is the {item.animal}"]
 
 
 def write_animals(path: str | Path, animals: Iterable[tuple[str, str, tuple[str, ...]]]) -> Path:

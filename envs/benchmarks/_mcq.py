@@ -22,6 +22,7 @@ from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._fields import Count, FrozenRecord, Text
 from lateralgym.envs._grammar import ActionGrammar, LineForm, OneOf
 from lateralgym.envs._judging import QA, JudgeReply
+from lateralgym.envs._parts import JudgingPart, LeakPart, PolicyPart, PromptPart
 from lateralgym.envs.benchmarks._mcq_reply import LETTERS, option_named, parse_mcq_reply
 
 
@@ -178,37 +179,8 @@ COT_REASONING_CHARS = 480
 """Characters of reasoning a constrained reply may write before its answer line under ``cot``."""
 
 
-class MultipleChoiceBenchmark(Benchmark[MultipleChoiceItem, ChoiceOutcome]):
-    """Shared rules of multiple-choice benchmarks; subclasses set the item, outcome, data and prompt."""
-
-    modes = ("mcq",)
-    reveals = ("question",)
-    action_forms: ClassVar[dict[str, str]] = {"commit": "commit: <choice letter>"}
-    offline_judges: ClassVar[dict[str, Any]] = {"exact": ExactChoiceJudge}
-    default_judge = "exact"
-    intro: ClassVar[str] = "You will be given a multiple-choice question with lettered options.\n"
-    """The first paragraph of the LLM player's system prompt."""
-
-    def public_text(self, item: MultipleChoiceItem) -> str:
-        return f"{item.question} {' '.join(item.choices)}"
-
-    def solution_text(self, item: MultipleChoiceItem) -> str:
-        return f"The intended answer: {LETTERS[item.label]}. {item.choices[item.label]}"
-
-    def secret_texts(self, item: MultipleChoiceItem) -> list[str]:
-        return []  # the secret is which option is right: checked by the differential walk (``twin``)
-
-    def twin(self, item: MultipleChoiceItem) -> MultipleChoiceItem:
-        return item.model_copy(update={"label": (item.label + 1) % len(item.choices)})
-
-    def probe_actions(self, item: MultipleChoiceItem, config: EpisodeConfig) -> Iterable[Any]:
-        yield "commit: Z"
-        yield "ask: which option is right?"
-        yield Commit(choice=(item.label + 1) % len(item.choices))
-
-    def validate_config(self, config: EpisodeConfig) -> None:
-        if set(config.allowed_actions) != {"commit"}:
-            raise ValueError(f"{self.name} only allows 'commit'")
+class MultipleChoicePolicies(PolicyPart[MultipleChoiceItem]):
+    """The offline players of a multiple-choice question."""
 
     def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
         return Commit(choice=int(rng.integers(len(info["public"]["choices"]))))
@@ -221,15 +193,22 @@ class MultipleChoiceBenchmark(Benchmark[MultipleChoiceItem, ChoiceOutcome]):
     def oracle_action(self, item: MultipleChoiceItem, info: Mapping[str, Any]) -> Action:
         return Commit(choice=item.label)
 
+
+class MultipleChoicePrompts(PromptPart):
+    """The LLM protocol of a multiple-choice question; a subclass sets ``intro``."""
+
+    intro: ClassVar[str] = "You will be given a multiple-choice question with lettered options.\n"
+    """The first paragraph of the LLM player's system prompt."""
+
+    # An unreadable answer is re-asked once with the format (counted); the shipped configs keep the
+    # papers' single shot with ``reasks: 0``.
+    player_reasks = 1
+
     def system_prompt(self, request: PromptRequest) -> str:
         return self.intro + (_COT_FORMAT if request.reasoning == "cot" else _DIRECT_FORMAT)
 
     def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
         return parse_mcq_reply(text, [str(c) for c in info.get("public", {}).get("choices", [])])
-
-    # An unreadable answer is re-asked once with the format (counted); the shipped configs keep the
-    # papers' single shot with ``reasks: 0``.
-    player_reasks = 1
 
     def action_grammar(self, info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
         """``Answer: <letter>`` with a letter of the shown options (after a line of reasoning under ``cot``),
@@ -239,3 +218,47 @@ class MultipleChoiceBenchmark(Benchmark[MultipleChoiceItem, ChoiceOutcome]):
             return None
         answer = LineForm("commit", ANSWER_LABEL, OneOf(tuple(LETTERS[: len(choices)])))
         return ActionGrammar((answer,), reasoning=COT_REASONING_CHARS if reasoning == "cot" else 0)
+
+
+class MultipleChoiceJudging(JudgingPart):
+    """One offline judge: the exact match of the chosen option."""
+
+    offline_judges: ClassVar[Mapping[str, Any]] = {"exact": ExactChoiceJudge}
+    default_judge = "exact"
+
+
+class MultipleChoiceLeaks(LeakPart[MultipleChoiceItem]):
+    """The secret is which option is right: the differential walk plays a twin with another label."""
+
+    def twin(self, item: MultipleChoiceItem) -> MultipleChoiceItem:
+        return item.model_copy(update={"label": (item.label + 1) % len(item.choices)})
+
+    def probe_actions(self, item: MultipleChoiceItem, config: EpisodeConfig) -> Iterable[Any]:
+        yield "commit: Z"
+        yield "ask: which option is right?"
+        yield Commit(choice=(item.label + 1) % len(item.choices))
+
+
+class MultipleChoiceBenchmark(Benchmark[MultipleChoiceItem, ChoiceOutcome]):
+    """Shared rules of multiple-choice benchmarks; subclasses set the item, outcome, data and prompt."""
+
+    modes = ("mcq",)
+    reveals = ("question",)
+    action_forms: ClassVar[dict[str, str]] = {"commit": "commit: <choice letter>"}
+    judging = MultipleChoiceJudging()
+    policies = MultipleChoicePolicies()
+    prompts: PromptPart = MultipleChoicePrompts()
+    leaks = MultipleChoiceLeaks()
+
+    def public_text(self, item: MultipleChoiceItem) -> str:
+        return f"{item.question} {' '.join(item.choices)}"
+
+    def solution_text(self, item: MultipleChoiceItem) -> str:
+        return f"The intended answer: {LETTERS[item.label]}. {item.choices[item.label]}"
+
+    def secret_texts(self, item: MultipleChoiceItem) -> list[str]:
+        return []  # the secret is which option is right: checked by the differential walk (``leaks.twin``)
+
+    def validate_config(self, config: EpisodeConfig) -> None:
+        if set(config.allowed_actions) != {"commit"}:
+            raise ValueError(f"{self.name} only allows 'commit'")

@@ -39,8 +39,15 @@ from pydantic import ValidationError
 
 from lateralgym.envs._benchmark import DatasetFormat, register_benchmark
 from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._parts import DataPart, MetricsPart
 from lateralgym.envs._scoring import Scorer, SuccessScorer
-from lateralgym.envs.benchmarks._mcq import ChoiceOutcome, ChoiceScene, MultipleChoiceBenchmark, MultipleChoiceItem
+from lateralgym.envs.benchmarks._mcq import (
+    ChoiceOutcome,
+    ChoiceScene,
+    MultipleChoiceBenchmark,
+    MultipleChoiceItem,
+    MultipleChoicePrompts,
+)
 
 OFFICIAL_LABELS = "ABCDE"
 """The official files letter the five options A-E."""
@@ -125,6 +132,38 @@ class RiddleScene(ChoiceScene):
     """The rules of one riddle (the shared multiple-choice rules)."""
 
 
+class RiddleData(DataPart[Riddle]):
+    """The 30 sample riddles, the official files, and what ``data stats`` counts."""
+
+    sample_file = "riddlesense.jsonl"
+    formats = (
+        DatasetFormat("riddlesense", "RiddleSense rs_train.jsonl / rs_dev.jsonl", _is_official, load_riddlesense),
+    )
+    jsonl_keys = frozenset({"choices"})
+
+    def stat_axes(self, item: Riddle) -> dict[str, Any]:
+        return {"options": len(item.choices), "answer position": "ABCDE"[item.label]}
+
+
+class RiddlePrompts(MultipleChoicePrompts):
+    """RiddleSense §4's protocol in our own words: a riddle, five lettered options, one letter back."""
+
+    intro = """\
+You will be given a riddle and five lettered options. A riddle describes something in figurative, \
+misleading or playful terms; exactly one option is what it describes. Read every clue literally \
+and figuratively, and choose the option that fits all of them.
+"""
+
+
+class RiddleMetrics(MetricsPart[ChoiceOutcome]):
+    """Accuracy (best-of-R and mean-of-R under repeats)."""
+
+    headline = ("accuracy",)
+
+    def scorer(self, *, mode: str | None, max_turns: int) -> Scorer[Any, Any]:
+        return SuccessScorer(self.benchmark, mode=mode, max_turns=max_turns, metric="accuracy")
+
+
 @register_benchmark
 class RiddleSense(MultipleChoiceBenchmark):
     """RiddleSense (see the module docstring, the env card)."""
@@ -136,20 +175,6 @@ class RiddleSense(MultipleChoiceBenchmark):
     scene_type = RiddleScene
     action_forms: ClassVar[dict[str, str]] = {"commit": "commit: <choice letter A-E>"}
     env_ids: ClassVar[dict[str, str]] = {"lateralgym/RiddleSense-v0": "riddlesense"}
-    sample_file = "riddlesense.jsonl"
-    formats = (
-        DatasetFormat("riddlesense", "RiddleSense rs_train.jsonl / rs_dev.jsonl", _is_official, load_riddlesense),
-    )
-    jsonl_keys = frozenset({"choices"})
-    headline = ("accuracy",)
-    intro = """\
-You will be given a riddle and five lettered options. A riddle describes something in figurative, \
-misleading or playful terms; exactly one option is what it describes. Read every clue literally \
-and figuratively, and choose the option that fits all of them.
-"""
-
-    def stat_axes(self, item: Any) -> dict[str, Any]:
-        return {"options": len(item.choices), "answer position": "ABCDE"[item.label]}
-
-    def scorer(self, *, mode: str | None, max_turns: int) -> Scorer[Any, Any]:
-        return SuccessScorer(self, mode=mode, max_turns=max_turns, metric="accuracy")
+    data = RiddleData()
+    prompts = RiddlePrompts()
+    metrics = RiddleMetrics()

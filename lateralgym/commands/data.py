@@ -46,7 +46,7 @@ def _formats_help() -> str:
     """Each registered benchmark's formats, for ``--help``."""
     from lateralgym.envs import all_benchmarks
 
-    listed = (f"{b.name}: {', '.join(f.name for f in b.formats) or '-'}" for b in all_benchmarks())
+    listed = (f"{b.name}: {', '.join(f.name for f in b.data.formats) or '-'}" for b in all_benchmarks())
     return "; ".join(listed) + "; every benchmark also reads our jsonl."
 
 
@@ -80,7 +80,7 @@ def _sample(name: str) -> list[Any] | None:
     if Path(name).exists() or name not in {*SHIPPED_CONFIGS, *(b.name for b in all_benchmarks())}:
         return None
     try:
-        return list(get_benchmark(EpisodeConfig.named(name).benchmark).sample_items())
+        return list(get_benchmark(EpisodeConfig.named(name).benchmark).data.sample_items())
     except ConfigError:
         return None
 

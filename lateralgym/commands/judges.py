@@ -1,6 +1,6 @@
 """``lateralgym judges eval``: a judge measured against people's labels (accuracy, precision, recall, F1).
 
-The data's format belongs to a benchmark (``Benchmark.judgement_formats``), which also builds the
+The data's format belongs to a benchmark (``Benchmark.judging.judgement_formats``), which also builds the
 judge (its offline judges, its LLM judge for a model spec, a local model through its OpenAI-compatible
 server and ``--base-url``); the command only
 finds the format, loads the cases and prints what ``lateralgym.judges.evaluate_judge`` measures.
@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _formats_help() -> str:
     from lateralgym.envs import all_benchmarks
 
-    found = [f"{f.name} ({b.name}): {f.description}" for b in all_benchmarks() for f in b.judgement_formats]
+    found = [f"{f.name} ({b.name}): {f.description}" for b in all_benchmarks() for f in b.judging.judgement_formats]
     return "; ".join(found) or "none registered"
 
 
@@ -70,7 +70,7 @@ def _find_format(path: Path, name: str | None, benchmark: str | None) -> tuple[A
     from lateralgym.envs import all_benchmarks, get_benchmark
 
     units = [get_benchmark(benchmark)] if benchmark else all_benchmarks()
-    known = [(unit, fmt) for unit in units for fmt in unit.judgement_formats]
+    known = [(unit, fmt) for unit in units for fmt in unit.judging.judgement_formats]
     if not known:
         raise LateralGymError(f"{benchmark or 'no benchmark'} reads no human-labelled judgements")
     if name is not None:

@@ -183,7 +183,7 @@ def _human_judged() -> str:
     """The benchmarks a person can judge (``--judge human``), by title."""
     from lateralgym.envs import all_benchmarks
 
-    return ", ".join(b.title or b.name for b in all_benchmarks() if b.human_judge) or "nothing"
+    return ", ".join(b.title or b.name for b in all_benchmarks() if b.judging.human_judge) or "nothing"
 
 
 def _offline_judges() -> str:
@@ -192,7 +192,7 @@ def _offline_judges() -> str:
 
     lines = []
     for benchmark in all_benchmarks():
-        for name in benchmark.offline_judges:
+        for name in benchmark.judging.offline_judges:
             note = judge_note(benchmark.name, name)
             text = f"{benchmark.name} {name}: {note or 'grades exactly, as the paper does'}"
             lines.append(textwrap.fill(text, 100, initial_indent="  ", subsequent_indent="      "))

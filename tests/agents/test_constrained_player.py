@@ -50,7 +50,7 @@ def test_grammar_mode_sends_the_benchmarks_gbnf_and_records_it(llm_server: Scrip
     llm_server.enqueue("Answer: B")
     action, info = first_move(player(llm_server, tmp_path, constrain=("grammar",)))
     body = chat_bodies(llm_server)[0]
-    expected = get_benchmark("brainteaser").action_grammar(info, "direct")
+    expected = get_benchmark("brainteaser").prompts.action_grammar(info, "direct")
     assert expected is not None and body["grammar"] == expected.gbnf()
     assert "response_format" not in body
     assert action.kind == "commit"
@@ -61,7 +61,7 @@ def test_json_schema_mode_sends_structured_output(llm_server: ScriptedLLMServer,
     p = player(llm_server, tmp_path, constrain=("json_schema",))
     action, info = first_move(p)
     body = chat_bodies(llm_server)[0]
-    expected = get_benchmark("brainteaser").action_grammar(info, "direct")
+    expected = get_benchmark("brainteaser").prompts.action_grammar(info, "direct")
     assert expected is not None
     assert body["response_format"] == {
         "type": "json_schema",

@@ -15,7 +15,6 @@ from lateralgym.agents import parse_reply
 from lateralgym.envs import (
     SHIPPED_CONFIGS,
     ActionGrammar,
-    Benchmark,
     Commit,
     EpisodeConfig,
     FreeText,
@@ -24,6 +23,7 @@ from lateralgym.envs import (
     LateralEnv,
     LineForm,
     OneOf,
+    PromptPart,
     final_turn,
     get_benchmark,
 )
@@ -78,7 +78,7 @@ CASES = [(name, reasoning) for name in SHIPPED_CONFIGS for reasoning in ("direct
 def test_every_reply_the_grammar_admits_is_a_move_the_parser_reads(name: str, reasoning: str) -> None:
     info = episode_info(name)
     unit = get_benchmark(info["benchmark"])
-    grammar = unit.action_grammar(info, reasoning)
+    grammar = unit.prompts.action_grammar(info, reasoning)
     assert grammar is not None
     rules(grammar.gbnf())
     public = info["public"]
@@ -109,13 +109,13 @@ def test_on_the_last_turn_only_the_final_answer_is_left(name: str) -> None:
     last = episode_info(name, turns_used=config.max_turns - 1)
     unit = get_benchmark(config.benchmark)
     assert not final_turn(first) and final_turn(last)
-    assert len(unit.action_grammar(first, "direct").kinds) > 1  # type: ignore[union-attr]
-    assert unit.action_grammar(last, "direct").kinds == ("commit",)  # type: ignore[union-attr]
+    assert len(unit.prompts.action_grammar(first, "direct").kinds) > 1  # type: ignore[union-attr]
+    assert unit.prompts.action_grammar(last, "direct").kinds == ("commit",)  # type: ignore[union-attr]
 
 
 def test_creativity_answers_pair_each_entity_with_its_own_parts() -> None:
     info = episode_info("creativity-static")
-    grammar = get_benchmark("creativity").action_grammar(info, "direct")
+    grammar = get_benchmark("creativity").prompts.action_grammar(info, "direct")
     assert grammar is not None
     revealed = info["public"]["revealed"]
     for form in grammar.forms:
@@ -126,7 +126,7 @@ def test_creativity_answers_pair_each_entity_with_its_own_parts() -> None:
         assert fields["gold_part"] == OneOf(tuple(revealed[entity.options[0]]))
     # Interactive: a part of an entity not yet inspected is any short name.
     info = episode_info("creativity-interactive")
-    grammar = get_benchmark("creativity").action_grammar(info, "direct")
+    grammar = get_benchmark("creativity").prompts.action_grammar(info, "direct")
     assert grammar is not None
     answers = [dict(form.fields) for form in grammar.forms if form.kind == "commit"]  # type: ignore[union-attr]
     assert answers and all(isinstance(a["gold_part"], FreeText) for a in answers)
@@ -135,7 +135,7 @@ def test_creativity_answers_pair_each_entity_with_its_own_parts() -> None:
 def test_multiple_choice_grammar_offers_the_shown_letters_only() -> None:
     for name, letters in (("brainteaser", "ABCD"), ("riddlesense", "ABCDE")):
         info = episode_info(name)
-        grammar = get_benchmark(info["benchmark"]).action_grammar(info, "direct")
+        grammar = get_benchmark(info["benchmark"]).prompts.action_grammar(info, "direct")
         assert grammar == ActionGrammar((LineForm("commit", "Answer: ", OneOf(tuple(letters))),))
         options = " | ".join(f'"{letter}"' for letter in letters)
         assert grammar.gbnf() == f'root ::= move2\nchoice1 ::= {options}\nmove2 ::= "Answer: " choice1'
@@ -163,7 +163,7 @@ def test_quotes_in_names_are_escaped_in_both_shapes() -> None:
 
 
 def test_a_benchmark_states_no_grammar_by_default() -> None:
-    assert Benchmark.action_grammar(get_benchmark("splat"), {}, None) is None
+    assert PromptPart().bound(get_benchmark("splat")).action_grammar({}, None) is None
 
 
 def test_a_grammar_needs_a_form_and_values_need_content() -> None:

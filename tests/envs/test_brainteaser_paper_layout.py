@@ -98,7 +98,7 @@ def test_few_shot_demonstrations_sit_inside_the_one_message(tmp_path: Path) -> N
 def test_replies_are_read_by_their_first_bracketed_letter(reply: str, choice: int) -> None:
     unit = lateralgym.envs.get_benchmark("brainteaser")
     info = {"public": {"choices": list(PUZZLES[1].choices), "layout": "paper"}}
-    action = unit.parse_reply(reply, info, None)
+    action = unit.prompts.parse_reply(reply, info, None)
     assert action.kind == "commit" and action.choice == choice
 
 

@@ -75,7 +75,7 @@ def _text(pattern: str, size: int) -> str:
 
 def _judge_calls(benchmark: Any, item: Any) -> dict[str, Callable[[str], object]]:
     calls: dict[str, Callable[[str], object]] = {}
-    for name, factory in benchmark.offline_judges.items():
+    for name, factory in benchmark.judging.offline_judges.items():
         try:
             judge = factory()
         except Exception:  # a judge whose extra is not installed (the embedding judge)
@@ -124,9 +124,9 @@ def _functions() -> dict[str, Callable[[str], object]]:
         item = env.items[0]
         for reasoning in ("direct", "cot"):
             functions[f"{benchmark.name} parse_reply ({reasoning})"] = lambda t, b=benchmark, i=info, r=reasoning: (
-                b.parse_reply(t, i, r)
+                b.prompts.parse_reply(t, i, r)
             )
-        functions[f"{benchmark.name} fallback_action"] = lambda t, b=benchmark, i=info: b.fallback_action(t, i)
+        functions[f"{benchmark.name} fallback_action"] = lambda t, b=benchmark, i=info: b.prompts.fallback_action(t, i)
         functions[f"{benchmark.name} free hint check"] = lambda t, i=item: clean_hint(t, i, "free")
         functions.update(_judge_calls(benchmark, item))
     return functions

@@ -77,7 +77,7 @@ def test_the_embedded_form_and_a_gzip_stream_alike(tmp_path: Path, tasks: list[C
     assert list(iter_items(write_jsonl(tasks, tmp_path / "t.jsonl.gz"))) == tasks
 
 
-@pytest.mark.parametrize("name", [b.name for b in all_benchmarks() if b.sample_file])
+@pytest.mark.parametrize("name", [b.name for b in all_benchmarks() if b.data.sample_file])
 def test_every_benchmarks_jsonl_streams_as_it_loads(tmp_path: Path, name: str) -> None:
     items = load_sample_items(name)
     path = write_jsonl(items, tmp_path / f"{name}.jsonl")

@@ -153,8 +153,8 @@ def test_config_yaml_records_the_player_and_judge_that_ran(tmp_path: Path) -> No
 def test_every_benchmark_is_registered_with_its_parts() -> None:
     for name in ("creativity", "brainteaser", "splat", "riddlesense"):
         unit = get_benchmark(name)
-        assert unit.name == name and unit.modes and unit.action_forms and unit.sample_file
-        assert unit.sample_items()
+        assert unit.name == name and unit.modes and unit.action_forms and unit.data.sample_file
+        assert unit.data.sample_items()
 
 
 def test_an_offline_run_never_imports_the_openai_sdk(tmp_path: Path) -> None:

@@ -182,7 +182,7 @@ def test_the_vectorised_bootstrap_gives_the_intervals_of_scoring_each_resample(
     fast = leaderboard([result.run_dir], resamples=250, seed=3, progress=lambda *done: seen.append(done)).rows[0]
     assert seen[-1] == (251, 251) and all(a[0] <= b[0] for a, b in zip(seen, seen[1:], strict=False))
     monkeypatch.setattr(compare_module, "_scored_one_by_one", one_by_one)
-    scorer_class = type(get_benchmark(fast.benchmark).scorer(mode=None, max_turns=15))
+    scorer_class = type(get_benchmark(fast.benchmark).metrics.scorer(mode=None, max_turns=15))
     monkeypatch.setattr(scorer_class, "headline_terms", lambda self: None)
     monkeypatch.setattr(scorer_class, "headline_resampled", lambda self, counts: None)
     slow = leaderboard([result.run_dir], resamples=250, seed=3).rows[0]

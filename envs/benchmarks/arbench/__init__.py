@@ -41,28 +41,25 @@ Options: SPLAT's (``protocol``). Each puzzle's ``split`` is its file's (``train`
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
-
-import numpy as np
 
 from lateralgym.envs._actions import Action, Ask, Commit
 from lateralgym.envs._benchmark import (
     Benchmark,
     DatasetFormat,
-    PromptRequest,
     StatBlock,
-    get_benchmark,
     register_benchmark,
 )
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import LateralEnv
+from lateralgym.envs._parts import DataPart, JudgingPart, MetricsPart, PromptPart
 from lateralgym.envs.benchmarks.arbench._judges import ARBenchReferenceJudge, KeyQuestionHits, key_question_hits
 from lateralgym.envs.benchmarks.arbench._loaders import is_arbench, load_arbench
 from lateralgym.envs.benchmarks.arbench._metrics import ARBenchScorer
 from lateralgym.envs.benchmarks.arbench._scene import ARBenchOutcome, ARBenchScene, word_f1
 from lateralgym.envs.benchmarks.arbench._schema import ARBenchPuzzle
-from lateralgym.envs.benchmarks.splat import Splat, SplatOptions
+from lateralgym.envs.benchmarks.splat import SplatLeaks, SplatOptions, SplatPolicies, SplatPrompts
 from lateralgym.envs.support import lazy_exports
 
 __all__ = [
@@ -85,11 +82,60 @@ _LAZY = {"LLMARBenchJudge": "_llm_judge"}
 __getattr__ = lazy_exports(__name__, _LAZY)  # the LLM-facing names load on first use
 
 
-def _splat() -> Splat:
-    """SPLAT, whose game, players and LLM protocol AR-Bench's puzzles are played with."""
-    found = get_benchmark("splat")
-    assert isinstance(found, Splat)
-    return found
+class ARBenchData(DataPart[ARBenchPuzzle]):
+    """AR-Bench's ``data/sp`` files; ``data stats`` counts by split, flags and key questions."""
+
+    formats = (DatasetFormat("arbench-sp", "AR-Bench data/sp/train.json or test.json", is_arbench, load_arbench),)
+    jsonl_keys = frozenset({"story", "key_questions"})
+
+    def stat_axes(self, item: ARBenchPuzzle) -> dict[str, Any]:
+        return {
+            "split": item.split or "none",
+            "supernatural": item.supernatural,
+            "someone_dies": item.someone_dies,
+            "key questions": len(item.key_questions),
+        }
+
+    def stats(self, records: Sequence[Any]) -> StatBlock:
+        """Counts by split, flags and key questions; a repeated release ``index`` is a defect."""
+        block = super().stats(records)
+        counts = Counter((r.split, r.index) for r in records if isinstance(r, ARBenchPuzzle) and r.index is not None)
+        defects = [f"index {index} is used by {n} puzzles ({split})" for (split, index), n in counts.items() if n > 1]
+        return block.model_copy(update={"defects": defects})
+
+
+class ARBenchJudging(JudgingPart):
+    """The offline reference judge with key-question hits, and its LLM judge."""
+
+    offline_judges: ClassVar[Mapping[str, Any]] = {"reference": ARBenchReferenceJudge}
+    default_judge = "reference"
+    llm_judge = "lateralgym.envs.benchmarks.arbench._llm_judge:LLMARBenchJudge"
+
+
+class ARBenchPolicies(SplatPolicies):
+    """SPLAT's random and heuristic players; an oracle that asks the key questions first."""
+
+    def oracle_action(self, item: ARBenchPuzzle, info: Mapping[str, Any]) -> Action:  # type: ignore[override]
+        """Ask every key question in turn, then give the hidden story (it needs more rounds than key questions)."""
+        asked = len(info.get("public", {}).get("history", []))
+        if asked < len(item.key_questions):
+            return Ask(question=item.key_questions[asked])
+        return Commit(answer=item.answer)
+
+
+class ARBenchPrompts(SplatPrompts):
+    """SPLAT's player protocol, with free-text replies (no action grammar)."""
+
+    action_grammar = PromptPart.action_grammar
+
+
+class ARBenchMetrics(MetricsPart[ARBenchOutcome]):
+    """SPLAT's Acc and O/A, and the key-question rate."""
+
+    headline = ("acc", "oa", "key_question_rate")
+
+    def scorer(self, *, mode: str | None, max_turns: int) -> ARBenchScorer:
+        return ARBenchScorer(mode=mode, max_turns=max_turns)
 
 
 @register_benchmark
@@ -107,15 +153,14 @@ class ARBenchSP(Benchmark[ARBenchPuzzle, ARBenchOutcome]):
         "ask": "ask: <a yes/no question>",
         "commit": "commit: <your full explanation>",
     }
-    formats = (DatasetFormat("arbench-sp", "AR-Bench data/sp/train.json or test.json", is_arbench, load_arbench),)
-    jsonl_keys = frozenset({"story", "key_questions"})
     options_type = SplatOptions
-    offline_judges: ClassVar[dict[str, Any]] = {"reference": ARBenchReferenceJudge}
-    default_judge = "reference"
-    llm_judge = "lateralgym.envs.benchmarks.arbench._llm_judge:LLMARBenchJudge"
-    headline = ("acc", "oa", "key_question_rate")
     default_max_turns = 25
-    player_reasks = 1
+    data = ARBenchData()
+    judging = ARBenchJudging()
+    policies = ARBenchPolicies()
+    prompts = ARBenchPrompts()
+    metrics = ARBenchMetrics()
+    leaks = SplatLeaks()
 
     def item_meta(self, item: ARBenchPuzzle) -> dict[str, Any]:
         return {"split": item.split, "supernatural": item.supernatural, "someone_dies": item.someone_dies}
@@ -129,57 +174,12 @@ class ARBenchSP(Benchmark[ARBenchPuzzle, ARBenchOutcome]):
     def solution_text(self, item: ARBenchPuzzle) -> str:
         return f"What really happened: {item.answer}"
 
-    def stat_axes(self, item: ARBenchPuzzle) -> dict[str, Any]:
-        return {
-            "split": item.split or "none",
-            "supernatural": item.supernatural,
-            "someone_dies": item.someone_dies,
-            "key questions": len(item.key_questions),
-        }
-
-    def dataset_stats(self, records: Sequence[Any]) -> StatBlock:
-        """Counts by split, flags and key questions; a repeated release ``index`` is a defect."""
-        block = super().dataset_stats(records)
-        counts = Counter((r.split, r.index) for r in records if isinstance(r, ARBenchPuzzle) and r.index is not None)
-        defects = [f"index {index} is used by {n} puzzles ({split})" for (split, index), n in counts.items() if n > 1]
-        return block.model_copy(update={"defects": defects})
-
     def default_config(self) -> dict[str, Any]:
         return {**super().default_config(), "reveal": "story"}
 
     def validate_config(self, config: EpisodeConfig) -> None:
-        _splat().validate_config(config)
-
-    def probe_actions(self, item: ARBenchPuzzle, config: EpisodeConfig) -> Iterable[Any]:
-        return _splat().probe_actions(item, config)
-
-    def scorer(self, *, mode: str | None, max_turns: int) -> ARBenchScorer:
-        return ARBenchScorer(mode=mode, max_turns=max_turns)
-
-    def oracle_action(self, item: ARBenchPuzzle, info: Mapping[str, Any]) -> Action:
-        """Ask every key question in turn, then give the hidden story (it needs more rounds than key questions)."""
-        asked = len(info.get("public", {}).get("history", []))
-        if asked < len(item.key_questions):
-            return Ask(question=item.key_questions[asked])
-        return Commit(answer=item.answer)
-
-    def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
-        return _splat().random_action(info, rng)
-
-    def heuristic_action(self, info: Mapping[str, Any], rng: np.random.Generator, memory: dict[str, Any]) -> Action:
-        return _splat().heuristic_action(info, rng, memory)
-
-    def system_prompt(self, request: PromptRequest) -> str:
-        return _splat().system_prompt(request)
-
-    def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
-        return _splat().parse_reply(text, info, reasoning)
-
-    def reask_text(self, reason: str, request: PromptRequest) -> str:
-        return _splat().reask_text(reason, request)
-
-    def fallback_action(self, text: str, info: Mapping[str, Any]) -> Action | None:
-        return _splat().fallback_action(text, info)
+        if "inspect" in config.allowed_actions:  # SPLAT's game: nothing to inspect
+            raise ValueError("situation puzzles have no entities to inspect")
 
 
 class ARBenchEnv(LateralEnv):

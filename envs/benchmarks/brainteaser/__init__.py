@@ -77,8 +77,15 @@ from lateralgym.envs._actions import Action, Commit
 from lateralgym.envs._benchmark import DatasetFormat, PromptRequest, StatBlock, register_benchmark
 from lateralgym.envs._engine import LateralEnv
 from lateralgym.envs._errors import ConfigError
+from lateralgym.envs._parts import DataPart, MetricsPart
 from lateralgym.envs._scoring import Scored, ScoredEpisode, Scorer, mean, put, success_rates
-from lateralgym.envs.benchmarks._mcq import ChoiceOutcome, ChoiceScene, MultipleChoiceBenchmark, MultipleChoiceItem
+from lateralgym.envs.benchmarks._mcq import (
+    ChoiceOutcome,
+    ChoiceScene,
+    MultipleChoiceBenchmark,
+    MultipleChoiceItem,
+    MultipleChoicePrompts,
+)
 from lateralgym.envs.benchmarks._mcq_reply import LETTERS
 from lateralgym.envs.benchmarks.brainteaser import _figures
 from lateralgym.envs.benchmarks.brainteaser._layout import (
@@ -382,17 +389,9 @@ def _is_npy(path: Path, first_record: Any) -> bool:
     return has_signature(path, (".npy",), NPY_MAGIC)
 
 
-@register_benchmark
-class BrainTeaser(MultipleChoiceBenchmark):
-    """BrainTeaser (see the module docstring, the env card)."""
+class BrainTeaserData(DataPart[MCQPuzzle]):
+    """The sample puzzles, the official ``.npy`` files, and whole groups for a ``--limit`` run."""
 
-    name = "brainteaser"
-    title = "BrainTeaser (EMNLP 2023; SemEval-2024 Task 9)"
-    item_type = MCQPuzzle
-    outcome_type = BrainTeaserOutcome
-    scene_type = BrainTeaserScene
-    action_forms: ClassVar[dict[str, str]] = {"commit": "commit: <choice letter A-D>"}
-    env_ids: ClassVar[dict[str, str]] = {"lateralgym/BrainTeaser-v1": "brainteaser"}
     sample_file = "brainteaser.jsonl"
     formats = (
         DatasetFormat(
@@ -404,25 +403,22 @@ class BrainTeaser(MultipleChoiceBenchmark):
         ),
     )
     jsonl_keys = frozenset({"choices", "group_id"})
-    headline = ("overall_acc",)
-    options_type = BrainTeaserOptions
-    intro = """\
-You will be given a brain teaser: a short puzzle that seems to have an obvious answer but is \
-built to trip up ordinary common-sense reasoning, together with lettered options. Exactly one \
-option is intended; "None of above" is right only when none of the other options works. Take \
-the wording literally and look for the hidden assumption, the double meaning or the play on \
-letters and words.
-"""
 
-    def item_meta(self, item: Any) -> dict[str, Any]:
-        return {"group_id": item.group_id, "kind": item.kind, "variant": item.variant}
-
-    def first_items(self, items: Sequence[MultipleChoiceItem], limit: int) -> list[MultipleChoiceItem]:
+    def first_items(self, items: Sequence[MCQPuzzle], limit: int) -> list[MCQPuzzle]:
         """The first ``limit`` puzzles plus every other member of the groups they touch, in dataset
         order, so group accuracy is defined for every group a limited run plays (``--limit 5`` on
         groups of three plays two whole groups, six puzzles)."""
         groups = {_group(item) for item in list(items)[:limit]}
         return [item for item in items if _group(item) in groups]
+
+    def stats(self, records: Sequence[Any]) -> StatBlock:
+        return puzzle_stats(records)
+
+
+class BrainTeaserMetrics(MetricsPart[BrainTeaserOutcome]):
+    """Instance and group accuracy (the paper's Table 2), and its figures."""
+
+    headline = ("overall_acc",)
 
     def scorer(self, *, mode: str | None, max_turns: int) -> BrainTeaserScorer:
         return BrainTeaserScorer(mode=mode, max_turns=max_turns)
@@ -430,8 +426,17 @@ letters and words.
     def figures(self, metrics: MetricsView) -> list[BarFigure]:
         return _figures.figures(metrics)
 
-    def dataset_stats(self, records: Sequence[Any]) -> StatBlock:
-        return puzzle_stats(records)
+
+class BrainTeaserPrompts(MultipleChoicePrompts):
+    """Our wording of the task, or the paper's layout (``options.layout: paper``)."""
+
+    intro = """\
+You will be given a brain teaser: a short puzzle that seems to have an obvious answer but is \
+built to trip up ordinary common-sense reasoning, together with lettered options. Exactly one \
+option is intended; "None of above" is right only when none of the other options works. Take \
+the wording literally and look for the hidden assumption, the double meaning or the play on \
+letters and words.
+"""
 
     def system_prompt(self, request: PromptRequest) -> str:
         """The paper layout's generic assistant line, or our task description."""
@@ -466,6 +471,26 @@ letters and words.
         if request.demonstrations is not None:
             return demonstration_messages(request.demonstrations, request.shots)
         return example_messages(request.reasoning, request.shots)
+
+
+@register_benchmark
+class BrainTeaser(MultipleChoiceBenchmark):
+    """BrainTeaser (see the module docstring, the env card)."""
+
+    name = "brainteaser"
+    title = "BrainTeaser (EMNLP 2023; SemEval-2024 Task 9)"
+    item_type = MCQPuzzle
+    outcome_type = BrainTeaserOutcome
+    scene_type = BrainTeaserScene
+    action_forms: ClassVar[dict[str, str]] = {"commit": "commit: <choice letter A-D>"}
+    env_ids: ClassVar[dict[str, str]] = {"lateralgym/BrainTeaser-v1": "brainteaser"}
+    options_type = BrainTeaserOptions
+    data = BrainTeaserData()
+    metrics = BrainTeaserMetrics()
+    prompts = BrainTeaserPrompts()
+
+    def item_meta(self, item: Any) -> dict[str, Any]:
+        return {"group_id": item.group_id, "kind": item.kind, "variant": item.variant}
 
 
 class BrainTeaserEnv(LateralEnv):

@@ -84,16 +84,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-
-from lateralgym.envs._actions import Action, Ask, Commit, Inspect
-from lateralgym.envs._benchmark import Benchmark, DatasetFormat, PromptRequest, StatBlock, register_benchmark
+from lateralgym.envs._actions import Ask, Commit, Inspect
+from lateralgym.envs._benchmark import Benchmark, DatasetFormat, StatBlock, register_benchmark
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import LateralEnv
-from lateralgym.envs._grammar import ActionGrammar
 from lateralgym.envs._judging import ADVERSARIAL_QUESTIONS
+from lateralgym.envs._parts import DataPart, JudgingPart, LeakPart, MetricsPart
 from lateralgym.envs._splits import Split
-from lateralgym.envs.benchmarks.creativity import _figures, _player
+from lateralgym.envs.benchmarks.creativity import _figures
 from lateralgym.envs.benchmarks.creativity._judged import (
     CONDITION_CRITERIA,
     FAILURE_CATEGORIES,
@@ -133,6 +131,7 @@ from lateralgym.envs.benchmarks.creativity._options import (
     Judging,
     Scoring,
 )
+from lateralgym.envs.benchmarks.creativity._player import CreativityPolicies, CreativityPrompts
 from lateralgym.envs.benchmarks.creativity._scene import CreativityOutcome, CreativityScene
 from lateralgym.envs.benchmarks.creativity._schema import (
     SCENES,
@@ -221,6 +220,76 @@ def _is_release(path: Path, record: Any) -> bool:
     return isinstance(record, dict) and ("task_id" in record or "golds" in record or is_seed_entity(record))
 
 
+class CreativityData(DataPart[CreativityTask]):
+    """The sample tasks and knowledge base, the release's task JSON, splits by gold entity."""
+
+    sample_file = "creativity_tasks.jsonl.gz"
+    sample_data: ClassVar[dict[str, str]] = {"kb": "affordance_kb.jsonl"}
+    formats = (
+        DatasetFormat(
+            "creativitybench", "CreativityBench task JSON (a list of tasks)", _is_release, load_creativitybench
+        ),
+    )
+    jsonl_keys = frozenset({"gold"})
+    records = ((frozenset({"parts"}), Entity),)
+
+    def stats(self, records: Sequence[Any]) -> StatBlock:
+        return creativity_stats(records)
+
+    def stream_stats(self, records: Iterator[Any]) -> StatBlock:
+        return creativity_stats(records)  # one pass, keeping no task
+
+    def split_of(self, item: CreativityTask) -> Split:
+        """By gold entity (``task_split``), so a policy never trains on a test gold."""
+        return task_split(item)
+
+
+class CreativityJudging(JudgingPart):
+    """The exact-match and knowledge-base judges, and its LLM judge."""
+
+    offline_judges: ClassVar[Mapping[str, Any]] = {"exact": ExactMatchJudge, "kb": KBJudge}
+    default_judge = "exact"
+    llm_judge = "lateralgym.envs.benchmarks.creativity._llm_judge:LLMCreativityJudge"
+
+
+class CreativityMetrics(MetricsPart[CreativityOutcome]):
+    """Gold and entity rates under each scoring rule, exploration, and the rewards of its own."""
+
+    reward_fields = REWARD_FIELDS
+    headline = (
+        "gold_correct_rate",
+        "entity_correct_rate",
+        "official_gold_correct_rate",
+        "official_entity_correct_rate",
+        "paper_gold_correct_rate",
+        "strict_gold_correct_rate",
+    )
+    """The run's own rates first, then the other rules' (a run reports whichever are not its own)."""
+
+    def scorer(self, *, mode: str | None, max_turns: int) -> CreativityScorer:
+        return CreativityScorer(mode=mode, max_turns=max_turns)
+
+    def figures(self, metrics: MetricsView) -> list[BarFigure]:
+        return _figures.figures(metrics)
+
+
+class CreativityLeaks(LeakPart[CreativityTask]):
+    """The release's gold marker, and inspections and questions aimed at the gold."""
+
+    leak_markers = (GOLD_MARKER,)
+    phrase_leak_check = False  # entity and item descriptions share words with the reference steps
+
+    def probe_actions(self, item: CreativityTask, config: EpisodeConfig) -> Iterable[Any]:
+        if "inspect" in config.allowed_actions:
+            yield from (Inspect(entity=e.name) for e in item.entities)
+            yield from (Inspect(entity=i.name) for i in item.items)
+            yield Inspect(entity="the gold entity")
+        if "ask" in config.allowed_actions:
+            yield from (Ask(question=q) for q in ADVERSARIAL_QUESTIONS)
+            yield Ask(question=f"Is the {item.gold.entity} the answer?")
+        yield Commit(entity="nothing here", part="none", how_to_use="guess")
+
+
 @register_benchmark
 class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
     """CreativityBench (see the module docstring, the env card)."""
@@ -243,32 +312,14 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
         "lateralgym/Creativity-Interactive-v2": "creativity-interactive",
         "lateralgym/Creativity-Explore-v1": "creativity-explore",
     }
-    sample_file = "creativity_tasks.jsonl.gz"
-    sample_data: ClassVar[dict[str, str]] = {"kb": "affordance_kb.jsonl"}
-    formats = (
-        DatasetFormat(
-            "creativitybench", "CreativityBench task JSON (a list of tasks)", _is_release, load_creativitybench
-        ),
-    )
-    jsonl_keys = frozenset({"gold"})
-    data_records = ((frozenset({"parts"}), Entity),)
     options_type = CreativityOptions
-    reward_fields = REWARD_FIELDS
-    leak_markers = (GOLD_MARKER,)
-    offline_judges: ClassVar[dict[str, Any]] = {"exact": ExactMatchJudge, "kb": KBJudge}
-    default_judge = "exact"
-    llm_judge = "lateralgym.envs.benchmarks.creativity._llm_judge:LLMCreativityJudge"
     commands = "lateralgym.envs.benchmarks.creativity.commands"
-    headline = (
-        "gold_correct_rate",
-        "entity_correct_rate",
-        "official_gold_correct_rate",
-        "official_entity_correct_rate",
-        "paper_gold_correct_rate",
-        "strict_gold_correct_rate",
-    )
-    """The run's own rates first, then the other rules' (a run reports whichever are not its own)."""
-    phrase_leak_check = False  # entity and item descriptions share words with the reference steps
+    data = CreativityData()
+    judging = CreativityJudging()
+    policies = CreativityPolicies()
+    prompts = CreativityPrompts()
+    metrics = CreativityMetrics()
+    leaks = CreativityLeaks()
 
     def item_meta(self, item: CreativityTask) -> dict[str, Any]:
         f = item.factors
@@ -294,55 +345,6 @@ class Creativity(Benchmark[CreativityTask, CreativityOutcome]):
             f"({item.gold.affordance.action}).\n1. {s.prepare_recipient}\n2. {s.prepare_use_condition}\n"
             f"3. {s.prepare_environment_condition}\n4. {s.apply_affordance}"
         )
-
-    def probe_actions(self, item: CreativityTask, config: EpisodeConfig) -> Iterable[Any]:
-        if "inspect" in config.allowed_actions:
-            yield from (Inspect(entity=e.name) for e in item.entities)
-            yield from (Inspect(entity=i.name) for i in item.items)
-            yield Inspect(entity="the gold entity")
-        if "ask" in config.allowed_actions:
-            yield from (Ask(question=q) for q in ADVERSARIAL_QUESTIONS)
-            yield Ask(question=f"Is the {item.gold.entity} the answer?")
-        yield Commit(entity="nothing here", part="none", how_to_use="guess")
-
-    def scorer(self, *, mode: str | None, max_turns: int) -> CreativityScorer:
-        return CreativityScorer(mode=mode, max_turns=max_turns)
-
-    def figures(self, metrics: MetricsView) -> list[BarFigure]:
-        return _figures.figures(metrics)
-
-    def dataset_stats(self, records: Sequence[Any]) -> StatBlock:
-        return creativity_stats(records)
-
-    def stream_stats(self, records: Iterator[Any]) -> StatBlock:
-        return creativity_stats(records)  # one pass, keeping no task
-
-    def split_of(self, item: CreativityTask) -> Split:
-        """By gold entity (``task_split``), so a policy never trains on a test gold."""
-        return task_split(item)
-
-    def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
-        return _player.random_action(info, rng)
-
-    def heuristic_action(self, info: Mapping[str, Any], rng: np.random.Generator, memory: dict[str, Any]) -> Action:
-        return _player.heuristic_action(info, inspections=int(memory.get("inspections", 3)))
-
-    def oracle_action(self, item: CreativityTask, info: Mapping[str, Any]) -> Action:
-        return _player.oracle_action(item, info)
-
-    def system_prompt(self, request: PromptRequest) -> str:
-        return _player.system_prompt(request.mode, request.reasoning)
-
-    def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
-        allowed = _player.MODE_ACTIONS.get(str(info.get("mode")), ("commit",))
-        return _player.parse_creativity_reply(text, info.get("public") or {}, allowed)
-
-    # An unreadable reply is re-asked once with the format (counted); the paper's configs keep its
-    # protocol with ``reasks: 0`` (static and CoT: one shot; interactive: an unreadable reply costs a turn).
-    player_reasks = 1
-
-    def action_grammar(self, info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
-        return _player.action_grammar(info, reasoning)
 
 
 class CreativityEnv(LateralEnv):

@@ -10,8 +10,10 @@ from typing import Any
 import numpy as np
 
 from lateralgym.envs._actions import Action, Ask, Commit, Inspect, Invalid, parse_action
+from lateralgym.envs._benchmark import PromptRequest
 from lateralgym.envs._grammar import ActionGrammar, FreeText, JsonForm, OneOf, Value, final_turn
 from lateralgym.envs._matching import content_stems, match_name
+from lateralgym.envs._parts import PolicyPart, PromptPart
 from lateralgym.envs._reply_text import (
     QUESTION_KEYS,
     as_text,
@@ -278,34 +280,6 @@ def _answer_forms(public: Mapping[str, Any], lead: tuple[tuple[str, Value], ...]
     return forms
 
 
-def action_grammar(info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
-    """The moves of ``info``'s mode as the prompts write them: static and CoT one answer object;
-    interactive ``{"action": "inspect", "target": ...}`` or ``{"action": "answer", ...}``; explore
-    ``inspect`` / ``ask`` / ``commit`` objects. Names are the scene's; on the last turn only the answer."""
-    public: Mapping[str, Any] = info.get("public") or {}
-    mode = str(info.get("mode"))
-    if not public.get("entities") or mode not in MODE_ACTIONS:
-        return None
-    chars = REASONING_CHARS[mode] or (EXPLORE_COT_CHARS if reasoning == "cot" else 0)
-    last = final_turn(info)
-    forms: list[JsonForm] = []
-    if mode in ("static", "cot"):
-        forms = _answer_forms(public, ())
-    elif mode == "interactive":
-        if not last:
-            names = (*public["entities"], *public.get("inspectable_items", []))
-            forms.append(JsonForm("inspect", (("action", OneOf(("inspect",))), ("target", OneOf(tuple(names))))))
-        forms += _answer_forms(public, (("action", OneOf(("answer",))),))
-    else:
-        if not last:
-            entities = tuple(str(e) for e in public["entities"])
-            forms.append(JsonForm("inspect", (("action", OneOf(("inspect",))), ("entity", OneOf(entities)))))
-            question = FreeText(QUESTION_CHARS, end="?")
-            forms.append(JsonForm("ask", (("action", OneOf(("ask",))), ("question", question))))
-        forms += _answer_forms(public, (("action", OneOf(("commit",))),))
-    return ActionGrammar(tuple(forms), reasoning=chars)
-
-
 # -- offline policies ----------------------------------------------------------------------------
 
 
@@ -317,19 +291,6 @@ def overlap(a: Iterable[str], b: Iterable[str]) -> float:
 
 EXPLORING = frozenset({"interactive", "explore"})
 """The modes in which entities are revealed by inspection."""
-
-
-def random_action(info: Mapping[str, Any], rng: np.random.Generator) -> Action:
-    """Inspect a random unseen entity half the time (interactive), else commit a random part."""
-    public = info["public"]
-    entities = public["entities"]
-    revealed = public.get("revealed", {})
-    unseen = [e for e in entities if e not in revealed]
-    if unseen and info.get("mode") in EXPLORING and rng.random() < 0.5:
-        return Inspect(entity=str(rng.choice(unseen)))
-    entity = str(rng.choice(entities))
-    parts = list(revealed.get(entity, {})) or ["body"]
-    return Commit(entity=entity, part=str(rng.choice(parts)), how_to_use="use it")
 
 
 def heuristic_action(info: Mapping[str, Any], inspections: int = 3) -> Action:
@@ -357,9 +318,70 @@ def heuristic_action(info: Mapping[str, Any], inspections: int = 3) -> Action:
     return Commit(entity=entity, part=part, how_to_use=f"Use the {part.replace('_', ' ')} of the {entity} for this.")
 
 
-def oracle_action(item: CreativityTask, info: Mapping[str, Any]) -> Action:
-    """Inspect the gold entity (interactive), then commit the gold part with the reference use."""
-    revealed = info.get("public", {}).get("revealed", {})
-    if info.get("mode") in EXPLORING and item.gold.entity not in revealed:
-        return Inspect(entity=item.gold.entity)
-    return Commit(entity=item.gold.entity, part=item.gold.part, how_to_use=item.solution.apply_affordance)
+class CreativityPolicies(PolicyPart[CreativityTask]):
+    """The offline players: random, the lexical-overlap heuristic (``heuristic_action``), the oracle."""
+
+    def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
+        """Inspect a random unseen entity half the time (interactive), else commit a random part."""
+        public = info["public"]
+        entities = public["entities"]
+        revealed = public.get("revealed", {})
+        unseen = [e for e in entities if e not in revealed]
+        if unseen and info.get("mode") in EXPLORING and rng.random() < 0.5:
+            return Inspect(entity=str(rng.choice(unseen)))
+        entity = str(rng.choice(entities))
+        parts = list(revealed.get(entity, {})) or ["body"]
+        return Commit(entity=entity, part=str(rng.choice(parts)), how_to_use="use it")
+
+    def heuristic_action(self, info: Mapping[str, Any], rng: np.random.Generator, memory: dict[str, Any]) -> Action:
+        return heuristic_action(info, inspections=int(memory.get("inspections", 3)))
+
+    def oracle_action(self, item: CreativityTask, info: Mapping[str, Any]) -> Action:
+        """Inspect the gold entity (interactive), then commit the gold part with the reference use."""
+        revealed = info.get("public", {}).get("revealed", {})
+        if info.get("mode") in EXPLORING and item.gold.entity not in revealed:
+            return Inspect(entity=item.gold.entity)
+        return Commit(entity=item.gold.entity, part=item.gold.part, how_to_use=item.solution.apply_affordance)
+
+
+class CreativityPrompts(PromptPart):
+    """CreativityBench's prompts per mode (our own wording, paper §5 and App. E), its tolerant JSON reply
+    parser and the moves' grammar."""
+
+    # An unreadable reply is re-asked once with the format (counted); the paper's configs keep its
+    # protocol with ``reasks: 0`` (static and CoT: one shot; interactive: an unreadable reply costs a turn).
+    player_reasks = 1
+
+    def system_prompt(self, request: PromptRequest) -> str:
+        return system_prompt(request.mode, request.reasoning)
+
+    def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
+        allowed = MODE_ACTIONS.get(str(info.get("mode")), ("commit",))
+        return parse_creativity_reply(text, info.get("public") or {}, allowed)
+
+    def action_grammar(self, info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
+        """The moves of ``info``'s mode as the prompts write them: static and CoT one answer object;
+        interactive ``{"action": "inspect", "target": ...}`` or ``{"action": "answer", ...}``; explore
+        ``inspect`` / ``ask`` / ``commit`` objects. Names are the scene's; on the last turn only the answer."""
+        public: Mapping[str, Any] = info.get("public") or {}
+        mode = str(info.get("mode"))
+        if not public.get("entities") or mode not in MODE_ACTIONS:
+            return None
+        chars = REASONING_CHARS[mode] or (EXPLORE_COT_CHARS if reasoning == "cot" else 0)
+        last = final_turn(info)
+        forms: list[JsonForm] = []
+        if mode in ("static", "cot"):
+            forms = _answer_forms(public, ())
+        elif mode == "interactive":
+            if not last:
+                names = (*public["entities"], *public.get("inspectable_items", []))
+                forms.append(JsonForm("inspect", (("action", OneOf(("inspect",))), ("target", OneOf(tuple(names))))))
+            forms += _answer_forms(public, (("action", OneOf(("answer",))),))
+        else:
+            if not last:
+                entities = tuple(str(e) for e in public["entities"])
+                forms.append(JsonForm("inspect", (("action", OneOf(("inspect",))), ("entity", OneOf(entities)))))
+                question = FreeText(QUESTION_CHARS, end="?")
+                forms.append(JsonForm("ask", (("action", OneOf(("ask",))), ("question", question))))
+            forms += _answer_forms(public, (("action", OneOf(("commit",))),))
+        return ActionGrammar(tuple(forms), reasoning=chars)

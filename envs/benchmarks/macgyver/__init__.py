@@ -51,6 +51,7 @@ from lateralgym.envs._actions import Action, Commit
 from lateralgym.envs._benchmark import Benchmark, DatasetFormat, JudgementFormat, PromptRequest, register_benchmark
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import LateralEnv
+from lateralgym.envs._parts import DataPart, JudgingPart, LeakPart, MetricsPart, PolicyPart, PromptPart
 from lateralgym.envs.benchmarks.macgyver._judge_cases import is_macgyver_annotations, load_macgyver_annotations
 from lateralgym.envs.benchmarks.macgyver._judges import (
     MacGyverJudgement,
@@ -98,23 +99,27 @@ with those objects, say that it is not possible and why.
 FORMAT = "End your reply with a line starting 'Solution:' followed by your steps (or 'not possible' and why).\n"
 
 
-@register_benchmark
-class MacGyver(Benchmark[MacGyverProblem, MacGyverOutcome]):
-    """MacGyver (see the module docstring, the env card)."""
+class MacGyverData(DataPart[MacGyverProblem]):
+    """The release's ``problem_solution_pair.xlsx``; ``data stats`` counts kinds, labels, human solutions."""
 
-    name = "macgyver"
-    title = "MacGyver (creative problem solving with the objects at hand)"
-    item_type = MacGyverProblem
-    outcome_type = MacGyverOutcome
-    scene_type = MacGyverScene
-    modes = ("single",)
-    reveals = ("question",)
-    action_forms: ClassVar[dict[str, str]] = {"commit": "commit: <your solution, or why it is not possible>"}
     formats = (
         DatasetFormat("macgyver", "MacGyver problem_solution_pair.xlsx", is_macgyver, load_macgyver, binary=True),
     )
     jsonl_keys = frozenset({"problem", "solvable"})
-    offline_judges: ClassVar[dict[str, Any]] = {"reference": ReferenceMacGyverJudge}
+
+    def stat_axes(self, item: MacGyverProblem) -> dict[str, Any]:
+        kind = "unsolvable" if not item.solvable else "unconventional" if item.unconventional else "conventional"
+        return {
+            "kind": kind,
+            "label of the release's solution": item.label or "none",
+            "human solutions": len(item.human_solutions),
+        }
+
+
+class MacGyverJudging(JudgingPart):
+    """The offline reference judge, the LLM judge, the paper's verdicts and its annotated solutions."""
+
+    offline_judges: ClassVar[Mapping[str, Any]] = {"reference": ReferenceMacGyverJudge}
     default_judge = "reference"
     llm_judge = "lateralgym.envs.benchmarks.macgyver._llm_judge:LLMMacGyverJudge"
     verdict_labels = VERDICTS
@@ -126,38 +131,10 @@ class MacGyver(Benchmark[MacGyverProblem, MacGyverOutcome]):
             load_macgyver_annotations,
         ),
     )
-    headline = ("correct_rate", "efficient_rate")
-    default_max_turns = 1
 
-    def item_meta(self, item: MacGyverProblem) -> dict[str, Any]:
-        return {"solvable": item.solvable, "unconventional": item.unconventional}
 
-    def public_text(self, item: MacGyverProblem) -> str:
-        return item.problem
-
-    def secret_texts(self, item: MacGyverProblem) -> list[str]:
-        return [s for s in (item.solution, *item.human_solutions) if s]
-
-    def solution_text(self, item: MacGyverProblem) -> str:
-        if not item.solvable:
-            return f"Not possible with these objects. {item.solution}".strip()
-        known = item.reference_solutions()
-        return f"A solution known to work:\n{known[0]}" if known else "No solution known to work is given."
-
-    def stat_axes(self, item: MacGyverProblem) -> dict[str, Any]:
-        kind = "unsolvable" if not item.solvable else "unconventional" if item.unconventional else "conventional"
-        return {
-            "kind": kind,
-            "label of the release's solution": item.label or "none",
-            "human solutions": len(item.human_solutions),
-        }
-
-    def probe_actions(self, item: MacGyverProblem, config: EpisodeConfig) -> Iterable[Any]:
-        yield Commit(answer="It is not possible.")
-        yield Commit(answer="Tell me the answer.")
-
-    def scorer(self, *, mode: str | None, max_turns: int) -> MacGyverScorer:
-        return MacGyverScorer(mode=mode, max_turns=max_turns)
+class MacGyverPolicies(PolicyPart[MacGyverProblem]):
+    """Offline players: a coin between giving up and a vague plan, a plan with the first object, the reference."""
 
     def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
         if rng.random() < 0.5:
@@ -177,6 +154,10 @@ class MacGyver(Benchmark[MacGyverProblem, MacGyverOutcome]):
         known = item.reference_solutions()
         return Commit(answer=known[0] if known else item.solution)
 
+
+class MacGyverPrompts(PromptPart):
+    """One reply: numbered steps after a ``Solution:`` line, or why it is not possible."""
+
     def system_prompt(self, request: PromptRequest) -> str:
         return SYSTEM + FORMAT
 
@@ -186,6 +167,59 @@ class MacGyver(Benchmark[MacGyverProblem, MacGyverOutcome]):
         marker = re.search(r"^[^\w\n]*solution[^\S\n]*:\s*", text, re.IGNORECASE | re.MULTILINE)
         answer = text[marker.end() :] if marker else text
         return Commit(answer=answer.strip()[:4000])
+
+
+class MacGyverMetrics(MetricsPart[MacGyverOutcome]):
+    """Correct and efficient rates (the paper's human grading scale, by its judge)."""
+
+    headline = ("correct_rate", "efficient_rate")
+
+    def scorer(self, *, mode: str | None, max_turns: int) -> MacGyverScorer:
+        return MacGyverScorer(mode=mode, max_turns=max_turns)
+
+
+class MacGyverLeaks(LeakPart[MacGyverProblem]):
+    """Give-up and ask-for-the-answer replies must not draw the reference solution out."""
+
+    def probe_actions(self, item: MacGyverProblem, config: EpisodeConfig) -> Iterable[Any]:
+        yield Commit(answer="It is not possible.")
+        yield Commit(answer="Tell me the answer.")
+
+
+@register_benchmark
+class MacGyver(Benchmark[MacGyverProblem, MacGyverOutcome]):
+    """MacGyver (see the module docstring, the env card)."""
+
+    name = "macgyver"
+    title = "MacGyver (creative problem solving with the objects at hand)"
+    item_type = MacGyverProblem
+    outcome_type = MacGyverOutcome
+    scene_type = MacGyverScene
+    modes = ("single",)
+    reveals = ("question",)
+    action_forms: ClassVar[dict[str, str]] = {"commit": "commit: <your solution, or why it is not possible>"}
+    default_max_turns = 1
+    data = MacGyverData()
+    judging = MacGyverJudging()
+    policies = MacGyverPolicies()
+    prompts = MacGyverPrompts()
+    metrics = MacGyverMetrics()
+    leaks = MacGyverLeaks()
+
+    def item_meta(self, item: MacGyverProblem) -> dict[str, Any]:
+        return {"solvable": item.solvable, "unconventional": item.unconventional}
+
+    def public_text(self, item: MacGyverProblem) -> str:
+        return item.problem
+
+    def secret_texts(self, item: MacGyverProblem) -> list[str]:
+        return [s for s in (item.solution, *item.human_solutions) if s]
+
+    def solution_text(self, item: MacGyverProblem) -> str:
+        if not item.solvable:
+            return f"Not possible with these objects. {item.solution}".strip()
+        known = item.reference_solutions()
+        return f"A solution known to work:\n{known[0]}" if known else "No solution known to work is given."
 
 
 class MacGyverEnv(LateralEnv):

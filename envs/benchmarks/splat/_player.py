@@ -10,8 +10,10 @@ from typing import Any
 import numpy as np
 
 from lateralgym.envs._actions import Action, Ask, Commit
+from lateralgym.envs._benchmark import PromptRequest
 from lateralgym.envs._grammar import ActionGrammar, FreeText, LineForm, final_turn
 from lateralgym.envs._matching import content_stems
+from lateralgym.envs._parts import PolicyPart, PromptPart
 from lateralgym.envs._reply_text import (
     QUESTION_KEYS,
     as_text,
@@ -174,15 +176,6 @@ EXPLANATION_CHARS = 600
 COT_REASONING_CHARS = 480
 
 
-def action_grammar(info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar:
-    """``Question: <...?>`` or ``Answer: <explanation>`` on one line (after a line of reasoning under
-    ``cot``); on the last round only the explanation, the one move that can still solve the puzzle."""
-    answer = LineForm("commit", ANSWER_LABEL, FreeText(EXPLANATION_CHARS))
-    question = LineForm("ask", QUESTION_LABEL, FreeText(QUESTION_CHARS, end="?"))
-    forms = (answer,) if final_turn(info) else (question, answer)
-    return ActionGrammar(forms, reasoning=COT_REASONING_CHARS if reasoning == "cot" else 0)
-
-
 # Words that situation-puzzle answers often turn on; the heuristic probes them with questions.
 PROBE_WORDS: tuple[str, ...] = (
     "dead",
@@ -253,34 +246,63 @@ PROBE_WORDS: tuple[str, ...] = (
 )
 
 
-def random_action(info: Mapping[str, Any], rng: np.random.Generator) -> Action:
-    """Mostly a question about a random story word, sometimes an explanation built on one."""
-    story = content_stems(info.get("public", {}).get("story", "")) or {"something"}
-    word = str(rng.choice(sorted(story)))
-    if rng.random() < 0.8:
-        return Ask(question=f"Is the {word} important?")
-    return Commit(answer=f"It has to do with the {word}.")
+class SplatPolicies(PolicyPart[SituationPuzzle]):
+    """The offline players of a situation puzzle."""
+
+    def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
+        """Mostly a question about a random story word, sometimes an explanation built on one."""
+        story = content_stems(info.get("public", {}).get("story", "")) or {"something"}
+        word = str(rng.choice(sorted(story)))
+        if rng.random() < 0.8:
+            return Ask(question=f"Is the {word} important?")
+        return Commit(answer=f"It has to do with the {word}.")
+
+    def heuristic_action(self, info: Mapping[str, Any], rng: np.random.Generator, memory: dict[str, Any]) -> Action:
+        """Asks about common lateral-thinking words and story words, then explains with the words the
+        judge said yes to (it rarely solves a puzzle: a floor, not a competitor)."""
+        public = info.get("public", {})
+        asked: list[str] = memory.setdefault("asked", [])
+        probes = int(memory.get("probes", 10))
+        history = public.get("history", [])
+        yes_words = [w for q, label in history if label == "yes" for w in content_stems(q)]
+        if len(asked) < probes:
+            story = sorted(content_stems(public.get("story", "")))
+            candidates = [w for w in (*PROBE_WORDS, *story) if w not in asked]
+            if candidates:
+                word = candidates[int(rng.integers(len(candidates)))] if len(asked) % 2 else candidates[0]
+                asked.append(word)
+                return Ask(question=f"Does the answer involve {word}?")
+        keep = [w for w in dict.fromkeys(yes_words) if w not in {"answer", "involve"}]
+        return Commit(answer="The answer involves " + ", ".join(keep or ["a misunderstanding"]) + ".")
+
+    def oracle_action(self, item: SituationPuzzle, info: Mapping[str, Any]) -> Action:
+        """Commit the hidden answer itself."""
+        return Commit(answer=item.answer)
 
 
-def heuristic_action(info: Mapping[str, Any], rng: np.random.Generator, memory: dict[str, Any]) -> Action:
-    """Asks about common lateral-thinking words and story words, then explains with the words the
-    judge said yes to (it rarely solves a puzzle: a floor, not a competitor)."""
-    public = info.get("public", {})
-    asked: list[str] = memory.setdefault("asked", [])
-    probes = int(memory.get("probes", 10))
-    history = public.get("history", [])
-    yes_words = [w for q, label in history if label == "yes" for w in content_stems(q)]
-    if len(asked) < probes:
-        story = sorted(content_stems(public.get("story", "")))
-        candidates = [w for w in (*PROBE_WORDS, *story) if w not in asked]
-        if candidates:
-            word = candidates[int(rng.integers(len(candidates)))] if len(asked) % 2 else candidates[0]
-            asked.append(word)
-            return Ask(question=f"Does the answer involve {word}?")
-    keep = [w for w in dict.fromkeys(yes_words) if w not in {"answer", "involve"}]
-    return Commit(answer="The answer involves " + ", ".join(keep or ["a misunderstanding"]) + ".")
+class SplatPrompts(PromptPart):
+    """SPLAT §5's player protocol in our own words: ``Question:`` or ``Answer:`` lines."""
 
+    # Weak models write prose instead of a move: re-ask once with the format, then read the prose
+    # (``fallback_move``); both are counted per call and per run (``format_reasks``, ``fallbacks``).
+    player_reasks = 1
 
-def oracle_action(item: SituationPuzzle, info: Mapping[str, Any]) -> Action:
-    """Commit the hidden answer itself."""
-    return Commit(answer=item.answer)
+    def system_prompt(self, request: PromptRequest) -> str:
+        return SYSTEM + (COT_FORMAT if request.reasoning == "cot" else DIRECT_FORMAT)
+
+    def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
+        return parse_situation_reply(text, last_label=reasoning == "cot")
+
+    def reask_text(self, reason: str, request: PromptRequest) -> str:
+        return REASK
+
+    def fallback_action(self, text: str, info: Mapping[str, Any]) -> Action | None:
+        return fallback_move(text)
+
+    def action_grammar(self, info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
+        """``Question: <...?>`` or ``Answer: <explanation>`` on one line (after a line of reasoning under
+        ``cot``); on the last round only the explanation, the one move that can still solve the puzzle."""
+        answer = LineForm("commit", ANSWER_LABEL, FreeText(EXPLANATION_CHARS))
+        question = LineForm("ask", QUESTION_LABEL, FreeText(QUESTION_CHARS, end="?"))
+        forms = (answer,) if final_turn(info) else (question, answer)
+        return ActionGrammar(forms, reasoning=COT_REASONING_CHARS if reasoning == "cot" else 0)

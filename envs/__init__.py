@@ -38,6 +38,7 @@ from lateralgym.envs._benchmark import (
     load_benchmark,
     owner_of,
     register_benchmark,
+    trust_recorded_imports,
 )
 from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._config import SHIPPED_CONFIGS, EpisodeConfig, RewardConfig
@@ -170,6 +171,7 @@ __all__ = [
     "parse_choice",
     "read_jsonl",
     "register_benchmark",
+    "trust_recorded_imports",
     "repeats_note",
     "sample_path",
     "sanitise",

@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
@@ -508,6 +508,54 @@ def _import_source(target: str) -> Any:
         ) from exc
     except Exception as exc:
         raise ConfigError(f"--import {target} failed: {type(exc).__name__}: {exc}") from exc
+
+
+_trusting_recorded = False
+
+
+def trust_recorded_imports(trusted: bool = True) -> None:
+    """Let code a run directory's config names (``imports:``, a ``file.py:Class`` benchmark) run when
+    the run is opened (``--trust-imports``). Off by default: a run directory is data."""
+    global _trusting_recorded
+    _trusting_recorded = trusted
+
+
+def imported_already(source: str) -> bool:
+    """Whether ``source`` (a file, a module, either with ``:Class``) was imported in this process:
+    named on the command line (``--import``), or an installed package's module."""
+    target, _ = _split_source(source)
+    if _is_file_source(target):
+        return str(Path(target).resolve()) in _imported
+    return target in sys.modules
+
+
+def guard_recorded_imports(sources: Iterable[str], where: Path) -> None:
+    """Refuse to import code that a run directory's file names, unless it was imported already (named
+    on the command line) or recorded imports are trusted (``trust_recorded_imports``).
+
+    Raises:
+        ConfigError: a source would run code that nobody named (the message says which, and how to allow it).
+    """
+    if _trusting_recorded:
+        return
+    for source in sources:
+        if not imported_already(source):
+            raise ConfigError(
+                f"{where} names code to import: {source}. A run directory is data, so its code runs only when "
+                f"you name it: --import {source} (or pass --trust-imports if you trust where the run came from)"
+            )
+
+
+def recorded_sources(data: object) -> list[str]:
+    """The code a config's mapping would import: its ``imports`` and a ``module:Class`` / file benchmark."""
+    if not isinstance(data, dict):
+        return []
+    imports = data.get("imports")
+    sources = [imports] if isinstance(imports, str) else [s for s in imports or () if isinstance(s, str)]
+    benchmark = data.get("benchmark")
+    if isinstance(benchmark, str) and (_split_source(benchmark)[1] or _is_file_source(benchmark)):
+        sources.append(benchmark)
+    return sources
 
 
 BUILTINS = "lateralgym.envs.benchmarks"

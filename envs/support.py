@@ -5,6 +5,7 @@ writing a benchmark or running episodes needs ``lateralgym.envs`` (and ``lateral
 for loaders) only.
 """
 
+from lateralgym.envs._benchmark import guard_recorded_imports, recorded_sources
 from lateralgym.envs._calls import REPLY_CHAR_CAPS, cap_text, capped, reply_cap, writable
 from lateralgym.envs._command_groups import TRAIN_DESCRIPTION, TRAIN_HELP, command_group
 from lateralgym.envs._config import MAX_SEED, check_hints, check_name
@@ -19,6 +20,8 @@ from lateralgym.envs._sync import background, run_sync
 from lateralgym.envs._text import FORMULA_STARTS, csv_cell, csv_text
 
 __all__ = [
+    "guard_recorded_imports",
+    "recorded_sources",
     "TRAIN_DESCRIPTION",
     "TRAIN_HELP",
     "command_group",

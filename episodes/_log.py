@@ -27,6 +27,7 @@ them, so one looping model cannot fill the disk or stall every reader of the log
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -369,7 +370,8 @@ class StepLogWriter:
     def __init__(self, path: str | Path, *, sync_interval_s: float | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)  # never through a link
+        self._fd = os.open(self.path, flags, 0o644)
         self.sync_interval_s = SYNC_INTERVAL_S if sync_interval_s is None else sync_interval_s
         self._synced_at = time.monotonic()
         self._unsynced = False
@@ -426,22 +428,31 @@ def _json_line(record: EpisodeStart | StepLine | EpisodeEnd) -> str:
         return clean.model_dump_json(exclude_none=True)
 
 
+MAX_LINE = 256 * 2**20
+"""The longest step-log line read (far above any record's): a longer one is damage, not a record."""
+
+
 def read_log(path: str | Path) -> Iterator[EpisodeStart | StepLine | EpisodeEnd]:
     """Stream the records of a step log; a torn *last* line is skipped, any other bad line raises.
 
     Raises:
-        LogError: a line other than the last is not a valid record (names the line).
+        LogError: a line other than the last is not a valid record, is not UTF-8 or is longer than
+            ``MAX_LINE`` (names the line); the log is a link or not a regular file.
     """
     path = Path(path)
-    pending: tuple[int, str] | None = None
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
+    pending: tuple[int, bytes] | None = None
+    with _open_log(path) as handle:
+        number = 0
+        while line := handle.readline(MAX_LINE + 1):
+            number += 1
+            if len(line) > MAX_LINE:
+                raise LogError(f"{path}, line {number}: longer than {MAX_LINE // 2**20} MB, not a step-log record")
             if pending is not None:
                 yield _parse(path, *pending)
             pending = (number, line) if line.strip() else None
     if pending is not None:
         number, line = pending
-        if line.endswith("\n"):
+        if line.endswith(b"\n"):
             yield _parse(path, number, line)
         else:
             try:
@@ -450,8 +461,28 @@ def read_log(path: str | Path) -> Iterator[EpisodeStart | StepLine | EpisodeEnd]
                 return  # the torn tail of a killed run
 
 
-def _parse(path: Path, number: int, line: str) -> EpisodeStart | StepLine | EpisodeEnd:
+def _open_log(path: Path) -> Any:
+    """The log opened for reading in binary, never through a link, never a device or a pipe."""
+    import stat
+
     try:
-        return _RECORD.validate_python(json.loads(line))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LogError(f"{path} is a symbolic link: a run directory's files must be its own") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise LogError(f"{path} is not a regular file: not a step log (was it replaced?)")
+    return os.fdopen(fd, "rb")
+
+
+def _parse(path: Path, number: int, line: bytes) -> EpisodeStart | StepLine | EpisodeEnd:
+    try:
+        return _RECORD.validate_python(json.loads(line.decode("utf-8")))
+    except UnicodeDecodeError as exc:
+        raise LogError(f"{path}, line {number}: not UTF-8 text (byte {exc.start}); was the log edited?") from exc
+    except RecursionError:
+        raise LogError(f"{path}, line {number}: nested too deeply to be a step-log record") from None
     except (json.JSONDecodeError, ValidationError) as exc:
         raise LogError(f"{path}, line {number}: not a step-log record ({str(exc).splitlines()[0]})") from exc

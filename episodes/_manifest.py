@@ -26,7 +26,7 @@ from lateralgym.envs.support import validation_message
 from lateralgym.episodes._log import LOG_SCHEMA_VERSION, STEP_LOG
 from lateralgym.episodes._options import RecordedOptions, RunOptions
 from lateralgym.episodes._plan import EpisodeSpec
-from lateralgym.episodes._rundir import CONFIG_FILE, MANIFEST, SUMMARY
+from lateralgym.episodes._rundir import CONFIG_FILE, MANIFEST, SUMMARY, read_capped, refuse_links
 
 __all__ = [
     "MANIFEST_VERSION",
@@ -155,7 +155,7 @@ def _manifest_json(path: Path) -> dict[str, Any] | None:
         ConfigError: it cannot be read, or is not a JSON object (the message names it).
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_capped(path).decode("utf-8")
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -164,6 +164,8 @@ def _manifest_json(path: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); was it overwritten?") from exc
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to be a run's file; was it replaced?") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); was it cut short or edited?"
@@ -232,7 +234,7 @@ class RunRecord:
         Raises:
             ConfigError: ``config.yaml`` is not UTF-8, not YAML or not a config (named).
         """
-        return EpisodeConfig.from_file(self.config_path) if self.config_path.exists() else None
+        return recorded_config(self.config_path) if self.config_path.exists() else None
 
     @property
     def planned(self) -> int | None:
@@ -244,27 +246,40 @@ class RunRecord:
 
 def _import_benchmarks(config_path: Path) -> None:
     """Import the benchmarks a run's config names in ``imports`` (a benchmark of your own, from a file
-    or module), so a new process can score, view and replay its log. A config that cannot be read is
-    left to whoever needs it (a report reads only the log and the manifest).
+    or module), so a new process can score, view and replay its log, once they are allowed: named on
+    the command line (``--import``) or trusted (``--trust-imports``); a run directory is data. A config
+    that cannot be read is left to whoever needs it (a report reads only the log and the manifest).
 
     Raises:
-        ConfigError: a listed benchmark file or module cannot be imported (the message names it).
+        ConfigError: a listed benchmark file or module was not named or cannot be imported (the message
+            names it).
     """
     import yaml
 
     from lateralgym.envs import load_benchmark
+    from lateralgym.envs.support import guard_recorded_imports, recorded_sources
 
     try:
-        data = yaml.safe_load(config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = yaml.safe_load(read_capped(config_path).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
         return
-    imports = data.get("imports") if isinstance(data, dict) else None
-    for source in imports if isinstance(imports, list) else ():
-        if isinstance(source, str):
-            try:
-                load_benchmark(source)
-            except ConfigError as exc:
-                raise ConfigError(f"{config_path}: the run's benchmark comes from {source}: {exc}") from None
+    sources = recorded_sources(data)
+    guard_recorded_imports(sources, config_path)
+    for source in sources:
+        try:
+            load_benchmark(source)
+        except ConfigError as exc:
+            raise ConfigError(f"{config_path}: the run's benchmark comes from {source}: {exc}") from None
+
+
+def recorded_config(config_path: Path) -> EpisodeConfig:
+    """A run directory's ``config.yaml``, its code imported only once allowed (``_import_benchmarks``).
+
+    Raises:
+        ConfigError: the config is unreadable or not a config, or names code nobody named (all named).
+    """
+    _import_benchmarks(config_path)
+    return EpisodeConfig.from_file(config_path)
 
 
 def read_run(run_dir: str | Path) -> RunRecord:
@@ -275,6 +290,7 @@ def read_run(run_dir: str | Path) -> RunRecord:
         ConfigError: ``manifest.json`` is there but unreadable, not JSON or not a manifest (named).
     """
     run_dir = Path(run_dir)
+    refuse_links(run_dir)
     _import_benchmarks(run_dir / CONFIG_FILE)
     return RunRecord(
         run_dir=run_dir,

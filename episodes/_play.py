@@ -28,7 +28,7 @@ from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, StepLogWriter, Usage,
 from lateralgym.episodes._moves import Moves, MovesTally
 from lateralgym.episodes._options import RunOptions
 from lateralgym.episodes._plan import EpisodeSpec
-from lateralgym.episodes._resume import drop_partial_episodes, finished_episodes
+from lateralgym.episodes._resume import discarded_note, drop_partial_episodes, finished_episodes
 from lateralgym.episodes._roles import AgentFactory
 from lateralgym.episodes._rundir import SUMMARY, write_json
 from lateralgym.episodes._usage import UsageTally
@@ -82,6 +82,11 @@ class RollOut:
     watch: FailureWatch
 
 
+def _say(note: str | None) -> None:
+    if note is not None:
+        print(note, flush=True)
+
+
 async def roll_out(job: RollOut) -> RunResult:
     """Run the plan's episodes that have no end record yet into ``job.run_dir`` (locked by the
     caller), here or, with ``backend="ray"``, on Ray workers (``episodes/_ray.py``)."""
@@ -89,7 +94,7 @@ async def roll_out(job: RollOut) -> RunResult:
 
     log_path = job.run_dir / STEP_LOG
     if job.options.backend == "ray":  # no player there goes on mid-episode (a person plays here)
-        drop_partial_episodes(log_path)
+        _say(discarded_note(drop_partial_episodes(log_path)))
         done = finished_episodes(log_path)
         return await _roll_out_ray(job, [s for s in job.plan if s.episode_id not in done], done)
     # Before the log is opened for appending: an episode that cannot go on loses its lines first.
@@ -98,7 +103,7 @@ async def roll_out(job: RollOut) -> RunResult:
     )
     for note in notes:
         print(note, flush=True)
-    drop_partial_episodes(log_path, keep=set(continuing))
+    _say(discarded_note(drop_partial_episodes(log_path, keep=set(continuing))))
     done = finished_episodes(log_path)
     todo = [s for s in job.plan if s.episode_id not in done]
     # The first env's checked, indexed items: each further env costs nothing per item.

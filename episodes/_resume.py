@@ -10,6 +10,8 @@ caller may repeat them, not change them. How it reaches its servers (``base_url`
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import os
 from pathlib import Path
 
@@ -17,11 +19,18 @@ from pydantic import BaseModel, ConfigDict
 
 from lateralgym.envs import ConfigError, EpisodeConfig
 from lateralgym.episodes._log import EpisodeEnd, read_log
-from lateralgym.episodes._manifest import Manifest
+from lateralgym.episodes._manifest import Manifest, recorded_config
 from lateralgym.episodes._options import RunOptions
 from lateralgym.episodes._rundir import CONFIG_FILE
 
-__all__ = ["ResumeRequest", "drop_partial_episodes", "finished_episodes", "resume_options", "resume_urls"]
+__all__ = [
+    "ResumeRequest",
+    "discarded_note",
+    "drop_partial_episodes",
+    "finished_episodes",
+    "resume_options",
+    "resume_urls",
+]
 
 
 class ResumeRequest(BaseModel):
@@ -51,7 +60,7 @@ def resume_options(request: ResumeRequest, manifest: Manifest, options: RunOptio
         ConfigError: ``request`` or ``options`` would change the run (the message names each flag
             to drop), its ``config.yaml`` is unreadable, or its credentials must be given again.
     """
-    started = EpisodeConfig.from_file(request.run_dir / CONFIG_FILE)
+    started = recorded_config(request.run_dir / CONFIG_FILE)
     own = manifest.options
     # (given, the run's own) for every flag that shapes a run: repeating the run's own is fine
     shaping: dict[str, tuple[object, object]] = {
@@ -125,18 +134,56 @@ def finished_episodes(log_path: Path) -> set[str]:
     return {r.episode_id for r in read_log(log_path) if isinstance(r, EpisodeEnd) and r.error is None}
 
 
-def drop_partial_episodes(log_path: Path, keep: set[str] | None = None) -> int:
-    """Rewrite the log without the lines of episodes that never ended or ended in an error
-    (atomically), so that resuming runs them afresh; the unfinished episodes in ``keep`` keep
-    theirs (they go on where they stopped). Returns the number of lines dropped."""
+def drop_partial_episodes(log_path: Path, keep: set[str] | None = None) -> Path | None:
+    """Move the lines of episodes that never ended or ended in an error out of the log (atomically), so
+    that resuming runs them afresh; the unfinished episodes in ``keep`` keep theirs (they go on where
+    they stopped). Nothing is deleted: the lines moved go, as they were, to a new
+    ``steps.discarded-<time>.jsonl`` beside the log, whose path is returned (None: nothing moved)."""
     if not log_path.exists():
-        return 0
+        return None
     done = finished_episodes(log_path) | (keep or set())
-    kept = [r.model_dump_json(exclude_none=True) for r in read_log(log_path) if r.episode_id in done]
-    raw_lines = sum(1 for line in log_path.read_text(encoding="utf-8").splitlines() if line.strip())
-    dropped = raw_lines - len(kept)
-    if dropped:
-        tmp = log_path.with_suffix(".jsonl.tmp")
-        tmp.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
-        os.replace(tmp, log_path)
-    return dropped
+    kept: list[bytes] = []
+    moved: list[bytes] = []
+    with log_path.open("rb") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            (kept if _episode_of(line) in done else moved).append(line if line.endswith(b"\n") else line + b"\n")
+    if not moved:
+        return None
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
+    discarded = log_path.with_name(f"{log_path.stem}.discarded-{stamp}.jsonl")
+    fd = os.open(discarded, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "wb") as out:
+        out.writelines(moved)
+        out.flush()
+        os.fsync(out.fileno())
+    tmp = log_path.with_name(f".{log_path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "wb") as out:
+        out.writelines(kept)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, log_path)
+    return discarded
+
+
+def _episode_of(line: bytes) -> str | None:
+    """The episode a log line belongs to (None: a torn or damaged line, which is moved out)."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    episode = record.get("episode_id") if isinstance(record, dict) else None
+    return episode if isinstance(episode, str) else None
+
+
+def discarded_note(discarded: Path | None) -> str | None:
+    """What a resume says when it moved lines out of the log (None when it moved none)."""
+    if discarded is None:
+        return None
+    lines = sum(1 for _ in discarded.open("rb"))
+    return (
+        f"resume: {lines} logged line(s) of episodes that could not go on (unfinished, errored, or no longer "
+        f"matching the log) were moved to {discarded} (kept, not deleted); those episodes run again"
+    )

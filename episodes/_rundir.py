@@ -16,6 +16,7 @@ import json
 import os
 import re
 import secrets
+import stat
 import sys
 import time
 from collections.abc import Iterator
@@ -29,6 +30,10 @@ from lateralgym.envs.support import check_name
 from lateralgym.episodes._options import HUMAN
 
 __all__ = [
+    "MAX_RUN_FILE",
+    "read_capped",
+    "refuse_links",
+    "write_text_atomic",
     "CONFIG_FILE",
     "LOCK_FILE",
     "MANIFEST",
@@ -62,11 +67,73 @@ class RunDirError(LateralGymError):
     """
 
 
-def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically (a temporary file, then a rename)."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+MAX_RUN_FILE = 256 * 2**20
+"""The most bytes a run directory's manifest, config or summary (or one step-log line) may hold: far
+above any real run's, so a file swapped for an endless one is refused instead of read until memory ends."""
+
+
+def refuse_links(run_dir: Path) -> None:
+    """Refuse a run directory that holds a symbolic link: its files must be its own, or a report or a
+    resume would write (or read) through the link, outside the run. ``run_dir`` itself may be a link.
+
+    Raises:
+        ConfigError: the first link found (named, with where it points).
+    """
+    if not run_dir.is_dir():
+        return
+    pending = [run_dir.resolve()]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue  # unreadable: whoever reads it says so
+        for entry in entries:
+            if entry.is_symlink():
+                where = Path(entry.path).relative_to(run_dir.resolve())
+                raise ConfigError(
+                    f"{run_dir / where} is a symbolic link (to {os.readlink(entry.path)}): a run directory's files "
+                    "must be its own, so nothing is read or written through it; remove the link"
+                )
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+
+
+def read_capped(path: Path, limit: int = MAX_RUN_FILE) -> bytes:
+    """A run-directory file's bytes, at most ``limit`` (no link followed).
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        ConfigError: it is a link, not a regular file, or larger than ``limit`` (named).
+        OSError: it cannot be read.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ConfigError(f"{path} is a symbolic link: a run directory's files must be its own") from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a device (/dev/zero) or a pipe: never read
+            raise ConfigError(f"{path} is not a regular file: not a run's file (was it replaced?)")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ConfigError(f"{path} holds more than {limit // 2**20} MB: not a run's file (was it replaced?)")
+    return data
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a new file beside ``path``, then rename it over ``path`` (a link there is replaced,
+    never written through; a reader sees the old file or the new one, never half of one)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
     os.replace(tmp, path)
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically (``write_text_atomic``: a new file, then a rename)."""
+    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
 
 
 def player_slug(player: str | None) -> str:

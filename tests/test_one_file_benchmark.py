@@ -84,7 +84,8 @@ def test_a_one_file_benchmark_runs_from_the_cli_and_its_runs_open_in_a_new_proce
     assert "close" in labels
     capsys.readouterr()
 
-    # A new process knows nothing of the benchmark until it reads the run's config.
+    # A new process knows nothing of the benchmark; the run's config names its file, which runs only
+    # when the command names it too (--import) or trusts the run (--trust-imports): a run dir is data.
     name = run_dir.name
     for args in (
         ["report", f"heuristic/{name}"],
@@ -94,10 +95,50 @@ def test_a_one_file_benchmark_runs_from_the_cli_and_its_runs_open_in_a_new_proce
         ["export", f"heuristic/{name}", "--format", "jsonl"],
         ["run", "--resume", f"heuristic/{name}", "--no-progress"],
     ):
-        done = lateralgym(*args, cwd=game)
+        refused = lateralgym(*args, cwd=game)
+        assert refused.returncode == 2 and "--trust-imports" in refused.stderr, (args, refused.stderr)
+        assert len(refused.stderr.strip().splitlines()) == 1 and "tq.py" in refused.stderr
+        done = lateralgym(*args, "--import", "tq.py", cwd=game)
         assert done.returncode == 0, (args, done.stderr)
     assert (run_dir / "report.md").is_file() and (run_dir / "viewer.html").is_file()
-    assert "match the log" in lateralgym("replay", "--quiet", f"heuristic/{name}", cwd=game).stdout
+    replayed = lateralgym("replay", "--quiet", "--trust-imports", f"heuristic/{name}", cwd=game)
+    assert "match the log" in replayed.stdout
+
+
+def test_opening_a_run_directory_runs_no_code_it_names(game: Path, tmp_path: Path) -> None:
+    """A shared run whose config imports a file (relative or absolute) runs nothing on open."""
+    assert (
+        main(
+            [
+                "run",
+                "--import",
+                str(game / "tq.py"),
+                "twenty-questions",
+                "--data",
+                str(game / "zoo.animals.json"),
+                "--player",
+                "oracle",
+                "--no-progress",
+                "--out",
+                str(tmp_path / "runs"),
+            ]
+        )
+        == 0
+    )
+    run_dir = only_run(tmp_path / "runs")
+    marker = tmp_path / "ran.txt"
+    (run_dir / "evil.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n", encoding="utf-8")
+    config = yaml.safe_load((run_dir / "config.yaml").read_text())
+    for imports in (["evil.py"], [str(run_dir / "evil.py")], [f"{run_dir / 'evil.py'}:Evil"]):
+        (run_dir / "config.yaml").write_text(yaml.safe_dump({**config, "imports": imports}), encoding="utf-8")
+        for command in (["report"], ["view"], ["replay", "--quiet"], ["export", "--format", "jsonl"]):
+            done = lateralgym(*command, str(run_dir), cwd=run_dir)
+            assert done.returncode == 2 and "names code to import" in done.stderr, (command, done.stderr)
+            assert not marker.exists(), (command, imports)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump({**config, "imports": ["evil.py"]}), encoding="utf-8")
+    done = lateralgym("report", str(run_dir), "--trust-imports", cwd=run_dir)
+    assert marker.read_text() == "ran"  # trusted: it runs (and registers no benchmark, which is said)
+    assert done.returncode == 2 and "registers no benchmark" in done.stderr
 
 
 def test_import_errors_are_one_line(game: Path, capsys: pytest.CaptureFixture[str]) -> None:

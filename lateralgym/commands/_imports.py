@@ -26,3 +26,32 @@ def load_imports(imports: list[str]) -> tuple[str, ...]:
     for source in imports:
         load_benchmark(source)
     return tuple(import_reference(source) for source in imports)
+
+
+def add_trust_flags(parser: argparse.ArgumentParser, *, with_import: bool = True) -> None:
+    """Add ``--import`` (naming the code a run's config records) and ``--trust-imports``: a run directory
+    is data, so the code its config names runs only when named or trusted (docs/security.md)."""
+    if with_import:
+        parser.add_argument(
+            "--import",
+            dest="imports",
+            action="append",
+            default=[],
+            metavar="PATH_OR_MODULE",
+            help="the benchmark file or module a run's config records (its imports:), named so it may run "
+            "(repeatable); a run directory is data, and nothing it names runs unless you name it",
+        )
+    parser.add_argument(
+        "--trust-imports",
+        action="store_true",
+        help="run the code a run directory's config names without naming each with --import (only for runs "
+        "from a source you trust: opening a run should not run code from it)",
+    )
+
+
+def open_run_dirs(args: argparse.Namespace) -> None:
+    """Before a command reads run directories: import what ``--import`` names and apply ``--trust-imports``."""
+    from lateralgym.envs import trust_recorded_imports
+
+    load_imports(args.imports)
+    trust_recorded_imports(bool(args.trust_imports))

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from lateralgym.commands._imports import add_trust_flags, open_run_dirs
 from lateralgym.envs import LateralGymError
 
 _RESAMPLES = 1000
@@ -39,10 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             help=f"bootstrap resamples (default {_RESAMPLES}; 0: none)",
         )
         parser.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+        add_trust_flags(parser)
         parser.set_defaults(handler=_cmd_compare)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
+    open_run_dirs(args)
     from rich.console import Console
     from rich.progress import Progress, TimeElapsedColumn, TimeRemainingColumn
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from lateralgym.commands._imports import add_trust_flags, open_run_dirs
+
 _FORMATS = ("jsonl", "trl", "verifiers", "csv")
 
 
@@ -40,10 +42,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         action="store_true",
         help="keep episodes that ended in an error (API outage); left out by default",
     )
+    add_trust_flags(parser)
     parser.set_defaults(handler=_cmd_export)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    open_run_dirs(args)
     from lateralgym.envs import LateralGymError
     from lateralgym.episodes import export_run
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from lateralgym.cli import EXIT_DIVERGED, EXIT_OK
+from lateralgym.commands._imports import add_trust_flags, open_run_dirs
 from lateralgym.commands._paths import one_run
 
 
@@ -22,10 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     replay.add_argument("run_dir", help="a run directory")
     replay.add_argument("--episode", metavar="ID", help="only this episode id (ITEM#REPEAT) or item id")
     replay.add_argument("--quiet", action="store_true", help="verify only; no transcript")
+    add_trust_flags(replay)
     replay.set_defaults(handler=_cmd_replay)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    open_run_dirs(args)
     from lateralgym.episodes import replay, transcript
 
     run_dir = one_run(args.run_dir)

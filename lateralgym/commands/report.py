@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from lateralgym.commands._imports import add_trust_flags, open_run_dirs
 from lateralgym.commands._paths import one_run
 from lateralgym.envs import LateralGymError
 
@@ -17,10 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "them, and write a Markdown report with matplotlib plots of every breakdown.",
     )
     report.add_argument("run_dir", help="a run directory")
+    add_trust_flags(report)
     report.set_defaults(handler=_cmd_report)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    open_run_dirs(args)
     from lateralgym.episodes import MovesTally, metrics_and_usage, print_metrics, read_run, write_report
 
     run_dir = one_run(args.run_dir)

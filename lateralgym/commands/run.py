@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from lateralgym.cli import EXIT_ALL_ERRORED, EXIT_CODES, EXIT_OK, EXIT_SOME_ERRORED
 from lateralgym.commands import wants_help
-from lateralgym.commands._imports import add_import_flag, load_imports
+from lateralgym.commands._imports import add_import_flag, add_trust_flags, load_imports
 from lateralgym.envs import SHIPPED_CONFIGS, LateralGymError
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "default config); omit with --resume",
     )
     add_import_flag(run)
+    add_trust_flags(run, with_import=False)
     run.add_argument("--data", metavar="PATH", help="dataset file (official release format or LateralGym JSONL)")
     run.add_argument(
         "--format",
@@ -200,7 +201,7 @@ def _offline_judges() -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from lateralgym.envs import judge_note
+    from lateralgym.envs import judge_note, trust_recorded_imports
     from lateralgym.episodes import ResumeRequest, dry_run, run
 
     if args.resume is None and args.config is None:
@@ -209,8 +210,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise LateralGymError("--aux-puzzles, --aux-variant and --aux-seed go with --aux RUN_DIR")
     if args.resume is not None and args.aux is not None:
         raise LateralGymError("--resume keeps the run's own player and its aux prompt; drop --aux")
-    if args.resume is not None and args.imports:
-        raise LateralGymError("--resume imports what the run's config records; drop --import")
     if args.format is not None and args.data is None:
         raise LateralGymError("--format names the format of a --data file; give --data too")
     if args.resume is not None and args.option:
@@ -218,6 +217,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.resume is not None and args.dry_run:
         raise LateralGymError("--dry-run estimates a new run; drop --resume (or --dry-run)")
     imports = load_imports(args.imports)  # before the config (and --aux's player) is looked up
+    trust_recorded_imports(bool(args.trust_imports))  # a resumed run's, or --aux's, recorded imports
     options = _options(args)
     if args.resume is not None:
         request = ResumeRequest(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from lateralgym.commands._imports import add_trust_flags, open_run_dirs
 from lateralgym.commands._paths import one_run
 
 
@@ -22,10 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     view.add_argument("run_dir", help="a run directory, or a folder of runs")
     view.add_argument("--out", metavar="FILE", help="where to write the HTML (default RUN_DIR/viewer.html)")
+    add_trust_flags(view)
     view.set_defaults(handler=_cmd_view)
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
+    open_run_dirs(args)
     from lateralgym.episodes import write_runs_index, write_viewer
 
     given = Path(args.run_dir)

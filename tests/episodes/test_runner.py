@@ -87,7 +87,7 @@ def test_an_agent_failure_ends_its_episode_not_the_run(tmp_path: Path) -> None:
     assert result.metrics.errored == len(errored)
 
 
-def test_torn_last_line_and_partial_episode_are_dropped(tmp_path: Path) -> None:
+def test_torn_last_line_and_partial_episode_are_moved_out(tmp_path: Path) -> None:
     result = run("splat", player="heuristic", limit=3, out=tmp_path, progress=False)
     log = result.run_dir / "steps.jsonl"
     lines = log.read_text().splitlines()
@@ -97,8 +97,12 @@ def test_torn_last_line_and_partial_episode_are_dropped(tmp_path: Path) -> None:
         handle.write(json.dumps(start) + "\n")
         handle.write('{"type": "step", "run_id": "x", "episo')  # torn by a kill
     assert len(list(read_log(log))) == len(lines) + 1  # the torn tail is skipped
-    assert drop_partial_episodes(log) == 2
+    discarded = drop_partial_episodes(log)
     assert log.read_text().splitlines() == lines
+    assert discarded is not None and discarded.name.startswith("steps.discarded-")  # moved, not deleted
+    moved = discarded.read_text().splitlines()
+    assert len(moved) == 2 and json.loads(moved[0])["episode_id"] == "ghost#0" and moved[1].endswith('"episo')
+    assert drop_partial_episodes(log) is None  # nothing left to move
 
 
 def test_replay_matches_and_reports_the_first_divergence(tmp_path: Path) -> None:

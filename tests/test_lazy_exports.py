@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAZY_PACKAGES = {
     "lateralgym.envs": "envs/__init__.py",
     "lateralgym.envs.support": "envs/support.py",
+    "lateralgym.envs.records": "envs/records.py",
     "lateralgym.envs.benchmarks": "envs/benchmarks/__init__.py",
     "lateralgym.agents": "agents/__init__.py",
     "lateralgym.judges": "judges/__init__.py",

@@ -79,7 +79,6 @@ from lateralgym.envs._benchmark import (
 )
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import LateralEnv
-from lateralgym.envs._grammar import ActionGrammar
 from lateralgym.envs._judging import ADVERSARIAL_QUESTIONS, Judge
 from lateralgym.envs.benchmarks.splat import _figures, _player
 from lateralgym.envs.benchmarks.splat._embed_judge import EMBED_JUDGE, EmbeddingJudge
@@ -103,6 +102,7 @@ from lateralgym.envs.support import lazy_exports
 
 if TYPE_CHECKING:
     from lateralgym.envs._figures import BarFigure, MetricsView
+    from lateralgym.envs._grammar import ActionGrammar
 
 _LAZY = {  # name -> the module of this folder that defines it (loaded on first use)
     "LLMSplatJudge": "_llm_judge",

@@ -18,14 +18,18 @@ def lazy_exports(package: str, modules: Mapping[str, str]) -> Callable[[str], An
 
     A module is named by its full name (``lateralgym.envs._config``) or, within the package, by its own
     (``{"LLMJudge": "_llm_judge"}``); ``module:attribute`` exports the module's ``attribute`` as the name.
+    The package's ``dir()`` lists the names before they load (the package is being imported, so it is in
+    ``sys.modules``).
     """
+    exporter = sys.modules[package]
+    exporter.__dir__ = lambda: sorted({*vars(exporter), *modules})  # type: ignore[method-assign]
 
     def __getattr__(name: str) -> Any:
         if name not in modules:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         module, _, attribute = modules[name].partition(":")
         value = getattr(importlib.import_module(module if "." in module else f"{package}.{module}"), attribute or name)
-        setattr(sys.modules[package], name, value)  # asked for once: later lookups find it directly
+        setattr(exporter, name, value)  # asked for once: later lookups find it directly
         return value
 
     return __getattr__

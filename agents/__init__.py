@@ -3,7 +3,8 @@
 ``make_agent(spec, items=...)`` builds a player from the spec a config or the CLI names. A model
 is named by one ``ModelSpec`` string for every role (``openai/qwen?temperature=0&few_shot=true``);
 every call comes back as a ``lateralgym.envs.ModelCall``. ``safe_spec(spec)`` is the form of any
-player or judge spec fit to write to a file (credentials removed from every URL inside it).
+player or judge spec fit to write to a file (credentials removed from every URL inside it). Each
+name loads its module on first use (``_LAZY``): a run with offline players never imports the openai SDK.
 """
 
 from typing import TYPE_CHECKING

@@ -5,7 +5,7 @@ in ``lateralgym.envs.benchmarks``, each in its own folder with everything named 
 nothing here names one. ``LateralEnv`` runs any of them from an ``EpisodeConfig``. Helpers for
 writing a benchmark's loaders are in ``lateralgym.envs.records``, the conformance checks in
 ``lateralgym.envs.testing``, and what the other layers use of the engine's plumbing in
-``lateralgym.envs.support``.
+``lateralgym.envs.support``. Each name loads its module on first use (``_LAZY``).
 """
 
 from typing import TYPE_CHECKING

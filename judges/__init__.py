@@ -7,7 +7,8 @@ imported only when a config asks for one) and a person judging in the terminal
 ``evaluate_judge`` measures any judge against people's labels (a benchmark's ``judgement_formats``;
 ``lateralgym judges eval``). ``LabelAsker`` and ``JUDGE_OPTIONS`` are the shared machinery of LLM
 judges: a reply in a fixed vocabulary, re-asked when unclear, majority over samples. The LLM parts
-import the openai SDK, so the SDK loads on the first request.
+import the openai SDK, so the SDK loads on the first request; each name loads its module on first use
+(``_LAZY``).
 """
 
 from typing import TYPE_CHECKING

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from lateralgym.agents._base import Agent
-from lateralgym.agents._human import HumanAgent
 from lateralgym.agents._llm_spec import LOCAL_PROVIDER, ModelSpec, is_model_spec
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
 from lateralgym.envs import ConfigError
@@ -30,6 +29,8 @@ def make_agent(spec: str, items: Sequence[Any] = (), seed: int | None = None) ->
     if spec == "oracle":
         return OracleAgent(items, seed=seed)
     if spec == "human":
+        from lateralgym.agents._human import HumanAgent  # a person at the terminal: few runs have one
+
         return HumanAgent()
     if is_model_spec(spec):
         from lateralgym.agents._llm_player import LLMPlayer

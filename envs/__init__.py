@@ -5,77 +5,161 @@ in ``lateralgym.envs.benchmarks``, each in its own folder with everything named 
 nothing here names one. ``LateralEnv`` runs any of them from an ``EpisodeConfig``. Helpers for
 writing a benchmark's loaders are in ``lateralgym.envs.records``, the conformance checks in
 ``lateralgym.envs.testing``, and what the other layers use of the engine's plumbing in
-``lateralgym.envs.support``.
+``lateralgym.envs.support``. Each name loads its module on first use (``_LAZY``).
 """
 
-from lateralgym.envs._actions import (
-    ACTION_KINDS,
-    Action,
-    Ask,
-    Commit,
-    Inspect,
-    Invalid,
-    action_to_text,
-    parse_action,
-    parse_choice,
-)
-from lateralgym.envs._benchmark import (
-    BENCHMARKS,
-    REGISTRATION_HOOKS,
-    Benchmark,
-    DatasetFormat,
-    JudgeCase,
-    JudgementFormat,
-    NoOptions,
-    Outcome,
-    PromptRequest,
-    StatBlock,
-    ViewSection,
-    all_benchmarks,
-    benchmark_of,
-    get_benchmark,
-    import_reference,
-    load_benchmark,
-    owner_of,
-    register_benchmark,
-    trust_recorded_imports,
-)
-from lateralgym.envs._calls import ModelCall
-from lateralgym.envs._config import SHIPPED_CONFIGS, EpisodeConfig, RewardConfig
-from lateralgym.envs._datasets import load_config_items
-from lateralgym.envs._engine import (
-    EpisodeOverError,
-    Handled,
-    LateralEnv,
-    Scene,
-    StepRecord,
-    item_key,
-    usage_text,
-)
-from lateralgym.envs._errors import ConfigError, DatasetError, DatasetTooLarge, LateralGymError, PlayerQuit
-from lateralgym.envs._fields import Count, Flag, FrozenRecord, Text, snake, spaced
-from lateralgym.envs._figures import BarFigure, BarPanel, breakdown_value, repeats_note
-from lateralgym.envs._grammar import ActionGrammar, FreeText, JsonForm, LineForm, OneOf, final_turn
-from lateralgym.envs._items import ItemTable, item_table
-from lateralgym.envs._jsonl import SharedList, jsonl_lines, write_jsonl
-from lateralgym.envs._judging import (
-    ADVERSARIAL_QUESTIONS,
-    QA,
-    AnswerLabel,
-    Judge,
-    JudgeLabelError,
-    JudgeReply,
-    UnclearLabel,
-    judge_note,
-)
-from lateralgym.envs._loaders import detect_format, formats, iter_items, load_items, load_jsonl
-from lateralgym.envs._matching import match_name
-from lateralgym.envs._parts import DataPart, JudgingPart, LeakPart, MetricsPart, PolicyPart, PromptPart
-from lateralgym.envs._samples import load_sample_items, read_jsonl, sample_path
-from lateralgym.envs._scoring import ExplorationOutcome, ItemTerms, Scored, ScoredEpisode, Scorer, SuccessScorer
-from lateralgym.envs._splits import Split, split_items
-from lateralgym.envs._stats import DatasetStats, dataset_stats
-from lateralgym.envs._text import MAX_TEXT, UnicodeText, sanitise, text_space
+from typing import TYPE_CHECKING
+
+from lateralgym.envs._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from lateralgym.envs._actions import (
+        ACTION_KINDS,
+        Action,
+        Ask,
+        Commit,
+        Inspect,
+        Invalid,
+        action_to_text,
+        parse_action,
+        parse_choice,
+    )
+    from lateralgym.envs._benchmark import (
+        BENCHMARKS,
+        REGISTRATION_HOOKS,
+        Benchmark,
+        DatasetFormat,
+        JudgeCase,
+        JudgementFormat,
+        NoOptions,
+        Outcome,
+        PromptRequest,
+        StatBlock,
+        ViewSection,
+        all_benchmarks,
+        benchmark_of,
+        get_benchmark,
+        import_reference,
+        load_benchmark,
+        owner_of,
+        register_benchmark,
+        trust_recorded_imports,
+    )
+    from lateralgym.envs._calls import ModelCall
+    from lateralgym.envs._config import SHIPPED_CONFIGS, EpisodeConfig, RewardConfig
+    from lateralgym.envs._datasets import load_config_items
+    from lateralgym.envs._engine import (
+        EpisodeOverError,
+        Handled,
+        LateralEnv,
+        Scene,
+        StepRecord,
+        item_key,
+        usage_text,
+    )
+    from lateralgym.envs._errors import ConfigError, DatasetError, DatasetTooLarge, LateralGymError, PlayerQuit
+    from lateralgym.envs._fields import Count, Flag, FrozenRecord, Text, snake, spaced
+    from lateralgym.envs._figures import BarFigure, BarPanel, breakdown_value, repeats_note
+    from lateralgym.envs._grammar import ActionGrammar, FreeText, JsonForm, LineForm, OneOf, final_turn
+    from lateralgym.envs._items import ItemTable, item_table
+    from lateralgym.envs._jsonl import SharedList, jsonl_lines, write_jsonl
+    from lateralgym.envs._judging import (
+        ADVERSARIAL_QUESTIONS,
+        QA,
+        AnswerLabel,
+        Judge,
+        JudgeLabelError,
+        JudgeReply,
+        UnclearLabel,
+        judge_note,
+    )
+    from lateralgym.envs._loaders import detect_format, formats, iter_items, load_items, load_jsonl
+    from lateralgym.envs._matching import match_name
+    from lateralgym.envs._parts import DataPart, JudgingPart, LeakPart, MetricsPart, PolicyPart, PromptPart
+    from lateralgym.envs._samples import load_sample_items, read_jsonl, sample_path
+    from lateralgym.envs._scoring import ExplorationOutcome, ItemTerms, Scored, ScoredEpisode, Scorer, SuccessScorer
+    from lateralgym.envs._splits import Split, split_items
+    from lateralgym.envs._stats import DatasetStats, dataset_stats
+    from lateralgym.envs._text import MAX_TEXT, UnicodeText, sanitise, text_space
+
+_LAZY = {  # name -> the module that defines it, imported on first use
+    **dict.fromkeys(
+        (
+            "ACTION_KINDS",
+            "Action",
+            "Ask",
+            "Commit",
+            "Inspect",
+            "Invalid",
+            "action_to_text",
+            "parse_action",
+            "parse_choice",
+        ),
+        "_actions",
+    ),
+    **dict.fromkeys(
+        (
+            "BENCHMARKS",
+            "REGISTRATION_HOOKS",
+            "Benchmark",
+            "DatasetFormat",
+            "JudgeCase",
+            "JudgementFormat",
+            "NoOptions",
+            "Outcome",
+            "PromptRequest",
+            "StatBlock",
+            "ViewSection",
+            "all_benchmarks",
+            "benchmark_of",
+            "get_benchmark",
+            "import_reference",
+            "load_benchmark",
+            "owner_of",
+            "register_benchmark",
+            "trust_recorded_imports",
+        ),
+        "_benchmark",
+    ),
+    "ModelCall": "_calls",
+    **dict.fromkeys(("SHIPPED_CONFIGS", "EpisodeConfig", "RewardConfig"), "_config"),
+    "load_config_items": "_datasets",
+    **dict.fromkeys(
+        ("EpisodeOverError", "Handled", "LateralEnv", "Scene", "StepRecord", "item_key", "usage_text"), "_engine"
+    ),
+    **dict.fromkeys(("ConfigError", "DatasetError", "DatasetTooLarge", "LateralGymError", "PlayerQuit"), "_errors"),
+    **dict.fromkeys(("Count", "Flag", "FrozenRecord", "Text", "snake", "spaced"), "_fields"),
+    **dict.fromkeys(("BarFigure", "BarPanel", "breakdown_value", "repeats_note"), "_figures"),
+    **dict.fromkeys(("ActionGrammar", "FreeText", "JsonForm", "LineForm", "OneOf", "final_turn"), "_grammar"),
+    **dict.fromkeys(("ItemTable", "item_table"), "_items"),
+    **dict.fromkeys(("SharedList", "jsonl_lines", "write_jsonl"), "_jsonl"),
+    **dict.fromkeys(
+        (
+            "ADVERSARIAL_QUESTIONS",
+            "QA",
+            "AnswerLabel",
+            "Judge",
+            "JudgeLabelError",
+            "JudgeReply",
+            "UnclearLabel",
+            "judge_note",
+        ),
+        "_judging",
+    ),
+    **dict.fromkeys(("detect_format", "formats", "iter_items", "load_items", "load_jsonl"), "_loaders"),
+    "match_name": "_matching",
+    **dict.fromkeys(("DataPart", "JudgingPart", "LeakPart", "MetricsPart", "PolicyPart", "PromptPart"), "_parts"),
+    **dict.fromkeys(("load_sample_items", "read_jsonl", "sample_path"), "_samples"),
+    **dict.fromkeys(
+        ("ExplorationOutcome", "ItemTerms", "Scored", "ScoredEpisode", "Scorer", "SuccessScorer"), "_scoring"
+    ),
+    **dict.fromkeys(("Split", "split_items"), "_splits"),
+    **dict.fromkeys(("DatasetStats", "dataset_stats"), "_stats"),
+    **dict.fromkeys(("MAX_TEXT", "UnicodeText", "sanitise", "text_space"), "_text"),
+}
+
+if not TYPE_CHECKING:  # mypy reads the imports above: no fallback types a misspelt name as Any
+    __getattr__ = lazy_exports(__name__, _LAZY)
 
 __all__ = [
     "ACTION_KINDS",

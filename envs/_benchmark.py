@@ -437,15 +437,7 @@ def load_benchmark(source: str) -> list[Benchmark[Any, Any]]:
         return [BENCHMARKS[cls.name]]
     added = [b for name, b in BENCHMARKS.items() if before.get(name) is not b]
     if not added:  # imported before: its benchmarks, registered again if the registry lost them
-        own = [
-            cls
-            for cls in vars(module).values()
-            if isinstance(cls, type) and issubclass(cls, Benchmark) and cls.__module__ == module.__name__
-        ]
-        for cls in own:
-            if getattr(cls, "name", None) and not isinstance(BENCHMARKS.get(cls.name), cls):
-                register_benchmark(cls)
-        added = [b for b in BENCHMARKS.values() if type(b).__module__ == module.__name__]
+        added = _registered_again(module)
     if not added:
         raise ConfigError(f"{source} registers no benchmark: decorate a Benchmark subclass with @register_benchmark")
     return added
@@ -558,16 +550,56 @@ def recorded_sources(data: object) -> list[str]:
     return sources
 
 
+def _registered_again(module: Any) -> list[Benchmark[Any, Any]]:
+    """The benchmarks ``module`` defines, each registered again if the registry lost it (a module is
+    imported once, so its ``@register_benchmark`` does not run twice)."""
+    own = [
+        cls
+        for cls in vars(module).values()
+        if isinstance(cls, type) and issubclass(cls, Benchmark) and cls.__module__ == module.__name__
+    ]
+    for cls in own:
+        if getattr(cls, "name", None) and not isinstance(BENCHMARKS.get(cls.name), cls):
+            register_benchmark(cls)
+    return [b for b in BENCHMARKS.values() if type(b).__module__ == module.__name__]
+
+
 BUILTINS = "lateralgym.envs.benchmarks"
-"""The package whose import registers the built-in benchmarks: the registry imports it by name when a
-benchmark is first looked up (the engine imports no benchmark), then the installed plugins."""
+"""The package of the built-in benchmarks, which the registry imports by name (the engine imports no
+benchmark): its ``BUILTIN`` table names each one's module, imported the first time that benchmark is
+looked up. Listing every benchmark imports them all, then the installed plugins."""
+
+
+def _builtin_modules() -> dict[str, str]:
+    """Built-in benchmark name -> the module whose import registers it, in the order they are listed."""
+    table = importlib.import_module(BUILTINS).BUILTIN
+    return {name: builtin.module for name, builtin in table.items()}
+
+
+def _load_builtin(name: str) -> None:
+    """Register the built-in benchmark ``name`` by importing its module (and none of the others)."""
+    module = importlib.import_module(_builtin_modules()[name])
+    if name not in BENCHMARKS:  # imported before, then dropped from the registry
+        _registered_again(module)
 
 
 def _load_builtins() -> None:
-    """Make sure the built-in benchmarks (and installed plugins) are registered."""
-    if BUILTINS not in sys.modules or not _plugins_loaded:
-        importlib.import_module(BUILTINS)
-        load_plugins()
+    """Make sure every built-in benchmark (and installed plugin) is registered."""
+    for name in _builtin_modules():
+        if name not in BENCHMARKS:
+            _load_builtin(name)
+    load_plugins()
+
+
+def _load_named(name: str) -> None:
+    """Register the benchmark called ``name`` if it can be: a built-in's module alone, otherwise every
+    built-in and plugin (one of them may be it)."""
+    if name in BENCHMARKS:
+        return
+    if name in _builtin_modules():
+        _load_builtin(name)
+    else:
+        _load_builtins()
 
 
 def get_benchmark(name: str) -> Benchmark[Any, Any]:
@@ -576,7 +608,7 @@ def get_benchmark(name: str) -> Benchmark[Any, Any]:
     Raises:
         ConfigError: no benchmark has that name (the message lists the known ones).
     """
-    _load_builtins()
+    _load_named(name)
     if name not in BENCHMARKS and _split_source(name)[1]:
         return load_benchmark(name)[0]
     try:
@@ -591,7 +623,8 @@ def get_benchmark(name: str) -> Benchmark[Any, Any]:
 def all_benchmarks() -> list[Benchmark[Any, Any]]:
     """Every registered benchmark, built-ins first."""
     _load_builtins()
-    return list(BENCHMARKS.values())
+    order = list(_builtin_modules())
+    return sorted(BENCHMARKS.values(), key=lambda b: order.index(b.name) if b.name in order else len(order))
 
 
 def benchmark_of(item: object) -> Benchmark[Any, Any]:
@@ -600,7 +633,9 @@ def benchmark_of(item: object) -> Benchmark[Any, Any]:
     Raises:
         ConfigError: no registered benchmark has items of that type.
     """
-    matches = [b for b in all_benchmarks() if isinstance(item, b.item_type)]
+    matches = [b for b in list(BENCHMARKS.values()) if isinstance(item, b.item_type)]
+    if not any(b.item_type is type(item) for b in matches):  # one not loaded yet may match it closer
+        matches = [b for b in all_benchmarks() if isinstance(item, b.item_type)]
     if not matches:
         raise ConfigError(f"no registered benchmark has items of type {type(item).__name__}")
     return max(matches, key=lambda b: len(b.item_type.__mro__))

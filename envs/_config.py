@@ -391,9 +391,9 @@ class EpisodeConfig(BaseModel):
             return cls.from_dict(yaml.safe_load(ref.read_text(encoding="utf-8")), source=f"{name}.yaml")
         if Path(name).is_file():
             return cls.from_file(name)
-        from lateralgym.envs._benchmark import BENCHMARKS, _load_builtins
+        from lateralgym.envs._benchmark import BENCHMARKS, _load_named
 
-        _load_builtins()
+        _load_named(name)
         if name in BENCHMARKS:
             return cls.from_dict(BENCHMARKS[name].default_config(), source=f"benchmark {name!r}")
         close = difflib.get_close_matches(name, [*SHIPPED_CONFIGS, *BENCHMARKS], n=1)

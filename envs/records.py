@@ -12,14 +12,17 @@ import math
 import re
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from lateralgym.envs._errors import DatasetError, validation_message
-from lateralgym.envs._npy import read_npy
+from lateralgym.envs._lazy import lazy_exports
 from lateralgym.envs._samples import brief, parse_json, plain, read_text
+
+if TYPE_CHECKING:
+    from lateralgym.envs._npy import read_npy
 
 __all__ = [
     "DATA_SUFFIXES",
@@ -43,6 +46,11 @@ __all__ = [
     "unique_id",
     "whole_number",
 ]
+
+_LAZY = {"read_npy": "lateralgym.envs._npy"}  # the .npy reader: only a release in NumPy's format needs it
+
+if not TYPE_CHECKING:  # mypy reads the import above: no fallback types a misspelt name as Any
+    __getattr__ = lazy_exports(__name__, _LAZY)
 
 M = TypeVar("M", bound=BaseModel)
 

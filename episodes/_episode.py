@@ -5,14 +5,16 @@ record: its env and player are handed over at the next turn."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lateralgym.agents import Agent
 from lateralgym.envs import LateralEnv, ModelCall, PlayerQuit
-from lateralgym.episodes._continue import Continuation, keeps_judge_replies
-from lateralgym.episodes._judge_tape import taped
 from lateralgym.episodes._log import EpisodeEnd
 from lateralgym.episodes._plan import EpisodeSpec
 from lateralgym.episodes._session import EpisodeSession, RecordWriter
+
+if TYPE_CHECKING:
+    from lateralgym.episodes._continue import Continuation
 
 __all__ = ["RecordWriter", "run_episode"]
 
@@ -39,7 +41,12 @@ async def run_episode(
             continued.env, spec, writer=writer, run_id=run_id, run_dir=run_dir, player=player, tape=continued.tape
         )
         return await _played(session, continued.agent, continued)
-    tape = taped(env.judge) if keeps_judge_replies(agent, env) else None
+    tape = None
+    if agent.resumes_mid_episode:  # a person, who may go on mid-episode after a resume: the judge is taped
+        from lateralgym.episodes._continue import keeps_judge_replies
+        from lateralgym.episodes._judge_tape import taped
+
+        tape = taped(env.judge) if keeps_judge_replies(agent, env) else None
     if tape is not None:
         env.judge = tape  # before reset: the scene keeps the judge it is given
     try:

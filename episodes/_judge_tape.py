@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from lateralgym.envs import Benchmark, Judge, JudgeReply, LateralGymError
+from lateralgym.envs.support import resolved
 from lateralgym.episodes._log import LoggedDetail, LoggedJudgeReply
 
 __all__ = ["JudgeTape", "ReplayMismatch", "is_offline_judge", "taped"]
@@ -35,7 +36,7 @@ class ReplayMismatch(LateralGymError, ValueError):
 def is_offline_judge(judge: object, benchmark: Benchmark[Any, Any]) -> bool:
     """Whether ``judge`` is one of the benchmark's offline judges: deterministic and free, so a
     replay asks it again rather than keeping its replies."""
-    factory = benchmark.judging.offline_judges.get(str(getattr(judge, "name", "")))
+    factory = resolved(benchmark.judging.offline_judges.get(str(getattr(judge, "name", ""))))
     return isinstance(factory, type) and isinstance(judge, factory)
 
 

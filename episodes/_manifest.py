@@ -187,13 +187,14 @@ def _manifest(path: Path) -> Manifest | None:
 
 
 def require_run_dir(run_dir: Path) -> None:
-    """Refuse a directory that holds no manifest (without reading it).
+    """Refuse a directory that holds no manifest (without reading it), or a symbolic link (``refuse_links``).
 
     Raises:
-        ConfigError: ``run_dir`` is not a run directory.
+        ConfigError: ``run_dir`` is not a run directory, or holds a link.
     """
     if not (run_dir / MANIFEST).exists():
         raise _not_a_run_dir(run_dir)
+    refuse_links(run_dir)
 
 
 def read_manifest(run_dir: str | Path) -> Manifest:

@@ -15,23 +15,24 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from lateralgym.agents import safe_spec, scrub_credentials
 from lateralgym.envs import EpisodeConfig, Judge, LateralEnv, benchmark_of
-from lateralgym.episodes._continue import continuations
 from lateralgym.episodes._episode import run_episode
 from lateralgym.episodes._failures import FailureWatch
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, StepLogWriter, Usage, read_log
 from lateralgym.episodes._moves import Moves, MovesTally
 from lateralgym.episodes._options import RunOptions
 from lateralgym.episodes._plan import EpisodeSpec
-from lateralgym.episodes._resume import discarded_note, drop_partial_episodes, finished_episodes
 from lateralgym.episodes._roles import AgentFactory
 from lateralgym.episodes._rundir import SUMMARY, write_json
 from lateralgym.episodes._usage import UsageTally
+
+if TYPE_CHECKING:
+    from lateralgym.episodes._continue import Continuation
 
 __all__ = ["RollOut", "RunResult", "roll_out"]
 
@@ -82,11 +83,6 @@ class RollOut:
     watch: FailureWatch
 
 
-def _say(note: str | None) -> None:
-    if note is not None:
-        print(note, flush=True)
-
-
 async def roll_out(job: RollOut) -> RunResult:
     """Run the plan's episodes that have no end record yet into ``job.run_dir`` (locked by the
     caller), here or, with ``backend="ray"``, on Ray workers (``episodes/_ray.py``)."""
@@ -94,17 +90,19 @@ async def roll_out(job: RollOut) -> RunResult:
 
     log_path = job.run_dir / STEP_LOG
     if job.options.backend == "ray":  # no player there goes on mid-episode (a person plays here)
-        _say(discarded_note(drop_partial_episodes(log_path)))
-        done = finished_episodes(log_path)
+        done = _resumed(log_path, keep=set())
         return await _roll_out_ray(job, [s for s in job.plan if s.episode_id not in done], done)
+    continuing: dict[str, Continuation] = {}
+    if log_path.exists():  # a resumed run: a person's episode left under way goes on (``_continue``)
+        from lateralgym.episodes._continue import continuations
+
+        continuing, notes = await continuations(
+            log_path, job.run_dir, job.plan, job.config, job.envs[0], job.judge, job.factory
+        )
+        for note in notes:
+            print(note, flush=True)
     # Before the log is opened for appending: an episode that cannot go on loses its lines first.
-    continuing, notes = await continuations(
-        log_path, job.run_dir, job.plan, job.config, job.envs[0], job.judge, job.factory
-    )
-    for note in notes:
-        print(note, flush=True)
-    _say(discarded_note(drop_partial_episodes(log_path, keep=set(continuing))))
-    done = finished_episodes(log_path)
+    done = _resumed(log_path, keep=set(continuing))
     todo = [s for s in job.plan if s.episode_id not in done]
     # The first env's checked, indexed items: each further env costs nothing per item.
     envs = job.envs + [
@@ -197,6 +195,20 @@ async def _roll_out_ray(job: RollOut, todo: list[EpisodeSpec], done: set[str]) -
         writer.close()
         executor.shutdown()
     return _finish(job, todo, errors)
+
+
+def _resumed(log_path: Path, keep: set[str]) -> set[str]:
+    """The episodes of a resumed run's log that ended without an error, after the lines of the others
+    are moved out to a ``steps.discarded-<time>.jsonl`` (but those of ``keep``, which go on where they
+    stopped), which is said; none for a new run."""
+    if not log_path.exists():
+        return set()
+    from lateralgym.episodes._resume import discarded_note, drop_partial_episodes, finished_episodes
+
+    note = discarded_note(drop_partial_episodes(log_path, keep=keep))
+    if note is not None:
+        print(note, flush=True)
+    return finished_episodes(log_path)
 
 
 def _finish(job: RollOut, todo: list[EpisodeSpec], errors: list[str]) -> RunResult:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -21,9 +21,11 @@ from lateralgym.episodes._log import Usage
 from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import RunMetrics
 from lateralgym.episodes._moves import Moves, MovesTally
-from lateralgym.episodes._plots import Plot, write_plots
 from lateralgym.episodes._report_facts import partial_warning, run_facts
 from lateralgym.episodes._usage import metrics_and_usage
+
+if TYPE_CHECKING:
+    from lateralgym.episodes._plots import Plot
 
 REPORT = "report.md"
 
@@ -198,6 +200,8 @@ def write_report(
         MetricsError: the step log holds no episodes.
         ConfigError: ``manifest.json`` is there but damaged (not JSON, not a manifest).
     """
+    from lateralgym.episodes._plots import write_plots  # a run's printed metrics need no figures
+
     run_dir = Path(run_dir)
     run = read_run(run_dir)  # a damaged manifest stops the report before any file is written
     manifest = run.manifest

@@ -23,7 +23,7 @@ import shutil
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -44,8 +44,6 @@ from lateralgym.episodes._manifest import Manifest, new_manifest, read_manifest,
 from lateralgym.episodes._options import HUMAN, RunOptions, check_people
 from lateralgym.episodes._plan import plan_episodes
 from lateralgym.episodes._play import RollOut, RunResult, roll_out
-from lateralgym.episodes._prompts_log import attach_prompt_store
-from lateralgym.episodes._resume import ResumeRequest, resume_options
 from lateralgym.episodes._roles import AgentFactory, build_judge, build_player, check_model_servers
 from lateralgym.episodes._rundir import (
     CONFIG_FILE,
@@ -56,6 +54,9 @@ from lateralgym.episodes._rundir import (
     os_reason,
     write_json,
 )
+
+if TYPE_CHECKING:
+    from lateralgym.episodes._resume import ResumeRequest
 
 __all__ = ["current_run_dir", "run", "run_async"]
 
@@ -133,11 +134,17 @@ async def run_async(
 ) -> RunResult:
     """``run`` on the caller's event loop; see ``run``."""
     options = options or RunOptions()
-    request = ResumeRequest(run_dir=Path(resume)) if isinstance(resume, str | Path) else resume
+    if isinstance(resume, str | Path):
+        from lateralgym.episodes._resume import ResumeRequest
+
+        resume = ResumeRequest(run_dir=Path(resume))
+    request = resume
     manifest: Manifest | None = None
     with ExitStack() as held:
         held.enter_context(serving())  # local/ models' servers stop with the run, however it ends
         if request is not None:
+            from lateralgym.episodes._resume import resume_options
+
             run_dir = request.run_dir
             require_run_dir(run_dir)  # before a lock file is made in it
             _state.run_dir = run_dir
@@ -193,7 +200,11 @@ async def run_async(
             _state.run_dir = run_dir
             new = new_manifest(run_id, config, options, raw_judge, plan).model_copy(update={"served": served})
             _start(run_dir, held, new, config, options.out)
-        prompts = attach_prompt_store(run_dir, factory, judge)  # each distinct prompt sent, once, in prompts/
+        if any(getattr(owner, "client", None) is not None for owner in (factory, judge)):  # a model's
+            from lateralgym.episodes._prompts_log import attach_prompt_store
+
+            # each distinct prompt sent, once, in prompts/; all on disk before the lock is released
+            held.callback(attach_prompt_store(run_dir, factory, judge).close)
         watch = FailureWatch(options.stop_after_errors)
         try:
             return await roll_out(
@@ -204,8 +215,6 @@ async def run_async(
                 f"cannot write the run in {run_dir}: {os_reason(exc)}; the episodes already written are kept: "
                 f"fix that, then finish the run with: lateralgym run --resume {run_dir}"
             ) from exc
-        finally:
-            prompts.close()  # every prompt on disk while the run still holds its directory
 
 
 def _local(spec: str | None) -> bool:

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lateralgym.agents import scrub_credentials
 from lateralgym.envs import LateralEnv, ModelCall
-from lateralgym.episodes._judge_tape import JudgeTape
 from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, StepLine, Usage, observation
 from lateralgym.episodes._plan import EpisodeSpec
+
+if TYPE_CHECKING:
+    from lateralgym.episodes._judge_tape import JudgeTape
 
 __all__ = ["EpisodeSession", "RecordWriter", "SessionStep"]
 

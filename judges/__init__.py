@@ -7,31 +7,64 @@ imported only when a config asks for one) and a person judging in the terminal
 ``evaluate_judge`` measures any judge against people's labels (a benchmark's ``judgement_formats``;
 ``lateralgym judges eval``). ``LabelAsker`` and ``JUDGE_OPTIONS`` are the shared machinery of LLM
 judges: a reply in a fixed vocabulary, re-asked when unclear, majority over samples. The LLM parts
-import the openai SDK, so the SDK loads on the first request.
+import the openai SDK, so the SDK loads on the first request; each name loads its module on first use
+(``_LAZY``).
 """
 
-from lateralgym.envs import QA, Judge, JudgeReply
-from lateralgym.envs.support import normalise_answer
-from lateralgym.judges._asker import (
-    ANSWER_REASK,
-    JUDGE_OPTIONS,
-    MAX_HISTORY,
-    MAX_QUESTION_CHARS,
-    LabelAsker,
-    first_question,
-    join_raw,
-    judged_item,
-    majority,
-    quoted,
-)
-from lateralgym.judges._evaluation import (
-    GroupAccuracy,
-    JudgeEvaluation,
-    evaluate_judge,
-    evaluate_judge_async,
-    score_labels,
-)
-from lateralgym.judges._factory import HUMAN, check_judge_spec, llm_judge_for, make_judge, offline_judges
+from typing import TYPE_CHECKING
+
+from lateralgym.envs.support import lazy_exports
+
+if TYPE_CHECKING:
+    from lateralgym.envs import QA, Judge, JudgeReply
+    from lateralgym.envs.support import normalise_answer
+    from lateralgym.judges._asker import (
+        ANSWER_REASK,
+        JUDGE_OPTIONS,
+        MAX_HISTORY,
+        MAX_QUESTION_CHARS,
+        LabelAsker,
+        first_question,
+        join_raw,
+        judged_item,
+        majority,
+        quoted,
+    )
+    from lateralgym.judges._evaluation import (
+        GroupAccuracy,
+        JudgeEvaluation,
+        evaluate_judge,
+        evaluate_judge_async,
+        score_labels,
+    )
+    from lateralgym.judges._factory import HUMAN, check_judge_spec, llm_judge_for, make_judge, offline_judges
+
+_LAZY = {  # name -> the module that defines it, imported on first use
+    **dict.fromkeys(("QA", "Judge", "JudgeReply"), "lateralgym.envs"),
+    "normalise_answer": "lateralgym.envs.support",
+    **dict.fromkeys(
+        (
+            "ANSWER_REASK",
+            "JUDGE_OPTIONS",
+            "MAX_HISTORY",
+            "MAX_QUESTION_CHARS",
+            "LabelAsker",
+            "first_question",
+            "join_raw",
+            "judged_item",
+            "majority",
+            "quoted",
+        ),
+        "_asker",
+    ),
+    **dict.fromkeys(
+        ("GroupAccuracy", "JudgeEvaluation", "evaluate_judge", "evaluate_judge_async", "score_labels"), "_evaluation"
+    ),
+    **dict.fromkeys(("HUMAN", "check_judge_spec", "llm_judge_for", "make_judge", "offline_judges"), "_factory"),
+}
+
+if not TYPE_CHECKING:  # mypy reads the imports above: no fallback types a misspelt name as Any
+    __getattr__ = lazy_exports(__name__, _LAZY)
 
 __all__ = [
     "ANSWER_REASK",

@@ -6,7 +6,7 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lateralgym.envs import ConfigError, Judge, get_benchmark
+from lateralgym.envs import BENCHMARKS, ConfigError, Judge, get_benchmark
 
 if TYPE_CHECKING:
     from lateralgym.agents import LLMClient
@@ -148,11 +148,13 @@ def check_judge_spec(spec: str) -> None:
         ConfigError: the spec names no judge (``LLMConfigError``: a model spec that does not parse,
             or a judge option it does not take or whose value it refuses).
     """
+    if spec == HUMAN or any(spec.partition("?")[0] in b.judging.offline_judges for b in list(BENCHMARKS.values())):
+        return  # a judge of a benchmark loaded already: the others need not load to say so
     from lateralgym.agents import ModelSpec, is_model_spec
     from lateralgym.judges._asker import JUDGE_OPTIONS
 
     known = offline_judges()
-    if spec == HUMAN or spec in known or spec.partition("?")[0] in known:
+    if spec.partition("?")[0] in known:
         return
     if not is_model_spec(spec):
         raise _unknown(spec, known)

@@ -1,7 +1,8 @@
 """LateralGym: Gymnasium/PettingZoo environments for lateral thinking and inventive tool use.
 
-Importing ``lateralgym`` registers the env ids of every built-in benchmark (``lateralgym.ENV_IDS``);
-``lateralgym.make(config)`` builds an env from an ``EpisodeConfig``, a shipped config name or a
+Importing ``lateralgym`` registers the env ids of every built-in benchmark from their table, importing
+none of them, and those of each benchmark registered later (``lateralgym.ENV_IDS`` loads and lists them
+all); ``lateralgym.make(config)`` builds an env from an ``EpisodeConfig``, a shipped config name or a
 YAML/TOML file, for any registered benchmark (yours too).
 """
 

@@ -1,4 +1,5 @@
-"""Gymnasium ids: each registered benchmark names its env ids; this registers them all."""
+"""Gymnasium ids: each registered benchmark names its env ids; this registers them all (the built-ins' from
+the table in ``lateralgym.envs.benchmarks``, so registering them imports none)."""
 
 from __future__ import annotations
 
@@ -33,9 +34,14 @@ def register_ids(ids: dict[str, str]) -> None:
 
 
 def register_envs() -> None:
-    """Register every benchmark's env ids, and those of every benchmark registered from now on (idempotent)."""
-    from lateralgym.envs import REGISTRATION_HOOKS
+    """Register the built-in benchmarks' env ids (from their table: no benchmark is imported), those of
+    the benchmarks registered so far, and those of every benchmark registered from now on (idempotent)."""
+    from lateralgym.envs import BENCHMARKS, REGISTRATION_HOOKS
+    from lateralgym.envs.benchmarks import BUILTIN
 
     if register_ids not in REGISTRATION_HOOKS:
         REGISTRATION_HOOKS.append(register_ids)
-    register_ids(env_ids())
+    for builtin in BUILTIN.values():
+        register_ids(builtin.env_ids)
+    for benchmark in list(BENCHMARKS.values()):
+        register_ids(benchmark.env_ids)

@@ -23,9 +23,7 @@ import importlib
 import pkgutil
 from typing import TYPE_CHECKING
 
-from lateralgym.envs.support import TRAIN_DESCRIPTION, TRAIN_HELP, command_group
-
-__all__ = ["TRAIN_DESCRIPTION", "TRAIN_HELP", "command_group", "core_commands", "register_all", "wants_help"]
+__all__ = ["core_commands", "register_all", "wants_help"]
 
 
 class _HelpAsked:

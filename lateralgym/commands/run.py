@@ -202,7 +202,7 @@ def _offline_judges() -> str:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from lateralgym.envs import judge_note, trust_recorded_imports
-    from lateralgym.episodes import ResumeRequest, dry_run, run
+    from lateralgym.episodes import run
 
     if args.resume is None and args.config is None:
         raise LateralGymError("give a config to run (see 'lateralgym configs') or --resume RUN_DIR")
@@ -220,6 +220,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     trust_recorded_imports(bool(args.trust_imports))  # a resumed run's, or --aux's, recorded imports
     options = _options(args)
     if args.resume is not None:
+        from lateralgym.episodes import ResumeRequest
+
         request = ResumeRequest(
             run_dir=Path(args.resume), config=args.config, dataset=args.data, seed=args.seed, max_turns=args.max_turns
         )
@@ -230,6 +232,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     else:
         config = config_from_args(args, imports)
         if args.dry_run:
+            from lateralgym.episodes import dry_run
+
             print(dry_run(config, options).render())
             return EXIT_OK
         judge = options.judge or config.judge

@@ -1,10 +1,12 @@
-"""Building the command line's parser loads only the command being run (README, Architecture)."""
+"""Building the command line's parser loads only the command being run, and running it only what the run
+needs (README, Architecture)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 PROBE = """
 import json, sys
@@ -31,3 +33,45 @@ def test_help_and_shared_groups_load_every_command() -> None:
     assert "lateralgym.commands.view" in everything and any("benchmarks" in m for m in everything)
     train = _loaded("train", "ppo", "--help")
     assert any(m.startswith("lateralgym.envs.benchmarks.") for m in train)  # benchmarks add to `train`
+
+
+RUN_PROBE = """
+import json, sys
+from lateralgym.cli import main
+status = main(["run", "splat", "--limit", "1", "--out", sys.argv[1]])
+ours = [m for m, v in sys.modules.items() if m.startswith("lateralgym") and getattr(v, "__file__", None)]
+print(json.dumps([status, sorted(ours)]))
+"""
+
+RUN_BUDGET = 67
+"""Project modules a one-item SPLAT run with its offline player and judge loads (145 before the lazy
+registry and exports); README, Architecture, says what they are."""
+
+NOT_FOR_A_RUN = (
+    "lateralgym.envs.benchmarks._mcq",  # what multiple choice shares
+    "lateralgym.episodes._viewer",
+    "lateralgym.episodes._plots",
+    "lateralgym.episodes._replay",
+    "lateralgym.episodes._export",
+    "lateralgym.episodes._compare",
+    "lateralgym.episodes._dryrun",
+    "lateralgym.episodes._continue",
+    "lateralgym.episodes._resume",
+    "lateralgym.episodes._ray",
+    "lateralgym.agents._llm_client",
+    "lateralgym.agents._human",
+    "lateralgym.judges._asker",
+)
+"""Modules only other runs need: other benchmarks, reports, the viewer, resume, Ray, LLM clients, a person."""
+
+
+def test_a_run_loads_its_own_benchmark_and_what_the_run_needs(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", RUN_PROBE, str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    status, loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    listing = "\n".join(loaded)
+    assert status == 0
+    assert len(loaded) <= RUN_BUDGET, f"{len(loaded)} project modules loaded (budget {RUN_BUDGET}):\n{listing}"
+    other = [m for m in loaded if m.startswith("lateralgym.envs.benchmarks.") and ".splat" not in m]
+    assert not other, f"another benchmark's modules loaded: {other}\n{listing}"
+    assert not set(NOT_FOR_A_RUN) & set(loaded), f"{sorted(set(NOT_FOR_A_RUN) & set(loaded))}\n{listing}"

@@ -271,7 +271,9 @@ def test_the_cli_serves_an_imported_benchmark_logs_it_and_stops_cleanly_on_ctrl_
     (end,) = _end_records(run_dir)
     assert end.error == "unfinished: the client left mid-episode"
     replayed = subprocess.run(
-        [sys.executable, "-m", "lateralgym.cli", "replay", str(run_dir), "--quiet"], capture_output=True, text=True
+        [sys.executable, "-m", "lateralgym.cli", "replay", str(run_dir), "--quiet", "--import", str(example)],
+        capture_output=True,
+        text=True,
     )
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
 

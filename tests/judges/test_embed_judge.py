@@ -134,3 +134,10 @@ def test_embeddings_agree_with_our_labels_at_least_as_well_as_word_overlap(backg
     assert embed["final_answer_agreement"] >= 0.75
     assert embed["reasoning_agreement"] >= 0.6
     assert result["negated"] == "yes"  # the limit it states is real: negation still fools embeddings
+
+
+def test_the_spec_splat_declares_is_the_judge_module_s() -> None:
+    from lateralgym.envs.benchmarks import splat
+    from lateralgym.envs.benchmarks.splat import _embed_judge
+
+    assert splat.EMBED_JUDGE == _embed_judge.EMBED_JUDGE

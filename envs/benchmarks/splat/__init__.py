@@ -78,11 +78,7 @@ from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import LateralEnv
 from lateralgym.envs._judging import ADVERSARIAL_QUESTIONS, Judge
 from lateralgym.envs._parts import DataPart, JudgingPart, LeakPart, MetricsPart, PromptPart
-from lateralgym.envs.benchmarks.splat import _figures
-from lateralgym.envs.benchmarks.splat._embed_judge import EMBED_JUDGE, EmbeddingJudge
-from lateralgym.envs.benchmarks.splat._judge_cases import is_agreement_labels, load_agreement_cases
-from lateralgym.envs.benchmarks.splat._judges import ReferenceJudge, key_facts
-from lateralgym.envs.benchmarks.splat._loaders import load_lateval, load_splat, parse_clues
+from lateralgym.envs.benchmarks.splat._judges import ReferenceJudge
 from lateralgym.envs.benchmarks.splat._metrics import SplatAttempt, SplatScorer
 from lateralgym.envs.benchmarks.splat._options import SplatOptions
 from lateralgym.envs.benchmarks.splat._player import SplatPolicies, SplatPrompts
@@ -95,14 +91,20 @@ from lateralgym.envs.benchmarks.splat._scene import (
     opening_text,
 )
 from lateralgym.envs.benchmarks.splat._schema import DifficultyBand, SituationPuzzle
-from lateralgym.envs.benchmarks.splat._stats import puzzle_stats
-from lateralgym.envs.benchmarks.splat._turtlebench import is_turtlebench, load_turtlebench
-from lateralgym.envs.support import lazy_exports
+from lateralgym.envs.support import lazy_callable, lazy_exports
 
 if TYPE_CHECKING:
     from lateralgym.envs._figures import BarFigure, MetricsView
+    from lateralgym.envs.benchmarks.splat._embed_judge import EmbeddingJudge
+    from lateralgym.envs.benchmarks.splat._judges import key_facts
+    from lateralgym.envs.benchmarks.splat._loaders import load_lateval, load_splat, parse_clues
 
 _LAZY = {  # name -> the module of this folder that defines it (loaded on first use)
+    "EmbeddingJudge": "_embed_judge",
+    "key_facts": "_judges",
+    "load_lateval": "_loaders",
+    "load_splat": "_loaders",
+    "parse_clues": "_loaders",
     "LLMSplatJudge": "_llm_judge",
     "HumanJudge": "_human_judge",
     "JudgeSeat": "_seat",
@@ -152,7 +154,15 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_exports(__name__, _LAZY)  # the LLM-facing names load on first use
+__getattr__ = lazy_exports(__name__, _LAZY)
+
+EMBED_JUDGE = "reference-embed"
+"""The embeddings judge's spec (``_embed_judge.EMBED_JUDGE``; its module loads when the judge is built)."""
+
+
+def _here(reference: str) -> Any:
+    """``_module:name`` of this folder, imported on first call (``lazy_callable``)."""
+    return lazy_callable(f"{__name__}.{reference}")  # the LLM-facing names load on first use
 
 
 def _is_xlsx(path: Path, first_record: Any) -> bool:
@@ -183,19 +193,26 @@ class SplatData(DataPart[SituationPuzzle]):
     sample_file = "situation_puzzles.jsonl"
     formats = (
         # Any workbook no other benchmark claims: its reader says when it is not SPLAT's.
-        DatasetFormat("splat", "SPLAT puzzles.xlsx", _is_xlsx, load_splat, binary=True, fallback=True),
-        DatasetFormat("lateval", "LatEval english.json / chinese.json", _is_lateval, load_lateval),
+        DatasetFormat(
+            "splat", "SPLAT puzzles.xlsx", _is_xlsx, _here("_loaders:load_splat"), binary=True, fallback=True
+        ),
+        DatasetFormat("lateval", "LatEval english.json / chinese.json", _is_lateval, _here("_loaders:load_lateval")),
     )
     jsonl_keys = frozenset({"story"})
 
     def stats(self, records: Sequence[Any]) -> StatBlock:
+        from lateralgym.envs.benchmarks.splat._stats import puzzle_stats
+
         return puzzle_stats(records)
 
 
 class SplatJudging(JudgingPart):
     """The offline reference judges, the LLM and human judges, and TurtleBench's labelled judgements."""
 
-    offline_judges: ClassVar[Mapping[str, Any]] = {"reference": ReferenceJudge, EMBED_JUDGE: EmbeddingJudge}
+    offline_judges: ClassVar[Mapping[str, Any]] = {
+        "reference": ReferenceJudge,
+        EMBED_JUDGE: _here("_embed_judge:EmbeddingJudge"),
+    }
     default_judge = "reference"
     llm_judge = "lateralgym.envs.benchmarks.splat._llm_judge:LLMSplatJudge"
     human_judge = "lateralgym.envs.benchmarks.splat._human_judge:HumanJudge"
@@ -204,15 +221,15 @@ class SplatJudging(JudgingPart):
             "turtlebench",
             "TurtleBench: a folder with stories.json and cases.list (guesses labelled Correct / Incorrect / "
             "Unknown, or T / F / N)",
-            is_turtlebench,
-            load_turtlebench,
+            _here("_turtlebench:is_turtlebench"),
+            _here("_turtlebench:load_turtlebench"),
         ),
         JudgementFormat(
             "agreement-labels",
             "people's labels of a SPLAT run (lateralgym agreement --template): item_id, question, explanation, "
             "human_answer, human_verdict",
-            is_agreement_labels,
-            load_agreement_cases,
+            _here("_judge_cases:is_agreement_labels"),
+            _here("_judge_cases:load_agreement_cases"),
         ),
     )
 
@@ -233,6 +250,8 @@ class SplatJudging(JudgingPart):
                 f"judge {EMBED_JUDGE}: unknown option {unknown[0]!r}; its only option is model "
                 "(st:, st:PATH or lexical), e.g. reference-embed?model=st:"
             )
+        from lateralgym.envs.benchmarks.splat._embed_judge import EmbeddingJudge
+
         return EmbeddingJudge(model=options.get("model") or "st:")
 
 
@@ -245,7 +264,9 @@ class SplatMetrics(MetricsPart[SplatOutcome]):
         return SplatScorer(mode=mode, max_turns=max_turns)
 
     def figures(self, metrics: MetricsView) -> list[BarFigure]:
-        return _figures.figures(metrics)
+        from lateralgym.envs.benchmarks.splat._figures import figures
+
+        return figures(metrics)
 
 
 class SplatLeaks(LeakPart[SituationPuzzle]):

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from lateralgym.envs._figures import BarFigure, BarPanel, MetricsView, breakdown_value, repeats_note
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lateralgym.envs._figures import BarFigure, MetricsView
 
 
 def figures(metrics: MetricsView) -> list[BarFigure]:
     """Acc and O/A by difficulty band, side by side."""
+    from lateralgym.envs._figures import BarFigure, BarPanel, breakdown_value, repeats_note  # a report's only
+
     rows = metrics.breakdowns.get("by_band", [])
     if not rows:
         return []

@@ -16,7 +16,6 @@ from typing import Any
 
 from lateralgym.envs._benchmark import JudgeCase
 from lateralgym.envs._errors import DatasetError
-from lateralgym.envs.benchmarks.splat._agreement import load_human_labels
 from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
 
 __all__ = ["is_agreement_labels", "load_agreement_cases"]
@@ -44,6 +43,8 @@ def load_agreement_cases(path: Path, items: Sequence[Any] | None = None) -> list
         DatasetError: a bad label file, a puzzle id the dataset lacks, or a verdict row without the
             explanation it judges.
     """
+    from lateralgym.envs.benchmarks.splat._agreement import load_human_labels  # the judges' evaluation only
+
     if items is None:
         from lateralgym.envs._samples import read_sample
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from lateralgym.envs._errors import DatasetError, DatasetTooLarge
 from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
-from lateralgym.envs.benchmarks.splat._xlsx_header import header_texts
 from lateralgym.envs.records import (
     brief,
     build,
@@ -65,6 +64,8 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
     A cell may hold text or a number; a flag or a date where text belongs is refused.
     """
     import openpyxl  # deferred: only SPLAT needs it
+
+    from lateralgym.envs.benchmarks.splat._xlsx_header import header_texts  # the release's workbook only
 
     path = existing_file(path)
     _check_expanded_size(path)

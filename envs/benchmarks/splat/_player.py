@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from lateralgym.envs._actions import Action, Ask, Commit
 from lateralgym.envs._benchmark import PromptRequest
-from lateralgym.envs._grammar import ActionGrammar, FreeText, LineForm, final_turn
 from lateralgym.envs._matching import content_stems
 from lateralgym.envs._parts import PolicyPart, PromptPart
 from lateralgym.envs._reply_text import (
@@ -26,6 +25,9 @@ from lateralgym.envs._reply_text import (
     normalised_keys,
 )
 from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+
+if TYPE_CHECKING:
+    from lateralgym.envs._grammar import ActionGrammar
 
 SYSTEM = """\
 You are playing a situation puzzle, a game of lateral thinking. You get a short story that \
@@ -302,6 +304,8 @@ class SplatPrompts(PromptPart):
     def action_grammar(self, info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
         """``Question: <...?>`` or ``Answer: <explanation>`` on one line (after a line of reasoning under
         ``cot``); on the last round only the explanation, the one move that can still solve the puzzle."""
+        from lateralgym.envs._grammar import ActionGrammar, FreeText, LineForm, final_turn  # a model's constraint
+
         answer = LineForm("commit", ANSWER_LABEL, FreeText(EXPLANATION_CHARS))
         question = LineForm("ask", QUESTION_LABEL, FreeText(QUESTION_CHARS, end="?"))
         forms = (answer,) if final_turn(info) else (question, answer)

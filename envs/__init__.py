@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from lateralgym.envs._loaders import detect_format, formats, iter_items, load_items, load_jsonl
     from lateralgym.envs._matching import match_name
     from lateralgym.envs._parts import DataPart, JudgingPart, LeakPart, MetricsPart, PolicyPart, PromptPart
+    from lateralgym.envs._pass_k import is_pass_key, pass_at_k, pass_hat_k, pass_k_rates, pass_k_terms, pass_key_order
     from lateralgym.envs._samples import load_sample_items, read_jsonl, sample_path
     from lateralgym.envs._scoring import ExplorationOutcome, ItemTerms, Scored, ScoredEpisode, Scorer, SuccessScorer
     from lateralgym.envs._splits import Split, split_items
@@ -148,6 +149,9 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     ),
     **dict.fromkeys(("detect_format", "formats", "iter_items", "load_items", "load_jsonl"), "_loaders"),
     "match_name": "_matching",
+    **dict.fromkeys(
+        ("is_pass_key", "pass_at_k", "pass_hat_k", "pass_k_rates", "pass_k_terms", "pass_key_order"), "_pass_k"
+    ),
     **dict.fromkeys(("DataPart", "JudgingPart", "LeakPart", "MetricsPart", "PolicyPart", "PromptPart"), "_parts"),
     **dict.fromkeys(("load_sample_items", "read_jsonl", "sample_path"), "_samples"),
     **dict.fromkeys(
@@ -253,6 +257,12 @@ __all__ = [
     "owner_of",
     "parse_action",
     "parse_choice",
+    "pass_at_k",
+    "pass_hat_k",
+    "pass_k_rates",
+    "pass_k_terms",
+    "pass_key_order",
+    "is_pass_key",
     "read_jsonl",
     "register_benchmark",
     "trust_recorded_imports",

@@ -107,6 +107,14 @@ class ItemTerms:
     denominator: list[float] | None = None
     scale: float = 1.0
 
+    def value(self) -> float | None:
+        """The metric over every item once: ``scale * sum(numerator) / sum(denominator)``, None when the
+        denominator sums to 0; ``scale * sum(numerator)`` without a denominator."""
+        if self.denominator is None:
+            return self.scale * sum(self.numerator)
+        bottom = sum(self.denominator)
+        return None if bottom == 0 else self.scale * sum(self.numerator) / bottom
+
 
 def rate_terms(target: dict[str, ItemTerms], name: str, per_item: Sequence[Sequence[bool]], repeats: int) -> None:
     """``put(target, name, *success_rates(per_item), repeats)`` as ``ItemTerms``, one entry of ``per_item`` per item."""
@@ -223,10 +231,13 @@ class Scorer(Generic[S, I]):
         self.items: dict[str, dict[int, S]] = {}
         self.info: dict[str, I] = {}
         self._info_from_error: set[str] = set()
+        self._succeeded: dict[str, dict[int, bool]] = {}
 
     def add(self, end: ScoredEpisode) -> None:
         """Record one episode; a later record of the same (item, repeat) replaces the earlier one."""
         self.items.setdefault(end.item_id, {})[end.repeat] = self.summarise(end)
+        succeeded = end.ok and end.outcome is not None and end.outcome.succeeded()
+        self._succeeded.setdefault(end.item_id, {})[end.repeat] = succeeded
         # An errored end carries only metadata: prefer the info of a finished episode.
         if end.item_id not in self.info or (end.item_id in self._info_from_error and end.ok):
             self.info[end.item_id] = self.describe(end)
@@ -263,6 +274,14 @@ class Scorer(Generic[S, I]):
         each resample is then scored by ``score``. A scorer that gives them must give every headline
         metric ``score`` reports, with the values ``score`` gives each resample."""
         return None
+
+    def tries(self) -> list[list[bool]]:
+        """Each item's tries of the benchmark's success (in ``items`` order): whether each of its repeats
+        succeeded, which ``pass^k`` and ``pass@k`` are estimated from (``lateralgym.envs._pass_k``).
+
+        By default each episode's ``Outcome.succeeded()``, an errored one failing. A scorer whose
+        headline success rate leaves episodes out of its denominator leaves them out here too."""
+        return [list(self._succeeded.get(item, {}).values()) for item in self.items]
 
     @property
     def repeats(self) -> int:

@@ -10,7 +10,8 @@ not only for plain proportions.
 ``paired_difference(a, b)`` compares two runs on the items both ran: per item, the share of
 repeats that succeeded (the benchmark's ``Outcome.succeeded``), the mean difference in percentage
 points with a bootstrap interval over those items, and, with one repeat each, the discordant
-items and McNemar's exact test.
+items and McNemar's exact test; with repeats in both, the same paired difference of each
+``pass^k`` and ``pass@k`` (per item estimators, ``lateralgym.envs._pass_k``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,16 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from lateralgym.envs import Benchmark, ConfigError, ItemTerms, ScoredEpisode, Scorer, get_benchmark
+from lateralgym.envs import (
+    Benchmark,
+    ConfigError,
+    ItemTerms,
+    ScoredEpisode,
+    Scorer,
+    get_benchmark,
+    pass_k_terms,
+    pass_key_order,
+)
 from lateralgym.envs.support import csv_cell
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
 from lateralgym.episodes._manifest import read_run
@@ -105,14 +115,16 @@ class Leaderboard(BaseModel):
     resamples: int
 
     def primary(self, benchmark: str) -> list[str]:
-        """The metrics shown first for ``benchmark``: its paper's headline names present in its rows."""
-        present = [name for row in self.rows if row.benchmark == benchmark for name in row.metrics]
+        """The metrics shown first for ``benchmark``: its paper's headline names present in its rows, then
+        ``pass^k`` and ``pass@k`` for k up to the most repeats of its runs."""
+        present = list(dict.fromkeys(name for row in self.rows if row.benchmark == benchmark for name in row.metrics))
         try:
             named = get_benchmark(benchmark).metrics.headline
         except ConfigError:
             named = ()
-        chosen = [n for p in named for n in dict.fromkeys(present) if n == p or n.startswith(f"{p}_best_of_")]
-        return chosen or list(dict.fromkeys(present))[:2]
+        chosen = [n for p in named for n in present if n == p or n.startswith(f"{p}_best_of_")]
+        passes = sorted((n for n in present if pass_key_order(n) is not None), key=_pass_order)
+        return (chosen or [n for n in present if n not in passes][:2]) + passes
 
     def to_records(self) -> list[dict[str, Any]]:
         """One flat dict per run: facts, then each metric as ``name``, ``name_low``, ``name_high``."""
@@ -160,6 +172,9 @@ class PairedDifference(BaseModel):
     b_only_solved: int | None = None
     mcnemar_p: float | None = None
     """McNemar's exact two-sided p-value on the discordant items (one repeat each)."""
+    passes: dict[str, Interval] = Field(default_factory=dict)
+    """With repeats in both runs: ``pass^k`` and ``pass@k`` of A minus B's, in percentage points, with a
+    bootstrap interval, over the shared items both tried at least k times; k up to the fewer repeats."""
 
     def describe(self) -> str:
         """One line for people."""
@@ -174,7 +189,14 @@ class PairedDifference(BaseModel):
             )
         if self.only_a or self.only_b:
             line += f"; left out: {self.only_a} items only A ran, {self.only_b} only B ran"
+        if self.passes:
+            line += "\n  " + "; ".join(f"{name} {d.text()}" for name, d in self.passes.items()) + " (points, A - B)"
         return line
+
+
+def _pass_order(name: str) -> tuple[int, int]:
+    """``pass^1`` .. ``pass^K``, then ``pass@1`` .. ``pass@K``."""
+    return pass_key_order(name) or (2, 0)
 
 
 def records_csv(records: Sequence[dict[str, Any]]) -> str:
@@ -236,6 +258,22 @@ class _Run:
         episodes = self.by_item[item]
         return sum(e.ok and e.outcome is not None and e.outcome.succeeded() for e in episodes) / len(episodes)
 
+    def tries(self) -> dict[str, list[bool]]:
+        """Each item's tries of the benchmark's success, as its scorer counts them (``Scorer.tries``)."""
+        scorer = _scorer_of(self.by_item, self.metrics.benchmark, mode=self.metrics.mode, max_turns=DEFAULT_MAX_ROUNDS)
+        return dict(zip(scorer.items, scorer.tries(), strict=True))
+
+
+def _scorer_of(
+    by_item: dict[str, list[ScoredEpisode]], benchmark: str, *, mode: str | None, max_turns: int
+) -> Scorer[Any, Any]:
+    """The benchmark's scorer holding every episode of ``by_item``."""
+    scorer = get_benchmark(benchmark).metrics.scorer(mode=mode, max_turns=max_turns)
+    for episodes in by_item.values():
+        for episode in episodes:
+            scorer.add(episode)
+    return scorer
+
 
 Progress = Callable[[int], None]
 """Told how many more resamples are done (a progress bar's ``advance``)."""
@@ -260,6 +298,8 @@ def bootstrap_headline(
     resamples at once from the items' draw counts (``Scorer.headline_resampled``: group accuracies,
     means of band means), a chunk of resamples is scored at once with numpy; otherwise each resample
     is scored by the scorer itself. All see the same draws, so a seed gives the same intervals.
+    With repeats, ``pass^k`` and ``pass@k`` (the run's headline adds them) are scored from their
+    per-item terms on the same draws.
 
     Returns:
         Metric name -> (low, high); empty with fewer than two items or ``resamples`` below 1.
@@ -269,10 +309,7 @@ def bootstrap_headline(
         return {}
     unit = get_benchmark(benchmark)
     # Each episode is summarised once; a resample reuses the summaries.
-    whole = unit.metrics.scorer(mode=mode, max_turns=max_turns)
-    for episodes in by_item.values():
-        for episode in episodes:
-            whole.add(episode)
+    whole = _scorer_of(by_item, benchmark, mode=mode, max_turns=max_turns)
     rng = np.random.default_rng(seed)
     # One draw per resample, in turn, as the scorer-by-scorer bootstrap has always drawn them.
     draws = np.stack([rng.integers(0, len(items), size=len(items)) for _ in range(resamples)])
@@ -287,6 +324,10 @@ def bootstrap_headline(
         values = _scored_by_counts(whole, headline, order, draws, progress)
     if values is None:
         values = _scored_one_by_one(unit, whole, items, draws, max_turns, progress)
+    # pass^k and pass@k are means over items whatever the scorer's headline is: always from their terms
+    passes = pass_k_terms(whole.tries())
+    if passes:
+        values.update(_scored_by_terms(passes, order, draws, None))
     tail = 100 * (1 - _LEVEL) / 2
     return {
         name: (float(np.percentile(found, tail)), float(np.percentile(found, 100 - tail)))
@@ -511,12 +552,6 @@ def paired_difference(
     if not shared:
         raise MetricsError(f"{a} and {b} share no item: run both on the same dataset to pair them")
     diffs = np.array([first.succeeded(i) - second.succeeded(i) for i in shared]) * 100
-    low = high = None
-    if len(shared) > 1 and resamples > 0:
-        rng = np.random.default_rng(seed)
-        means = diffs[rng.integers(0, len(shared), size=(resamples, len(shared)))].mean(axis=1)
-        tail = 100 * (1 - _LEVEL) / 2
-        low, high = float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
     result = PairedDifference(
         a=Path(a).name,
         b=Path(b).name,
@@ -525,7 +560,8 @@ def paired_difference(
         only_b=len(set(second.by_item) - set(shared)),
         a_rate=100 * float(np.mean([first.succeeded(i) for i in shared])),
         b_rate=100 * float(np.mean([second.succeeded(i) for i in shared])),
-        difference=Interval(value=float(diffs.mean()), low=low, high=high),
+        difference=_paired_interval(diffs, resamples, seed),
+        passes=_paired_passes(first.tries(), second.tries(), shared, resamples, seed),
     )
     if first.metrics.repeats == 1 and second.metrics.repeats == 1:
         a_only = int(sum(d > 0 for d in diffs))
@@ -533,3 +569,33 @@ def paired_difference(
         p = mcnemar_exact(a_only, b_only)
         result = result.model_copy(update={"a_only_solved": a_only, "b_only_solved": b_only, "mcnemar_p": float(p)})
     return result
+
+
+def _paired_interval(diffs: np.ndarray, resamples: int, seed: int) -> Interval:
+    """The mean of per-item differences with its 95 % percentile bootstrap interval over the items
+    (no interval for one item or no resamples)."""
+    low = high = None
+    if len(diffs) > 1 and resamples > 0:
+        rng = np.random.default_rng(seed)
+        means = diffs[rng.integers(0, len(diffs), size=(resamples, len(diffs)))].mean(axis=1)
+        tail = 100 * (1 - _LEVEL) / 2
+        low, high = float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
+    return Interval(value=float(diffs.mean()), low=low, high=high)
+
+
+def _paired_passes(
+    a: dict[str, list[bool]], b: dict[str, list[bool]], shared: list[str], resamples: int, seed: int
+) -> dict[str, Interval]:
+    """``pass^k`` and ``pass@k`` of A minus B's per shared item (percentage points), each over the items
+    both runs tried at least k times; empty unless both tried some item twice."""
+    ours, theirs = pass_k_terms([a[i] for i in shared]), pass_k_terms([b[i] for i in shared])
+    out: dict[str, Interval] = {}
+    for name, terms in ours.items():
+        other = theirs.get(name)
+        if other is None or terms.denominator is None or other.denominator is None:
+            continue
+        both = [n for n in range(len(shared)) if terms.denominator[n] and other.denominator[n]]
+        if both:
+            diffs = np.array([terms.numerator[n] - other.numerator[n] for n in both]) * 100
+            out[name] = _paired_interval(diffs, resamples, seed)
+    return out

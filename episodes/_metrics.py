@@ -15,7 +15,10 @@ Conventions shared by every benchmark:
 * with R > 1 repeats per item, each accuracy-like metric appears twice, suffixed
   ``_best_of_R`` (an item counts when any repeat succeeded) and ``_mean_of_R`` (the plain mean
   over all episodes); behaviour means (turns, inspections, exploration) are always plain means.
-  A benchmark may say otherwise for a metric of its own (its scorer's docstring).
+  A benchmark may say otherwise for a metric of its own (its scorer's docstring);
+* with R > 1, the headline adds ``pass^1`` .. ``pass^R`` (every one of k tries succeeds) and
+  ``pass@1`` .. ``pass@R`` (at least one does): the unbiased estimators over each item's tries of the
+  benchmark's success, averaged over items (``lateralgym.envs._pass_k``, ``Scorer.tries``).
 
 The per-benchmark definitions belong to the benchmarks (``Benchmark.metrics.scorer``; e.g.
 the ``_metrics`` module of each benchmark's folder). Every logged outcome is validated as the
@@ -31,7 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lateralgym.envs import ConfigError, LateralGymError, ScoredEpisode, get_benchmark
+from lateralgym.envs import ConfigError, LateralGymError, ScoredEpisode, get_benchmark, pass_k_rates
 from lateralgym.envs.support import validation_message
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
 
@@ -92,7 +95,8 @@ class RunMetrics(BaseModel):
     repeats: int = 1
     """R: the most repeats recorded for one item; metric names carry ``_best_of_R`` / ``_mean_of_R`` when > 1."""
     headline: dict[str, int | float] = Field(default_factory=dict)
-    """The papers' headline metrics, by name (counts stay integers)."""
+    """The papers' headline metrics, by name (counts stay integers); with R > 1, then ``pass^1`` ..
+    ``pass^R`` and ``pass@1`` .. ``pass@R`` of the benchmark's success (percent)."""
     breakdowns: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     """Tables by name (``by_gold_level``, ``by_kind``, ``by_band``, ...): one dict per row."""
     exploration: dict[str, int | float] = Field(default_factory=dict)
@@ -177,7 +181,7 @@ class MetricsAccumulator:
             errored=len(self._errored),
             items=len(self._scorer.items),
             repeats=max(self._scorer.repeats, 1),
-            headline=scored.headline,
+            headline={**scored.headline, **pass_k_rates(self._scorer.tries())},
             breakdowns=scored.breakdowns,
             exploration=scored.exploration,
             warnings=list(scored.warnings),

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from lateralgym.envs import ConfigError, get_benchmark
+from lateralgym.envs import ConfigError, get_benchmark, pass_key_order
 from lateralgym.episodes._log import Usage
 from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import RunMetrics
@@ -32,8 +32,12 @@ REPORT = "report.md"
 _NOTE = (
     "Rates and accuracies are percentages (each benchmark's env card defines its metrics). Errored episodes "
     "count as incorrect. With R > 1 repeats, `_best_of_R` counts an item when any repeat succeeded and "
-    "`_mean_of_R` is the plain mean over episodes."
+    "`_mean_of_R` is the plain mean over episodes; `pass^k` is the chance that k of an item's tries all "
+    "succeed and `pass@k` that at least one does (unbiased estimators over its R tries, averaged over items)."
 )
+
+
+_PASS_COLUMNS = ("k", "pass^k (all k succeed)", "pass@k (one of k succeeds)")
 
 
 def format_value(value: Any, decimals: int = 2) -> str:
@@ -74,6 +78,7 @@ def _headline_rows(metrics: RunMetrics) -> dict[str, Any]:
     (every episode errored or dropped), so the number a reader looks for never silently disappears."""
     named = _named_headline(metrics)
     rows: dict[str, Any] = {}
+    others = {k: v for k, v in metrics.headline.items() if pass_key_order(k) is None}  # pass^k: a table of its own
     # n/a only when none of them was scored: a benchmark may name alternatives a run reports one of
     # (a rule's own rates are the plain names, the other rules' carry the rule's name)
     none_scored = not any(key == n or key.startswith(f"{n}_") for n in named for key in metrics.headline)
@@ -82,7 +87,18 @@ def _headline_rows(metrics: RunMetrics) -> dict[str, Any]:
         variants += [n for n in metrics.headline if n.startswith(f"{name}_mean_of_")]
         for variant in variants or ([name] if none_scored else []):
             rows[variant] = metrics.headline.get(variant, "n/a")
-    return rows | {k: v for k, v in metrics.headline.items() if k not in rows}
+    return rows | {k: v for k, v in others.items() if k not in rows}
+
+
+def pass_k_rows(metrics: RunMetrics) -> list[tuple[int, Any, Any]]:
+    """``(k, pass^k, pass@k)`` for k = 1 .. the most tries of one item (None where a run lacks one);
+    empty with one repeat."""
+    found: dict[int, dict[int, Any]] = {}
+    for name, value in metrics.headline.items():
+        order = pass_key_order(name)
+        if order is not None:
+            found.setdefault(order[1], {})[order[0]] = value
+    return [(k, found[k].get(0), found[k].get(1)) for k in sorted(found)]
 
 
 def _named_headline(metrics: RunMetrics) -> tuple[str, ...]:
@@ -117,6 +133,14 @@ def render_metrics(metrics: RunMetrics, *, brief: bool = False) -> list[Table]:
     tables = [headline]
     if brief:
         return tables
+    passes = pass_k_rows(metrics)
+    if passes:
+        table = Table(title="pass^k / pass@k over each item's tries", title_justify="left")
+        for n, column in enumerate(_PASS_COLUMNS):
+            table.add_column(column, justify="left" if n == 0 else "right")
+        for k, every, some in passes:
+            table.add_row(str(k), _shown(every), _shown(some))
+        tables.append(table)
     for name, rows in metrics.breakdowns.items():
         table = Table(title=name, title_justify="left")
         columns = _columns(rows)
@@ -242,8 +266,11 @@ def write_report(
         *(f"**warning: {note}**" for note in metrics.warnings),
         _NOTE,
         "## Headline",
-        markdown_table(["metric", "value"], metrics.headline.items()),
+        markdown_table(["metric", "value"], ((k, v) for k, v in metrics.headline.items() if pass_key_order(k) is None)),
     ]
+    passes = pass_k_rows(metrics)
+    if passes:
+        parts += ["### pass^k and pass@k", markdown_table(_PASS_COLUMNS, passes)]
     if metrics.breakdowns:
         parts.append("## Breakdowns")
     for name, rows in metrics.breakdowns.items():

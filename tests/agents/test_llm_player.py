@@ -137,6 +137,7 @@ def test_static_episode_parses_fenced_json_and_resolves_a_near_miss(
         "entity": "steel soup spoon",
         "part": "handle",
         "how_to_use": "Slide the handle tip under the rim and lever the lid up.",
+        "fields": {"entity_as_written": "Steel Soup Spon", "part_as_written": "Handle"},  # for the official rule
     }
     assert record.completion_tokens == count_words(STATIC_REPLY)
     assert record.prompt_tokens > 100

@@ -59,15 +59,31 @@ PUBLIC: dict[str, Any] = {
         (
             'The spoon is rigid steel.\n```json\n{"gold_entity": "Steel Soup Spon", "gold_part": "Handle", '
             '"how_to_use": "wedge it"}\n```\nThat should work.',
-            Commit(entity="steel soup spoon", part="handle", how_to_use="wedge it"),
+            # the names as written stay beside the resolved ones: the official rule grades them
+            Commit(
+                entity="steel soup spoon",
+                part="handle",
+                how_to_use="wedge it",
+                fields={"entity_as_written": "Steel Soup Spon", "part_as_written": "Handle"},
+            ),
         ),
         (
             '{"entity": "the steel soup spoon", "part": "handle", "how": "lever"}',
-            Commit(entity="steel soup spoon", part="handle", how_to_use="lever"),
+            Commit(
+                entity="steel soup spoon",
+                part="handle",
+                how_to_use="lever",
+                fields={"entity_as_written": "the steel soup spoon"},
+            ),
         ),
         (
             '{"Gold Entity": "steel_soup_spoon", "Gold-Part": "bowl", "usage": "scoop"}',
-            Commit(entity="steel soup spoon", part="bowl", how_to_use="scoop"),
+            Commit(
+                entity="steel soup spoon",
+                part="bowl",
+                how_to_use="scoop",
+                fields={"entity_as_written": "steel_soup_spoon"},
+            ),
         ),
         (
             'Draft: {"gold_entity": "cotton tea towel", "gold_part": "cloth_body"}\nOn reflection the spoon is '
@@ -334,7 +350,7 @@ def test_parse_reply_dispatches_on_benchmark() -> None:
         entity="steel soup spoon"
     )
     assert parse_reply('{"entity": "steel soup spon"}', "creativity", PUBLIC, "static") == Commit(
-        entity="steel soup spoon"
+        entity="steel soup spoon", fields={"entity_as_written": "steel soup spon"}
     )
     # Unknown benchmarks read the env's own command forms.
     assert parse_reply("ask: Is it a film?", None, {}) == Ask(question="Is it a film?")

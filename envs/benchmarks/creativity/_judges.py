@@ -25,7 +25,7 @@ from lateralgym.envs._fields import snake
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._matching import content_stems, words
 from lateralgym.envs.benchmarks.creativity._lookup import TaskLookup, task_lookup
-from lateralgym.envs.benchmarks.creativity._official import grade_official, named_in_scene
+from lateralgym.envs.benchmarks.creativity._official import as_written, grade_official, named_in_scene
 from lateralgym.envs.benchmarks.creativity._options import CreativityOptions, Scoring
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity
 
@@ -200,7 +200,7 @@ def grades_by_rule(task: CreativityTask, commit: Commit) -> dict[str, AnswerFact
     then asks for every rule's facts: the last answer's facts are kept, so the second ask is free.
     """
     last = _last_grades[0]
-    key = (commit.entity, commit.part, commit.how_to_use)
+    key = (commit.entity, commit.part, commit.how_to_use, as_written(commit))
     if last is not None and last[0] is task and last[1] == key:
         return dict(last[2])
     lookup = task_lookup(task)
@@ -214,9 +214,10 @@ def grades_by_rule(task: CreativityTask, commit: Commit) -> dict[str, AnswerFact
     return dict(grades)
 
 
-_last_grades: list[tuple[CreativityTask, tuple[str | None, str | None, str | None], dict[str, AnswerFacts]] | None] = [
-    None
-]
+_GradedAnswer = tuple[str | None, str | None, str | None, tuple[str, str]]
+"""An answer as ``grades_by_rule`` recognises it: entity, part, how to use, and the names as written."""
+
+_last_grades: list[tuple[CreativityTask, _GradedAnswer, dict[str, AnswerFacts]] | None] = [None]
 """The last answer ``grades_by_rule`` graded (task by identity, the answer's fields, its facts: all frozen)."""
 
 

@@ -260,6 +260,11 @@ class CreativityScorer(Scorer[CreativityAnswer, dict[str, Any]]):
             scored.breakdowns[f"by_{factor}"] = self._breakdown(factor)
         return scored
 
+    def tries(self) -> list[list[bool]]:
+        """Each item's gold-correct tries over the episodes the run's scoring counts (``gold_correct_rate``'s),
+        for ``pass^k`` and ``pass@k``: under ``official`` and ``paper`` a dropped episode is no try."""
+        return [[a.gold for a in counted] for counted in self._counted().values()]
+
     def headline_terms(self) -> dict[str, ItemTerms]:
         """``score``'s headline as sums over items, for the bootstrap (``ItemTerms``)."""
         own = self.scoring()

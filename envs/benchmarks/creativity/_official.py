@@ -40,6 +40,12 @@ The quirks that follow, each pinned by a test (``tests/judges/test_official_crea
   keep our own ``hallucinated`` flag beside it (no scene entity matches the name, ``match_name``),
   which the official code has no counterpart for.
 
+The rule grades the entity and part **as the model wrote them** (``as_written``), as the official code
+reads them from the model's reply: our reply parser resolves a near-miss name to the scene's spelling
+(``LED bulbs``, ``the led_bulbs`` -> ``led_bulbs``) for ``paper`` and ``strict``, and keeps what was
+written in ``Commit.fields`` (``entity_as_written``, ``part_as_written``) for this rule, so Q6's raw
+comparison sees ``LED bulbs`` (wrong), and grounding starts from it too.
+
 Our loaders write part names (and ``judge_output`` keys) snake_case, as the release does; a release
 part name with parentheses or capitals would be compared in its snake_case form here.
 """
@@ -57,7 +63,10 @@ from lateralgym.envs.benchmarks.creativity._lookup import task_lookup
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
 
 __all__ = [
+    "WRITTEN_ENTITY",
+    "WRITTEN_PART",
     "OfficialGrade",
+    "as_written",
     "best_by_f1",
     "grade_official",
     "name_core",
@@ -68,6 +77,11 @@ __all__ = [
 
 _PARENTHESES = re.compile(r"\([^)]*\)")
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+
+WRITTEN_ENTITY = "entity_as_written"
+"""``Commit.fields`` key of the entity as the model wrote it, when the reply parser resolved it to another spelling."""
+WRITTEN_PART = "part_as_written"
+"""``Commit.fields`` key of the part as the model wrote it, when the reply parser resolved it to another spelling."""
 
 HALLUCINATION = "hallucination"
 """The official relation of an answer whose grounded part has no comparison in the release."""
@@ -200,9 +214,18 @@ def _names(task: CreativityTask) -> _Names:
     return _names_cache.get(task) or _names_cache.put(task, _Names(task))
 
 
+def as_written(commit: Commit) -> tuple[str, str]:
+    """The answer's entity and part as the model wrote them: what the reply parser kept in ``Commit.fields``
+    when it resolved a name to the scene's spelling, else the commit's own names (``""`` for none)."""
+    entity = commit.fields.get(WRITTEN_ENTITY, commit.entity)
+    part = commit.fields.get(WRITTEN_PART, commit.part)
+    return str(entity or ""), str(part or "")
+
+
 def grade_official(task: CreativityTask, commit: Commit) -> OfficialGrade:
-    """The official rule's verdict on ``commit`` (see the module docstring; quirks Q1-Q8 included)."""
-    predicted_entity, predicted_part = commit.entity or "", commit.part or ""
+    """The official rule's verdict on ``commit``, its names as written (see the module docstring; quirks
+    Q1-Q8 included)."""
+    predicted_entity, predicted_part = as_written(commit)
     gold_entity, gold_part = task.gold.entity, task.gold.part
     lookup = task_lookup(task)
     names = _names(task)

@@ -25,6 +25,7 @@ from lateralgym.envs._reply_text import (
     move_kind,
     normalised_keys,
 )
+from lateralgym.envs.benchmarks.creativity._official import WRITTEN_ENTITY, WRITTEN_PART
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
 
 # Our own wording of the paper's prompts (CreativityBench §5, App. E; the official
@@ -153,7 +154,10 @@ def _command(text: str) -> Inspect | Ask | Commit | None:
 
 
 def _resolve_names(action: Inspect | Ask | Commit, public: Mapping[str, Any]) -> Inspect | Ask | Commit:
-    """Replace near-miss entity and part names by the scene's spelling; keep unknown names as written."""
+    """Replace near-miss entity and part names by the scene's spelling; keep unknown names as written.
+
+    A commit keeps each name it had as written in ``fields`` (``entity_as_written``, ``part_as_written``)
+    when resolving changed it: the ``official`` rule grades what the model wrote (``_official.py``)."""
     entities = [str(e) for e in public.get("entities", [])]
     revealed: Mapping[str, Mapping[str, Any]] = public.get("revealed", {}) or {}
     if isinstance(action, Inspect):
@@ -163,7 +167,12 @@ def _resolve_names(action: Inspect | Ask | Commit, public: Mapping[str, Any]) ->
         part = action.part
         if part and entity in revealed:
             part = match_name(part, [str(p) for p in revealed[entity]]) or part
-        return action.model_copy(update={"entity": entity, "part": part})
+        written = dict(action.fields)
+        if entity != action.entity:
+            written[WRITTEN_ENTITY] = action.entity
+        if part != action.part and action.part is not None:
+            written[WRITTEN_PART] = action.part
+        return action.model_copy(update={"entity": entity, "part": part, "fields": written})
     return action
 
 

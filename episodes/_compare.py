@@ -42,6 +42,7 @@ from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLin
 from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import DEFAULT_MAX_ROUNDS, MetricsError, compute_metrics
 from lateralgym.episodes._moves import Moves, MovesTally
+from lateralgym.episodes._report_facts import judge_agreement
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -85,6 +86,8 @@ class RunRow(BaseModel):
     config: str = ""
     player: str = ""
     judge: str = ""
+    judge_agreement: str = ""
+    """The judge's measured agreement with people (its card), ``unmeasured``, or blank for exact grading."""
     dataset: str = ""
     created: str = ""
     episodes: int
@@ -434,6 +437,7 @@ def _row(run: _Run, resamples: int, seed: int, progress: Progress | None = None)
         config=(manifest.config if manifest else "") or (start.config if start else ""),
         player=(options.player if options else None) or (start.player if start else ""),
         judge=(options.judge if options else None) or (start.judge if start else ""),
+        judge_agreement=judge_agreement(run.record, metrics.benchmark, short=True) or "",
         dataset=manifest.dataset if manifest else "",
         created=manifest.created if manifest else "",
         episodes=metrics.episodes,

@@ -53,7 +53,8 @@ def leaderboard_cells(board: Leaderboard, all_metrics: bool = False) -> tuple[li
     metrics = _metric_columns(board, all_metrics)
     rows: list[list[str]] = []
     for row in board.rows:
-        facts = [row.run_id, row.benchmark + (f" ({row.mode})" if row.mode else ""), row.player, row.judge]
+        judge = row.judge + (f" ({row.judge_agreement})" if row.judge_agreement else "")
+        facts = [row.run_id, row.benchmark + (f" ({row.mode})" if row.mode else ""), row.player, judge]
         facts += [row.dataset, _episodes(row)]
         invalid = "" if row.invalid_rate is None else f"{100 * row.invalid_rate:.1f}%"
         validity = [row.constrained or "-", invalid]

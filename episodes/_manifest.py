@@ -27,6 +27,7 @@ from lateralgym.episodes._log import LOG_SCHEMA_VERSION, STEP_LOG
 from lateralgym.episodes._options import RecordedOptions, RunOptions
 from lateralgym.episodes._plan import EpisodeSpec
 from lateralgym.episodes._rundir import CONFIG_FILE, MANIFEST, SUMMARY, read_capped, refuse_links
+from lateralgym.judges import JudgeCard
 
 __all__ = [
     "MANIFEST_VERSION",
@@ -130,6 +131,8 @@ class Manifest(BaseModel):
     served: list[ServedModel] = Field(default_factory=list)
     """The local models (``local/`` specs) the run was served by: each file with its sha256 and the
     server's threads and context; a resume checks the file is still the same."""
+    judge_card: JudgeCard | None = None
+    """The judge's measured agreement with people (``--judge-card``), None: unmeasured."""
 
     @model_validator(mode="before")
     @classmethod

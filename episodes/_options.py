@@ -101,6 +101,10 @@ class RunOptions(BaseModel):
     check: bool = True
     """Before anything is made, ask each model server for its model list (free) and stop with
     ``EndpointCheckError`` when one is down or refuses the key."""
+    judge_card: Path | None = None
+    """A judge card (``lateralgym judges eval --save-card``) of the run's judge: it is checked against the
+    judge, benchmark and model file, copied into the manifest, and the report shows the judge's measured
+    agreement with people beside the judged scores."""
     stop_after_errors: int | None = STOP_AFTER_ERRORS
     """Stop after this many episodes in a row end in an error (None or 0: never); the rest stay for a resume."""
 

@@ -16,7 +16,7 @@ from lateralgym.episodes._log import Usage
 from lateralgym.episodes._manifest import RunRecord
 from lateralgym.episodes._metrics import RunMetrics
 
-__all__ = ["cost_text", "local_roles", "partial_warning", "run_facts", "usage_text"]
+__all__ = ["judge_agreement", "cost_text", "local_roles", "partial_warning", "run_facts", "usage_text"]
 
 _LOOPBACK = ("localhost", "::1", "0.0.0.0")
 
@@ -62,6 +62,29 @@ def partial_warning(run: RunRecord, metrics: RunMetrics) -> str | None:
     )
 
 
+def judge_agreement(run: RunRecord, benchmark: str, *, short: bool = False) -> str | None:
+    """How far the run's judge agrees with people: its card's figures (``--judge-card``), "unmeasured"
+    for a benchmark whose judges can be measured (it reads human-labelled judgements), None otherwise
+    (a judge that grades exactly, as the paper does)."""
+    from lateralgym.envs import ConfigError, get_benchmark
+
+    card = run.manifest.judge_card if run.manifest else None
+    if card is not None:
+        return card.short() if short else card.summary()
+    try:
+        measurable = bool(get_benchmark(benchmark).judging.judgement_formats)
+    except ConfigError:
+        return None
+    if not measurable:
+        return None
+    if short:
+        return "agreement with people unmeasured"
+    return (
+        "unmeasured: no judge card (measure it: lateralgym judges eval DATA --judge SPEC --save-card CARD, "
+        "then run with --judge-card CARD)"
+    )
+
+
 def run_facts(metrics: RunMetrics, run: RunRecord, usage: dict[str, Usage]) -> list[tuple[str, Any]]:
     """Rows for the report's header table: judge, dataset, episodes against the plan, use per role."""
     judge = (run.manifest.options.judge if run.manifest else None) or ""
@@ -71,6 +94,9 @@ def run_facts(metrics: RunMetrics, run: RunRecord, usage: dict[str, Usage]) -> l
         ("judge", f"{judge} ({note})" if note else judge),
         ("dataset", run.manifest.dataset if run.manifest else ""),
     ]
+    agreement = judge_agreement(run, metrics.benchmark)
+    if agreement is not None:
+        facts.append(("judge agreement with people", agreement))
     if planned is not None:
         state = "finished" if metrics.episodes >= planned else "partial"
         facts.append(("planned episodes", f"{planned} ({state}: {metrics.episodes} done)"))

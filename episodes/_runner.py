@@ -194,11 +194,14 @@ async def run_async(
             plan = plan_episodes(items, config.seed, options.limit, options.repeats)
         if not plan:
             raise ConfigError("nothing to run: the dataset is empty")
+        card = _judge_card(options, config.benchmark, raw_judge, served) if manifest is None else None
         if manifest is None:
             # created only now, so a run that fails to set up leaves no directory behind
             run_dir, run_id = new_run_dir(options.out, config.name, options.player, judge=raw_judge)
             _state.run_dir = run_dir
-            new = new_manifest(run_id, config, options, raw_judge, plan).model_copy(update={"served": served})
+            new = new_manifest(run_id, config, options, raw_judge, plan).model_copy(
+                update={"served": served, "judge_card": card}
+            )
             _start(run_dir, held, new, config, options.out)
         if any(getattr(owner, "client", None) is not None for owner in (factory, judge)):  # a model's
             from lateralgym.episodes._prompts_log import attach_prompt_store
@@ -219,6 +222,22 @@ async def run_async(
 
 def _local(spec: str | None) -> bool:
     return spec is not None and is_model_spec(spec) and ModelSpec.parse(spec).provider == LOCAL_PROVIDER
+
+
+def _judge_card(options: RunOptions, benchmark: str, judge: str, served: list[ServedModel]) -> Any:
+    """The ``--judge-card`` read and checked against the run's judge (None when none is given).
+
+    Raises:
+        ConfigError: the card is unreadable, or measured another judge, benchmark or model file.
+    """
+    if options.judge_card is None:
+        return None
+    from lateralgym.judges import check_card, read_card
+
+    card = read_card(options.judge_card)
+    model = next((m.sha256 for m in served if m.spec == judge), None)
+    check_card(card, judge=judge, benchmark=benchmark, model_sha256=model, path=options.judge_card)
+    return card
 
 
 def _served(factory: Any, judge: Any) -> list[ServedModel]:

@@ -29,6 +29,7 @@ from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLin
 from lateralgym.episodes._manifest import RunRecord, read_run
 from lateralgym.episodes._metrics import DuplicateEpisodes, MetricsError, RunMetrics, compute_metrics
 from lateralgym.episodes._moves import MovesTally
+from lateralgym.episodes._report_facts import judge_agreement
 from lateralgym.episodes._viewer_extras import reference_answers
 from lateralgym.episodes._viewer_pages import PAGE_SIZE, EpisodePages, pages_dir_for
 
@@ -186,6 +187,7 @@ def _header(run: RunRecord, start: EpisodeStart | None) -> dict[str, Any]:
             "benchmark": manifest.benchmark,
             "player": options.player,
             "judge": options.judge,
+            "judge_agreement": judge_agreement(run, manifest.benchmark),
             "dataset": manifest.dataset,
             "seed": manifest.seed,
             "limit": options.limit,

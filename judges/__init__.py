@@ -30,9 +30,11 @@ if TYPE_CHECKING:
         majority,
         quoted,
     )
+    from lateralgym.judges._cards import JudgeCard, check_card, make_card, read_card, write_card
     from lateralgym.judges._evaluation import (
         GroupAccuracy,
         JudgeEvaluation,
+        cohen_kappa,
         evaluate_judge,
         evaluate_judge_async,
         score_labels,
@@ -58,8 +60,10 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         "_asker",
     ),
     **dict.fromkeys(
-        ("GroupAccuracy", "JudgeEvaluation", "evaluate_judge", "evaluate_judge_async", "score_labels"), "_evaluation"
+        ("GroupAccuracy", "JudgeEvaluation", "cohen_kappa", "evaluate_judge", "evaluate_judge_async", "score_labels"),
+        "_evaluation",
     ),
+    **dict.fromkeys(("JudgeCard", "check_card", "make_card", "read_card", "write_card"), "_cards"),
     **dict.fromkeys(("HUMAN", "check_judge_spec", "llm_judge_for", "make_judge", "offline_judges"), "_factory"),
 }
 
@@ -70,12 +74,18 @@ __all__ = [
     "ANSWER_REASK",
     "HUMAN",
     "GroupAccuracy",
+    "JudgeCard",
     "JudgeEvaluation",
     "JUDGE_OPTIONS",
     "MAX_HISTORY",
     "MAX_QUESTION_CHARS",
     "LabelAsker",
+    "check_card",
     "check_judge_spec",
+    "cohen_kappa",
+    "make_card",
+    "read_card",
+    "write_card",
     "QA",
     "Judge",
     "JudgeReply",

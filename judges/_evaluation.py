@@ -10,7 +10,11 @@ guess, ``Judge.grade`` for an explanation), and scores its labels against the pe
 * precision, recall and F1 of the case's positive label (``yes``: the guess is confirmed; ``correct``:
   the explanation solves the puzzle), pooled over cases;
 * the majority baseline: the accuracy of always answering the most common label;
-* per group (a story): the accuracy, and their mean (every story weighing the same);
+* Cohen's kappa: agreement beyond what the two sides' label rates give by chance (``(p_o - p_e) /
+  (1 - p_e)``), on the compared labels; 0 is chance, 1 is full agreement;
+* the confusion matrix on the compared labels, and as labelled (people's labels as the file writes them,
+  ``Correct`` / ``Incorrect`` / ``Unknown``, against the judge's own, ``yes`` / ``no`` / ``irrelevant``);
+* per group (a story): the accuracy, their mean (every story weighing the same) and spread;
 * 95 % intervals: percentile bootstrap over cases (``resamples``, seeded), for every figure.
 
 A judge call that fails for good (``LateralGymError``: a server down after its retries, a request
@@ -32,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from lateralgym.envs import Commit, Judge, JudgeCase, LateralGymError
 
-__all__ = ["GroupAccuracy", "JudgeEvaluation", "evaluate_judge", "evaluate_judge_async", "score_labels"]
+__all__ = ["GroupAccuracy", "JudgeEvaluation", "cohen_kappa", "evaluate_judge", "evaluate_judge_async", "score_labels"]
 
 DEFAULT_RESAMPLES = 1000
 """Bootstrap resamples of the 95 % intervals."""
@@ -67,6 +71,8 @@ class JudgeEvaluation(BaseModel):
     f1: float | None
     majority: float | None
     """The accuracy of always answering the most common label (``majority_label``)."""
+    kappa: float | None = None
+    """Cohen's kappa of the compared labels (None when both sides use one label only)."""
     majority_label: str | None = None
     positive: str = "yes"
     """The positive label (the commonest across cases, when they differ)."""
@@ -76,7 +82,33 @@ class JudgeEvaluation(BaseModel):
     intervals: dict[str, tuple[float, float]] = Field(default_factory=dict)
     """95 % percentile bootstrap intervals over cases, by figure name."""
     confusion: dict[str, dict[str, int]] = Field(default_factory=dict)
-    """People's label -> judge's label -> cases."""
+    """People's label -> judge's label -> cases (compared labels)."""
+    confusion_as_labelled: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """People's label as the file writes it -> the judge's own label -> cases (three-way where the data is:
+    a file's Correct / Incorrect / Unknown against yes / no / irrelevant)."""
+
+    def group_spread(self) -> dict[str, float] | None:
+        """The per-group accuracies' standard deviation, minimum and maximum (None without groups)."""
+        if not self.groups:
+            return None
+        values = np.array([g.accuracy for g in self.groups])
+        return {"sd": float(values.std()), "min": float(values.min()), "max": float(values.max())}
+
+    def json_line(self) -> dict[str, Any]:
+        """``judges eval --json``: the headline, then kappa with its interval, the confusion matrices, the
+        mean group accuracy and its spread."""
+        low, high = self.intervals.get("kappa", (None, None))
+        return {
+            **self.headline(),
+            "kappa": self.kappa,
+            "kappa_low": low,
+            "kappa_high": high,
+            "majority_label": self.majority_label,
+            "confusion": self.confusion,
+            "confusion_as_labelled": self.confusion_as_labelled,
+            "mean_group_accuracy": self.mean_group_accuracy,
+            "group_spread": self.group_spread(),
+        }
 
     def headline(self) -> dict[str, Any]:
         """The one-line JSON figures: ``n``, ``accuracy``, ``precision``, ``recall``, ``f1``, ``majority``."""
@@ -107,7 +139,25 @@ def _figures(expected: np.ndarray, got: np.ndarray, positive: np.ndarray) -> dic
         if precision is None or recall is None
         else (2 * precision * recall / (precision + recall) if precision + recall else 0.0)
     )
-    return {"accuracy": _ratio(float(np.sum(right)), len(right)), "precision": precision, "recall": recall, "f1": f1}
+    return {
+        "accuracy": _ratio(float(np.sum(right)), len(right)),
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "kappa": cohen_kappa(expected, got),
+    }
+
+
+def cohen_kappa(expected: np.ndarray, got: np.ndarray) -> float | None:
+    """Cohen's kappa of two equally long arrays of labels: ``(p_o - p_e) / (1 - p_e)``, ``p_e`` from each
+    side's label rates; None when chance agreement is already total (both use one and the same label)."""
+    n = len(expected)
+    if not n:
+        return None
+    observed = float(np.mean(expected == got))
+    people, judge = Counter(expected.tolist()), Counter(got.tolist())
+    chance = sum(people[label] * judge[label] for label in people) / (n * n)
+    return None if chance >= 1.0 else (observed - chance) / (1.0 - chance)
 
 
 def score_labels(
@@ -137,6 +187,11 @@ def score_labels(
     for case, label in kept:
         row = confusion.setdefault(case.expected, {})
         row[label] = row.get(label, 0) + 1
+    as_labelled: dict[str, dict[str, int]] = {}
+    for case, raw in zip(cases, labels, strict=True):
+        if raw is not None:
+            row = as_labelled.setdefault(case.source or case.expected, {})
+            row[raw] = row.get(raw, 0) + 1
     intervals: dict[str, tuple[float, float]] = {}
     if len(kept) > 1 and resamples > 0:
         rng = np.random.default_rng(seed)
@@ -164,6 +219,7 @@ def score_labels(
         groups=groups,
         intervals=intervals,
         confusion=confusion,
+        confusion_as_labelled=as_labelled,
         **figures,
     )
 

@@ -41,7 +41,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         required=True,
         help="the judge: an offline judge's name, a model spec provider/model[?...], or local/NAME",
     )
-    evaluate.add_argument("--json", action="store_true", help='print one line: {"n", "accuracy", "precision", ...}')
+    evaluate.add_argument(
+        "--json",
+        action="store_true",
+        help='print one line: {"n", "accuracy", "precision", "recall", "f1", "majority", "kappa", "kappa_low", '
+        '"kappa_high", "confusion", ...}',
+    )
+    evaluate.add_argument(
+        "--save-card",
+        metavar="FILE",
+        help="write the judge's card (its spec, model file sha256, the data, n, accuracy and Cohen's kappa with "
+        "intervals, the majority baseline, the date): runs judged by it carry the card with --judge-card FILE, and "
+        "their reports show the judge's agreement with people",
+    )
     evaluate.add_argument("--format", metavar="NAME", help="skip detection: a format name (see above)")
     evaluate.add_argument("--benchmark", metavar="NAME", help="look among this benchmark's formats only")
     evaluate.add_argument(
@@ -120,8 +132,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_ALL_ERRORED
+    if args.save_card:
+        _save_card(result, args, unit.name, path)
     if args.json:
-        print(json.dumps(result.headline()))
+        print(json.dumps(result.json_line()))
     else:
         note = judge_note(unit.name, args.judge)
         if note:
@@ -135,6 +149,22 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         )
         return EXIT_SOME_ERRORED
     return EXIT_OK
+
+
+def _save_card(result: Any, args: argparse.Namespace, benchmark: str, data: Path) -> None:
+    """Write the judge card ``--save-card`` names (its model file's sha256 for a ``local/`` judge)."""
+    from lateralgym.agents import served_models
+    from lateralgym.judges import make_card, write_card
+
+    served = {model.spec: model.sha256 for model in served_models()}
+    card = make_card(result, judge=args.judge, benchmark=benchmark, data=data, model_sha256=served.get(args.judge))
+    target = Path(args.save_card)
+    try:
+        write_card(card, target)
+    except OSError as exc:
+        raise LateralGymError(f"--save-card {target}: cannot write it ({exc.strerror or exc})") from None
+    if not args.json:
+        print(f"wrote the judge card {target}: {card.summary()}")
 
 
 def _fraction(value: float | None) -> str:
@@ -153,8 +183,15 @@ def _render(result: Any) -> str:
         label = f"{name} ({result.positive})" if name in ("precision", "recall", "f1") else name
         lines.append(f"  {label:<20} {_fraction(getattr(result, name))}{interval}")
     lines.append(f"  {'majority baseline':<20} {_fraction(result.majority)}  (always {result.majority_label!r})")
+    low_high = result.intervals.get("kappa")
+    interval = f"  95% [{low_high[0]:.4f}, {low_high[1]:.4f}]" if low_high else ""
+    lines.append(f"  {'Cohen kappa':<20} {_fraction(result.kappa)}{interval}  (0: chance agreement)")
     if result.mean_group_accuracy is not None:
-        lines.append(f"  {'mean group accuracy':<20} {_fraction(result.mean_group_accuracy)} over {len(result.groups)}")
+        spread = result.group_spread()
+        lines.append(
+            f"  {'mean group accuracy':<20} {_fraction(result.mean_group_accuracy)} over {len(result.groups)}"
+            + (f"  (sd {spread['sd']:.3f}, {spread['min']:.3f} to {spread['max']:.3f})" if spread else "")
+        )
     lines.append(
         "  confusion (people -> judge): "
         + "; ".join(
@@ -162,6 +199,14 @@ def _render(result: Any) -> str:
             for expected, row in sorted(result.confusion.items())
         )
     )
+    if result.confusion_as_labelled != result.confusion:
+        lines.append(
+            "  as labelled (people's label -> judge's own): "
+            + "; ".join(
+                f"{expected}: " + ", ".join(f"{got} {n}" for got, n in sorted(row.items()))
+                for expected, row in sorted(result.confusion_as_labelled.items())
+            )
+        )
     if result.groups:
         lines.append("  per group:")
         width = max(len(g.group) for g in result.groups)

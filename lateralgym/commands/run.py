@@ -73,6 +73,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument("--judge-base-url", metavar="URL", help="server for the LLM judge if it differs from --base-url")
     run.add_argument("--judge-samples", type=int, metavar="K", help="LLM judge: majority vote of K samples (default 1)")
     run.add_argument(
+        "--judge-card",
+        metavar="FILE",
+        help="the judge's card from 'lateralgym judges eval DATA --judge SPEC --save-card FILE': checked against the "
+        "run's judge, kept in the manifest; report, view and compare show its measured agreement with people",
+    )
+    run.add_argument(
         "--llm-concurrency",
         type=int,
         metavar="N",
@@ -265,6 +271,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         player=player,
         judge=args.judge,
         judge_samples=args.judge_samples,
+        judge_card=Path(args.judge_card) if args.judge_card else None,
         limit=args.limit,
         repeats=args.repeats,
         concurrency=args.concurrency,

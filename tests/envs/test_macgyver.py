@@ -177,6 +177,7 @@ def test_judges_are_measured_against_the_releases_annotations(
     # the reference judge: efficient plan correct; charger wrong; "not possible" correct; the sock plan on an
     # unsolvable problem wrong about solvability: all four agree with people
     figures = json.loads(capsys.readouterr().out)
-    assert figures == {"n": 4, "accuracy": 1.0, "precision": 1.0, "recall": 1.0, "f1": 1.0, "majority": 0.5}
+    headline = {k: figures[k] for k in ("n", "accuracy", "precision", "recall", "f1", "majority")}
+    assert headline == {"n": 4, "accuracy": 1.0, "precision": 1.0, "recall": 1.0, "f1": 1.0, "majority": 0.5}
     assert main(["judges", "eval", str(path), "--judge", "reference"]) == 2
     assert "--items problem_solution_pair.xlsx" in capsys.readouterr().err

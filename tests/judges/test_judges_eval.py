@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from llm_server import Fault, ScriptedLLMServer
 
@@ -98,8 +99,18 @@ def test_the_json_line_of_the_reference_judge(tmp_path: Path, capsys: pytest.Cap
     folder = write_english(tmp_path / "en")
     assert main(["judges", "eval", str(folder), "--judge", "reference", "--json"]) == 0
     line = capsys.readouterr().out.strip()
-    assert json.loads(line) == pytest.approx(EXPECTED) and "\n" not in line
-    assert list(json.loads(line)) == ["n", "accuracy", "precision", "recall", "f1", "majority"]
+    data = json.loads(line)
+    assert {k: data[k] for k in EXPECTED} == pytest.approx(EXPECTED) and "\n" not in line
+    assert list(data)[:6] == ["n", "accuracy", "precision", "recall", "f1", "majority"]
+    # people yes 4 / no 4, judge yes 4 / no 4: p_o 6/8, p_e 1/2, kappa (0.75 - 0.5) / 0.5
+    assert data["kappa"] == pytest.approx(0.5) and data["kappa_low"] <= 0.5 <= data["kappa_high"]
+    assert data["confusion"] == {"yes": {"yes": 3, "no": 1}, "no": {"no": 3, "yes": 1}}
+    assert data["confusion_as_labelled"] == {  # three-way: people's own labels against the judge's own
+        "Correct": {"yes": 3, "no": 1},
+        "Incorrect": {"no": 1, "irrelevant": 1, "yes": 1},
+        "Unknown": {"no": 1},
+    }
+    assert data["group_spread"] == pytest.approx({"sd": 1 / 6, "min": 0.5, "max": 5 / 6})
 
 
 def test_the_report_has_intervals_the_baseline_and_per_story_accuracy(
@@ -154,7 +165,7 @@ def test_an_llm_judge_over_the_loopback_server(tmp_path: Path, capsys: pytest.Ca
     assert code == 0
     # TP 3, FN 1 (the one "no"), TN 4 (irrelevant reads as not confirmed), FP 0
     figures = json.loads(capsys.readouterr().out)
-    assert figures == pytest.approx(
+    assert {k: figures[k] for k in ("n", "accuracy", "precision", "recall", "f1", "majority")} == pytest.approx(
         {"n": 8, "accuracy": 7 / 8, "precision": 1.0, "recall": 0.75, "f1": 1.5 / 1.75, "majority": 0.5}
     )
     asked = [r.body for r in server.requests if r.method == "POST"]
@@ -244,3 +255,63 @@ def test_bad_data_is_one_line_that_says_what_to_do(tmp_path: Path, capsys: pytes
     assert main(["judges", "eval", str(tmp_path / "other.txt"), "--judge", "reference"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pass --format" in err
+
+
+def test_cohen_kappa_by_hand() -> None:
+    from lateralgym.judges import cohen_kappa
+
+    people = np.array(["yes", "yes", "no", "no", "no", "irrelevant"], dtype=object)
+    judge = np.array(["yes", "no", "no", "no", "yes", "irrelevant"], dtype=object)
+    # p_o 4/6; p_e (2*2 + 3*3 + 1*1) / 36 = 14/36
+    assert cohen_kappa(people, judge) == pytest.approx((4 / 6 - 14 / 36) / (1 - 14 / 36))
+    assert cohen_kappa(people, people) == pytest.approx(1.0)
+    assert cohen_kappa(np.array(["no"] * 3, dtype=object), np.array(["no"] * 3, dtype=object)) is None
+
+
+def test_a_saved_card_travels_with_a_run_into_its_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write_english(tmp_path / "en")
+    card_path = tmp_path / "reference.card.json"
+    assert main(["judges", "eval", str(folder), "--judge", "reference", "--save-card", str(card_path)]) == 0
+    assert "wrote the judge card" in capsys.readouterr().out
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    assert card["judge"] == "reference" and card["benchmark"] == "splat" and card["n"] == 8
+    assert card["kappa"] == pytest.approx(0.5) and card["accuracy"] == pytest.approx(0.75)
+    assert card["majority"] == pytest.approx(0.5) and len(card["data_sha256"]) == 64
+    runs = tmp_path / "runs"
+    common = ["--player", "heuristic", "--limit", "2", "--no-progress", "--out", str(runs)]
+    assert main(["run", "splat", *common, "--judge-card", str(card_path)]) == 0
+    (carded,) = runs.iterdir()
+    assert main(["report", str(carded)]) == 0
+    report = (carded / "report.md").read_text(encoding="utf-8")
+    assert "judge reference agrees with people on turtlebench (en, n=8" in report and "Cohen's kappa 0.500" in report
+    assert main(["run", "splat", *common]) == 0
+    (plain,) = [r for r in runs.iterdir() if r != carded]
+    assert main(["report", str(plain)]) == 0
+    assert "unmeasured: no judge card" in (plain / "report.md").read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["compare", str(carded), str(plain)]) == 0
+    out = capsys.readouterr().out
+    assert "kappa 0.500" in out and "unmeasured" in out
+
+
+def test_a_card_of_another_judge_or_data_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write_english(tmp_path / "en")
+    card_path = tmp_path / "card.json"
+    assert main(["judges", "eval", str(folder), "--judge", "reference", "--json", "--save-card", str(card_path)]) == 0
+    capsys.readouterr()
+    runs = tmp_path / "runs"
+    common = ["--player", "random", "--limit", "1", "--no-progress", "--out", str(runs)]
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    other = tmp_path / "other.json"
+    for changed, message in (
+        ({"judge": "reference-embed"}, "measured the judge 'reference-embed'"),
+        ({"benchmark": "arbench-sp"}, "measured a judge of arbench-sp"),
+    ):
+        other.write_text(json.dumps({**card, **changed}), encoding="utf-8")
+        assert main(["run", "splat", *common, "--judge-card", str(other)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1
+    other.write_text('{"kind": "something else"}', encoding="utf-8")
+    assert main(["run", "splat", *common, "--judge-card", str(other)]) == 2
+    assert "not a judge card" in capsys.readouterr().err
+    assert not runs.exists() or not any(runs.iterdir())  # a refused card leaves no run directory behind

@@ -19,14 +19,14 @@ import time
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
 import openai
 import pydantic
 
-from lateralgym.agents._http_transport import RequestTransport
+from lateralgym.agents._http_transport import RefusedResponseError, RequestTransport
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_secrets import conventional_key_values, url_secrets
 from lateralgym.agents._llm_spec import ModelSpec
@@ -563,6 +563,11 @@ def normalise_embeddings(response: Any, expected: int) -> tuple[list[list[float]
 
 def classify(exc: BaseException) -> Failure:
     """Sort an exception from either library into retryable or final."""
+    refused = _caused_by(exc, RefusedResponseError)
+    if refused is not None:
+        # A body past the size cap, or compressed: the SDK reports whatever its read raised as a
+        # connection error; it is a malformed reply, and its own words say why.
+        return Failure("malformed", None, True, None, f"{type(refused).__name__}: {refused}")
     detail = f"{type(exc).__name__}: {exc}"
     retry_after = retry_after_seconds(exc)
     if isinstance(exc, (TimeoutError, openai.APITimeoutError)):
@@ -589,6 +594,21 @@ def classify(exc: BaseException) -> Failure:
         retryable = status in _RETRYABLE_STATUS or status >= 500
         return Failure("http", status, retryable, retry_after, detail)
     return Failure("error", None, False, retry_after, detail)
+
+
+_E = TypeVar("_E", bound=BaseException)
+
+
+def _caused_by(exc: BaseException, kind: type[_E]) -> _E | None:
+    """``exc`` or the exception it was raised from (or while handling) that is a ``kind``, if any."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _decode_failure(exc: BaseException) -> bool:

@@ -1,5 +1,5 @@
-"""The HTTP transport of the model clients: ``httpx``'s own, with a request sent in one write and a
-bounded response.
+"""The HTTP transport of the model clients: ``httpx``'s own, with a request sent in one write, a
+bounded response, and the environment's proxies.
 
 ``httpcore`` writes a request's head and its body to the socket separately, and walks its pool's
 idle connections asking each whether the server closed it (``is_readable``) whenever a request
@@ -18,13 +18,19 @@ Every response is bounded (``BoundedTransport``): a body stops being read past
 and is asked for, and accepted, uncompressed only (a compressed body's expanded size is unknown until
 it is expanded). Either refusal raises ``RefusedResponseError``, which the client counts as a
 malformed reply.
+
+A client given a transport of its own is given no proxy by ``httpx``, so the environment's proxies
+(``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) are mounted here (``proxy_mounts``), as
+``httpx`` mounts them for a client without one: ``httpx``'s own proxy transports, bounded.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import ssl
 import typing
+import urllib.request
 from collections.abc import AsyncIterator
 
 import httpcore
@@ -36,6 +42,8 @@ __all__ = [
     "BoundedTransport",
     "RefusedResponseError",
     "RequestTransport",
+    "environment_proxies",
+    "proxy_mounts",
 ]
 
 MAX_RESPONSE_BYTES = 8 << 20
@@ -347,3 +355,54 @@ class RequestTransport(BoundedTransport):
             http2=False,
             network_backend=_Backend(),
         )
+
+
+def environment_proxies() -> dict[str, str | None]:
+    """The environment's proxies as ``httpx`` reads them for a client with ``trust_env`` (its
+    ``get_environment_proxies``, which is private): URL pattern -> proxy URL, or ``None`` for the hosts
+    ``NO_PROXY`` exempts (``NO_PROXY=*``: no proxy at all).
+
+    ``HTTP_PROXY``, ``HTTPS_PROXY`` and ``ALL_PROXY`` (either case, lower case first, as
+    ``urllib.request.getproxies`` reads them, with the system's settings on macOS and Windows) give the
+    proxies of ``http://``, ``https://`` and all URLs; each ``NO_PROXY`` entry exempts a URL pattern
+    (``scheme://host``), an address, ``localhost``, or a domain and its subdomains (``example.com``;
+    ``.example.com``: its subdomains only).
+    """
+    found = urllib.request.getproxies()
+    patterns: dict[str, str | None] = {}
+    for scheme in ("http", "https", "all"):
+        if found.get(scheme):
+            url = found[scheme]
+            patterns[f"{scheme}://"] = url if "://" in url else f"http://{url}"
+    for host in (entry.strip() for entry in found.get("no", "").split(",")):
+        if host == "*":
+            return {}
+        if not host:
+            continue
+        if "://" in host:
+            patterns[host] = None
+        elif _is_ip(host, 4) or host.lower() == "localhost":
+            patterns[f"all://{host}"] = None
+        elif _is_ip(host, 6):
+            patterns[f"all://[{host}]"] = None
+        else:
+            patterns[f"all://*{host}"] = None
+    return patterns
+
+
+def _is_ip(host: str, version: int) -> bool:
+    try:
+        return ipaddress.ip_address(host.split("/")[0]).version == version
+    except ValueError:
+        return False
+
+
+def proxy_mounts(ssl_context: ssl.SSLContext, limits: httpx.Limits) -> dict[str, httpx.AsyncBaseTransport | None]:
+    """The ``mounts`` that route a client's requests through the environment's proxies
+    (``environment_proxies``), each a ``BoundedTransport`` through its proxy; ``None`` for an exempt
+    pattern (the client's own transport). Read when called: a client made later sees a later environment.
+    """
+    return {
+        pattern: None if url is None else BoundedTransport(proxy=url, verify=ssl_context, limits=limits)
+        for pattern, url in environment_proxies().items()
+    }

@@ -26,7 +26,7 @@ import httpx
 import openai
 import pydantic
 
-from lateralgym.agents._http_transport import RefusedResponseError, RequestTransport
+from lateralgym.agents._http_transport import RefusedResponseError, RequestTransport, proxy_mounts
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_secrets import conventional_key_values, url_secrets
 from lateralgym.agents._llm_spec import ModelSpec
@@ -219,9 +219,17 @@ class OpenAIBackend:
     types: an HTTP error raises ``openai.APIStatusError`` as ``create`` does) but skips its typed
     parameter transform and response models: the body is sent as built and the reply's JSON is read
     once, here (``normalise_reply``), which halves the SDK's CPU per call.
+
+    Requests go through the environment's proxies (``HTTP_PROXY``, ``NO_PROXY``, ...) as ``httpx``'s
+    would, unless ``direct``; every response is bounded (``_http_transport``).
+
+    Args:
+        spec: The model's spec.
+        direct: Never through a proxy.
     """
 
-    def __init__(self, spec: ModelSpec) -> None:
+    def __init__(self, spec: ModelSpec, *, direct: bool = False) -> None:
+        self._direct = direct
         _require_key(spec)  # fail at construction, not at the first call
         self.spec = spec
         self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Pools] = weakref.WeakKeyDictionary()
@@ -239,9 +247,14 @@ class OpenAIBackend:
         base_url, query = _split_query(self.spec.base_url)
         limits = httpx.Limits(max_connections=1000, max_keepalive_connections=POOL_REQUESTS)
         if _SDK_ON_HTTPX:
-            # the SDK's defaults, with a pool of our size whose connections send a request in one write
+            # the SDK's defaults, with a pool of our size whose connections send a request in one write; a
+            # client given a transport is given no proxy by httpx: the environment's are mounted here
+            ssl_context = self._ssl_context()
             http = openai.DefaultAsyncHttpxClient(
-                limits=limits, verify=self._ssl_context(), transport=RequestTransport(self._ssl_context(), limits)
+                limits=limits,
+                verify=ssl_context,
+                transport=RequestTransport(ssl_context, limits),
+                mounts=None if self._direct else proxy_mounts(ssl_context, limits),
             )
         else:  # an SDK on an HTTP library of its own (openai 3 on httpx2): its transport, its request path
             http = openai.DefaultAsyncHttpxClient(limits=limits, verify=self._ssl_context())
@@ -441,9 +454,10 @@ class LiteLLMBackend:
         return _secrets(self.spec, litellm_lookup=True)
 
 
-def make_backend(spec: ModelSpec) -> Backend:
-    """The backend the spec asks for."""
-    return OpenAIBackend(spec) if spec.backend == "openai" else LiteLLMBackend(spec)
+def make_backend(spec: ModelSpec, *, direct: bool = False) -> Backend:
+    """The backend the spec asks for; ``direct``: never through a proxy (the ``openai`` backend's
+    requests; litellm's clients are its own)."""
+    return OpenAIBackend(spec, direct=direct) if spec.backend == "openai" else LiteLLMBackend(spec)
 
 
 def normalise_reply(response: Any, model: str) -> ModelCall:

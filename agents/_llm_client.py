@@ -133,7 +133,8 @@ class LLMClient:
 
             self.local = serve(self.spec)
             self.spec = self.spec.model_copy(update={"base_url": self.local.base_url})
-        self._backend: Backend = make_backend(self.spec)
+        # a local server's key and prompts never leave the machine through a proxy
+        self._backend: Backend = make_backend(self.spec, direct=self.local is not None)
         self.cache = ResponseCache(Path(cache_dir) if cache_dir is not None else Path.cwd() / DEFAULT_CACHE_DIR)
         self.use_cache = use_cache
         self._limiter = ConcurrencyLimiter(concurrency) if isinstance(concurrency, int) else concurrency

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forward_proxy import ForwardProxy
 from local_stand_in import reply_for, stand_in_command
 
 from lateralgym.agents import (
@@ -184,6 +185,21 @@ def test_one_server_is_shared_between_roles_and_stopped_at_the_end(stand_in: Pat
         assert len(served_models()) == 1
     assert wait_gone(pid) and served_models() == []
     player.close()
+
+
+def test_a_local_model_is_never_reached_through_a_proxy(stand_in: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its key and prompts stay on this machine, whatever proxy the environment names.
+    proxy = ForwardProxy()
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    monkeypatch.setenv("NO_PROXY", "")
+    try:
+        with serving():
+            client = LLMClient("local/stand-in")
+            assert client.complete_sync("hello").text and client.complete_sync("again", use_cache=False).text
+            client.close()
+    finally:
+        proxy.stop()
+    assert proxy.relayed == []
 
 
 def test_a_run_records_the_model_file_and_constrains_every_move(stand_in: Path, tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ from lateralgym.agents._llm_errors import LLMCallError, LLMConfigError, LLMError
 from lateralgym.agents._llm_secrets import display_url, redact, safe_spec, scrub_credentials
 from lateralgym.agents._llm_spec import GENERATION_KEYS, LOCAL_PROVIDER, ModelSpec, OptionParser, is_model_spec
 from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
+from lateralgym.agents._local_identity import LocalServerIdentityError
 from lateralgym.agents._local_model import (
     LOCAL_INSTALL_HINT,
     LocalModelServer,
@@ -112,6 +113,7 @@ __all__ = [
     "LOCAL_INSTALL_HINT",
     "LocalModel",
     "LocalModelError",
+    "LocalServerIdentityError",
     "LocalModelServer",
     "MalformedReplyError",
     "ModelSpec",

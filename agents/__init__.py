@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from lateralgym.agents._llm_secrets import display_url, redact, safe_spec, scrub_credentials
     from lateralgym.agents._llm_spec import GENERATION_KEYS, LOCAL_PROVIDER, ModelSpec, OptionParser, is_model_spec
     from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
+    from lateralgym.agents._local_identity import LocalServerIdentityError
     from lateralgym.agents._local_model import (
         LOCAL_INSTALL_HINT,
         LocalModelServer,
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
     from lateralgym.agents._speed import Speed, measure_speed
 
 _LAZY = {  # name -> the module that defines it, imported on first use
+    "LocalServerIdentityError": "_local_identity",
     **dict.fromkeys(("AUX_OPTIONS", "aux_prompt", "with_aux"), "_aux"),
     **dict.fromkeys(("Agent", "PlayedTurn"), "_base"),
     **dict.fromkeys(
@@ -157,6 +159,7 @@ __all__ = [
     "LOCAL_INSTALL_HINT",
     "LocalModel",
     "LocalModelError",
+    "LocalServerIdentityError",
     "LocalModelServer",
     "MalformedReplyError",
     "ModelSpec",

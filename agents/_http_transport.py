@@ -1,4 +1,5 @@
-"""The HTTP transport of the model clients: ``httpx``'s own, with a request sent in one write.
+"""The HTTP transport of the model clients: ``httpx``'s own, with a request sent in one write, a
+bounded response, and the environment's proxies.
 
 ``httpcore`` writes a request's head and its body to the socket separately, and walks its pool's
 idle connections asking each whether the server closed it (``is_readable``) whenever a request
@@ -10,20 +11,45 @@ whole attribute table, with a ``getpeername`` system call, to find the socket it
 error mapping) over streams that hold what is written until the response is read, and keep their
 socket at hand. It speaks HTTP/1.1 only, request then response, which is all the chat and
 embeddings endpoints use: a stream that writes and never reads (an upgraded connection) would hold
-its bytes, so it is not for those. Proxies from the environment are ``httpx``'s own transports.
+its bytes, so it is not for those.
+
+Every response is bounded (``BoundedTransport``): a body stops being read past
+``MAX_RESPONSE_BYTES`` (a server sending without end would otherwise grow memory until the timeout),
+and is asked for, and accepted, uncompressed only (a compressed body's expanded size is unknown until
+it is expanded). Either refusal raises ``RefusedResponseError``, which the client counts as a
+malformed reply.
+
+A client given a transport of its own is given no proxy by ``httpx``, so the environment's proxies
+(``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) are mounted here (``proxy_mounts``), as
+``httpx`` mounts them for a client without one: ``httpx``'s own proxy transports, bounded.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import ssl
 import typing
+import urllib.request
+from collections.abc import AsyncIterator
 
 import httpcore
 import httpx
 from httpcore import AsyncNetworkStream
 
-__all__ = ["RequestTransport"]
+__all__ = [
+    "MAX_RESPONSE_BYTES",
+    "BoundedTransport",
+    "RefusedResponseError",
+    "RequestTransport",
+    "environment_proxies",
+    "proxy_mounts",
+]
+
+MAX_RESPONSE_BYTES = 8 << 20
+"""The most of a response body read (8 MiB). A reply is cut to its role's cap after it is read (200,000
+characters at most: 2.4 MB even were each one a JSON ``\\u`` escape pair), and a batch of 128 embeddings
+of 3,072 numbers is ~6 MB: a body past this is no answer."""
 
 _HELD_BYTES = 1 << 16
 """A write that would hold more than this is sent at once (with what is held): a large body
@@ -243,16 +269,82 @@ class _Backend(httpcore.AsyncNetworkBackend):
         await asyncio.sleep(seconds)
 
 
-class RequestTransport(httpx.AsyncHTTPTransport):
-    """``httpx.AsyncHTTPTransport`` (HTTP/1.1, no proxy) whose connections send a request in one write.
+class RefusedResponseError(Exception):
+    """A response the transport stopped reading: a body past ``MAX_RESPONSE_BYTES``, or a compressed one."""
+
+
+class _BoundedStream(httpx.AsyncByteStream):
+    """A response body that raises ``RefusedResponseError`` once more than ``limit`` bytes came in."""
+
+    def __init__(self, stream: httpx.AsyncByteStream, limit: int) -> None:
+        self._stream = stream
+        self._limit = limit
+        self.received = 0
+        """Bytes of the body read so far (at most ``limit`` plus one read)."""
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._stream:
+            self.received += len(chunk)
+            if self.received > self._limit:
+                raise RefusedResponseError(
+                    f"the response body passed {self._limit:,} bytes ({self._limit >> 20} MiB) and was not read "
+                    "further: no reply is that long"
+                )
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()  # a body not read to its end closes its connection (httpcore)
+
+
+class BoundedTransport(httpx.AsyncHTTPTransport):
+    """``httpx.AsyncHTTPTransport`` whose responses come uncompressed and stop at ``max_bytes``.
+
+    A request asks for its response uncompressed (``Accept-Encoding: identity``); a response compressed
+    anyway, or whose ``Content-Length`` is past ``max_bytes``, is refused before its body is read, and a
+    body that grows past ``max_bytes`` while it streams in is refused there, its connection closed.
+    Refusals raise ``RefusedResponseError`` from the body's read (``Response.aread``), or from
+    ``handle_async_request`` for those seen in the head.
+
+    Args:
+        max_bytes: The most of a body read (``MAX_RESPONSE_BYTES``).
+        **settings: ``httpx.AsyncHTTPTransport``'s (``verify``, ``limits``, ``proxy``, ...).
+    """
+
+    def __init__(self, *, max_bytes: int = MAX_RESPONSE_BYTES, **settings: typing.Any) -> None:
+        super().__init__(**settings)
+        self.max_bytes = max_bytes
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.headers["Accept-Encoding"] = "identity"
+        response = await super().handle_async_request(request)
+        encoding = response.headers.get("Content-Encoding", "").strip().lower()
+        length = response.headers.get("Content-Length", "").strip()
+        refusal = None
+        if encoding not in ("", "identity"):
+            refusal = f"the response came {encoding}-compressed though asked for uncompressed: its size is unknown"
+        elif length.isdigit() and int(length) > self.max_bytes:
+            refusal = f"the response announced a body of {int(length):,} bytes, past the {self.max_bytes:,} read"
+        if refusal is not None:
+            await response.aclose()
+            raise RefusedResponseError(refusal)
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        response.stream = _BoundedStream(response.stream, self.max_bytes)
+        return response
+
+
+class RequestTransport(BoundedTransport):
+    """``BoundedTransport`` (HTTP/1.1, no proxy) whose connections send a request in one write.
 
     Args:
         ssl_context: The TLS context of every connection.
         limits: The pool's limits (connections, keep-alive connections and their expiry).
+        max_bytes: The most of a response body read.
     """
 
-    def __init__(self, ssl_context: ssl.SSLContext, limits: httpx.Limits) -> None:
-        super().__init__(verify=ssl_context, limits=limits)
+    def __init__(
+        self, ssl_context: ssl.SSLContext, limits: httpx.Limits, *, max_bytes: int = MAX_RESPONSE_BYTES
+    ) -> None:
+        super().__init__(verify=ssl_context, limits=limits, max_bytes=max_bytes)
         # The pool httpx built, rebuilt with the same settings over our streams.
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=ssl_context,
@@ -263,3 +355,54 @@ class RequestTransport(httpx.AsyncHTTPTransport):
             http2=False,
             network_backend=_Backend(),
         )
+
+
+def environment_proxies() -> dict[str, str | None]:
+    """The environment's proxies as ``httpx`` reads them for a client with ``trust_env`` (its
+    ``get_environment_proxies``, which is private): URL pattern -> proxy URL, or ``None`` for the hosts
+    ``NO_PROXY`` exempts (``NO_PROXY=*``: no proxy at all).
+
+    ``HTTP_PROXY``, ``HTTPS_PROXY`` and ``ALL_PROXY`` (either case, lower case first, as
+    ``urllib.request.getproxies`` reads them, with the system's settings on macOS and Windows) give the
+    proxies of ``http://``, ``https://`` and all URLs; each ``NO_PROXY`` entry exempts a URL pattern
+    (``scheme://host``), an address, ``localhost``, or a domain and its subdomains (``example.com``;
+    ``.example.com``: its subdomains only).
+    """
+    found = urllib.request.getproxies()
+    patterns: dict[str, str | None] = {}
+    for scheme in ("http", "https", "all"):
+        if found.get(scheme):
+            url = found[scheme]
+            patterns[f"{scheme}://"] = url if "://" in url else f"http://{url}"
+    for host in (entry.strip() for entry in found.get("no", "").split(",")):
+        if host == "*":
+            return {}
+        if not host:
+            continue
+        if "://" in host:
+            patterns[host] = None
+        elif _is_ip(host, 4) or host.lower() == "localhost":
+            patterns[f"all://{host}"] = None
+        elif _is_ip(host, 6):
+            patterns[f"all://[{host}]"] = None
+        else:
+            patterns[f"all://*{host}"] = None
+    return patterns
+
+
+def _is_ip(host: str, version: int) -> bool:
+    try:
+        return ipaddress.ip_address(host.split("/")[0]).version == version
+    except ValueError:
+        return False
+
+
+def proxy_mounts(ssl_context: ssl.SSLContext, limits: httpx.Limits) -> dict[str, httpx.AsyncBaseTransport | None]:
+    """The ``mounts`` that route a client's requests through the environment's proxies
+    (``environment_proxies``), each a ``BoundedTransport`` through its proxy; ``None`` for an exempt
+    pattern (the client's own transport). Read when called: a client made later sees a later environment.
+    """
+    return {
+        pattern: None if url is None else BoundedTransport(proxy=url, verify=ssl_context, limits=limits)
+        for pattern, url in environment_proxies().items()
+    }

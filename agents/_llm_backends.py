@@ -19,14 +19,14 @@ import time
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
 import openai
 import pydantic
 
-from lateralgym.agents._http_transport import RequestTransport
+from lateralgym.agents._http_transport import RefusedResponseError, RequestTransport, proxy_mounts
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_secrets import conventional_key_values, url_secrets
 from lateralgym.agents._llm_spec import ModelSpec
@@ -84,7 +84,7 @@ class Backend(Protocol):
         ...
 
 
-def _require_key(spec: ModelSpec, *, own_lookup: bool = False) -> str | None:
+def _require_key(spec: ModelSpec, *, own_lookup: bool = False, given: str | None = None) -> str | None:
     """The key to send, the placeholder for a keyless ``base_url`` server, or a clear error.
 
     Args:
@@ -92,7 +92,10 @@ def _require_key(spec: ModelSpec, *, own_lookup: bool = False) -> str | None:
         own_lookup: The library finds a key itself when none is given (litellm reads the
             provider's ``ANTHROPIC_API_KEY``, ``HOSTED_VLLM_API_KEY``, ...): with no variable
             named, send nothing rather than a placeholder over that lookup.
+        given: A key the caller holds (a ``local/`` server's own), sent whatever the spec says.
     """
+    if given is not None:
+        return given
     if own_lookup and spec.api_key_env is None:
         return None
     key = spec.read_api_key()
@@ -108,10 +111,10 @@ def _require_key(spec: ModelSpec, *, own_lookup: bool = False) -> str | None:
     return None
 
 
-def _secrets(spec: ModelSpec, *, litellm_lookup: bool) -> list[str | None]:
-    """The key as the environment holds it now, credentials in ``base_url`` and, when litellm looks
-    the key up itself, every provider key variable it might have read."""
-    found: list[str | None] = [spec.read_api_key(), *url_secrets(spec.base_url)]
+def _secrets(spec: ModelSpec, *, litellm_lookup: bool, given: str | None = None) -> list[str | None]:
+    """The key as the environment holds it now (or the one given), credentials in ``base_url`` and, when
+    litellm looks the key up itself, every provider key variable it might have read."""
+    found: list[str | None] = [given, spec.read_api_key(), *url_secrets(spec.base_url)]
     if litellm_lookup and spec.api_key_env is None:
         found += conventional_key_values()
     return found
@@ -219,10 +222,20 @@ class OpenAIBackend:
     types: an HTTP error raises ``openai.APIStatusError`` as ``create`` does) but skips its typed
     parameter transform and response models: the body is sent as built and the reply's JSON is read
     once, here (``normalise_reply``), which halves the SDK's CPU per call.
+
+    Requests go through the environment's proxies (``HTTP_PROXY``, ``NO_PROXY``, ...) as ``httpx``'s
+    would, unless ``direct``; every response is bounded (``_http_transport``).
+
+    Args:
+        spec: The model's spec.
+        api_key: The key to send whatever the spec names (a ``local/`` server's, drawn for it).
+        direct: Never through a proxy.
     """
 
-    def __init__(self, spec: ModelSpec) -> None:
-        _require_key(spec)  # fail at construction, not at the first call
+    def __init__(self, spec: ModelSpec, *, api_key: str | None = None, direct: bool = False) -> None:
+        self._api_key = api_key
+        self._direct = direct
+        _require_key(spec, given=api_key)  # fail at construction, not at the first call
         self.spec = spec
         self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Pools] = weakref.WeakKeyDictionary()
         self._ssl: ssl.SSLContext | None = None
@@ -239,14 +252,19 @@ class OpenAIBackend:
         base_url, query = _split_query(self.spec.base_url)
         limits = httpx.Limits(max_connections=1000, max_keepalive_connections=POOL_REQUESTS)
         if _SDK_ON_HTTPX:
-            # the SDK's defaults, with a pool of our size whose connections send a request in one write
+            # the SDK's defaults, with a pool of our size whose connections send a request in one write; a
+            # client given a transport is given no proxy by httpx: the environment's are mounted here
+            ssl_context = self._ssl_context()
             http = openai.DefaultAsyncHttpxClient(
-                limits=limits, verify=self._ssl_context(), transport=RequestTransport(self._ssl_context(), limits)
+                limits=limits,
+                verify=ssl_context,
+                transport=RequestTransport(ssl_context, limits),
+                mounts=None if self._direct else proxy_mounts(ssl_context, limits),
             )
         else:  # an SDK on an HTTP library of its own (openai 3 on httpx2): its transport, its request path
             http = openai.DefaultAsyncHttpxClient(limits=limits, verify=self._ssl_context())
         sdk = openai.AsyncOpenAI(
-            api_key=_require_key(self.spec),
+            api_key=_require_key(self.spec, given=self._api_key),
             base_url=base_url,
             default_query=query,
             timeout=self.spec.timeout,
@@ -297,8 +315,8 @@ class OpenAIBackend:
                 await connection.sdk.close()
 
     def secrets(self) -> list[str | None]:
-        """The key as the environment holds it now, and credentials in ``base_url``."""
-        return _secrets(self.spec, litellm_lookup=False)
+        """The key as the environment holds it now (or the one given), and credentials in ``base_url``."""
+        return _secrets(self.spec, litellm_lookup=False, given=self._api_key)
 
 
 async def _post_chat(connection: _Connection, body: dict[str, Any], options: dict[str, Any]) -> httpx.Response:
@@ -390,10 +408,11 @@ class LiteLLMBackend:
     than failing the call.
     """
 
-    def __init__(self, spec: ModelSpec) -> None:
+    def __init__(self, spec: ModelSpec, *, api_key: str | None = None) -> None:
         if not litellm_available():
             raise LLMConfigError(f"{spec.name} needs litellm, which is not installed: run {LITELLM_INSTALL_HINT}")
-        _require_key(spec, own_lookup=True)
+        self._api_key = api_key
+        _require_key(spec, own_lookup=True, given=api_key)
         self.spec = spec
 
     async def send(self, messages: list[dict[str, Any]], params: Mapping[str, Any]) -> ModelCall:
@@ -413,7 +432,7 @@ class LiteLLMBackend:
         }
         if self.spec.base_url is not None:
             kwargs["api_base"] = self.spec.base_url
-        key = _require_key(self.spec, own_lookup=True)
+        key = _require_key(self.spec, own_lookup=True, given=self._api_key)
         if key is not None:
             kwargs["api_key"] = key
         response = await litellm.acompletion(**kwargs)
@@ -427,7 +446,7 @@ class LiteLLMBackend:
         kwargs: dict[str, Any] = {"model": self.spec.name, "input": texts, "timeout": self.spec.timeout}
         if self.spec.base_url is not None:
             kwargs["api_base"] = self.spec.base_url
-        key = _require_key(self.spec, own_lookup=True)
+        key = _require_key(self.spec, own_lookup=True, given=self._api_key)
         if key is not None:
             kwargs["api_key"] = key
         response = await litellm.aembedding(**kwargs)
@@ -438,12 +457,20 @@ class LiteLLMBackend:
 
     def secrets(self) -> list[str | None]:
         """The key, credentials in ``base_url``, and the provider key variables litellm may read."""
-        return _secrets(self.spec, litellm_lookup=True)
+        return _secrets(self.spec, litellm_lookup=True, given=self._api_key)
 
 
-def make_backend(spec: ModelSpec) -> Backend:
-    """The backend the spec asks for."""
-    return OpenAIBackend(spec) if spec.backend == "openai" else LiteLLMBackend(spec)
+def make_backend(spec: ModelSpec, *, api_key: str | None = None, direct: bool = False) -> Backend:
+    """The backend the spec asks for.
+
+    Args:
+        spec: The model's spec.
+        api_key: A key to send whatever the spec names (a ``local/`` server's).
+        direct: Never through a proxy (the ``openai`` backend's requests; litellm's clients are its own).
+    """
+    if spec.backend == "openai":
+        return OpenAIBackend(spec, api_key=api_key, direct=direct)
+    return LiteLLMBackend(spec, api_key=api_key)
 
 
 def normalise_reply(response: Any, model: str) -> ModelCall:
@@ -563,6 +590,11 @@ def normalise_embeddings(response: Any, expected: int) -> tuple[list[list[float]
 
 def classify(exc: BaseException) -> Failure:
     """Sort an exception from either library into retryable or final."""
+    refused = _caused_by(exc, RefusedResponseError)
+    if refused is not None:
+        # A body past the size cap, or compressed: the SDK reports whatever its read raised as a
+        # connection error; it is a malformed reply, and its own words say why.
+        return Failure("malformed", None, True, None, f"{type(refused).__name__}: {refused}")
     detail = f"{type(exc).__name__}: {exc}"
     retry_after = retry_after_seconds(exc)
     if isinstance(exc, (TimeoutError, openai.APITimeoutError)):
@@ -589,6 +621,21 @@ def classify(exc: BaseException) -> Failure:
         retryable = status in _RETRYABLE_STATUS or status >= 500
         return Failure("http", status, retryable, retry_after, detail)
     return Failure("error", None, False, retry_after, detail)
+
+
+_E = TypeVar("_E", bound=BaseException)
+
+
+def _caused_by(exc: BaseException, kind: type[_E]) -> _E | None:
+    """``exc`` or the exception it was raised from (or while handling) that is a ``kind``, if any."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _decode_failure(exc: BaseException) -> bool:

@@ -128,12 +128,18 @@ class LLMClient:
         self.spec = ModelSpec.parse(spec, **spec_fields)
         self.local: ServedModel | None = None
         """The server a ``local/`` spec is served by (started now unless it already runs); None otherwise."""
+        self._server = display_url(self.spec.base_url)
+        """Who answers, for the cache key: the base URL without credentials, or a local server's identity."""
+        key: str | None = None
         if self.spec.provider == LOCAL_PROVIDER:
             from lateralgym.agents._local_serve import serve
 
-            self.local = serve(self.spec)
+            endpoint = serve(self.spec)
+            self.local, key, self._server = endpoint.served, endpoint.api_key, f"local:{endpoint.identity}"
             self.spec = self.spec.model_copy(update={"base_url": self.local.base_url})
-        self._backend: Backend = make_backend(self.spec)
+        # a local server's key (its own, held by the backend only) and prompts never leave the machine
+        # through a proxy
+        self._backend: Backend = make_backend(self.spec, api_key=key, direct=self.local is not None)
         self.cache = ResponseCache(Path(cache_dir) if cache_dir is not None else Path.cwd() / DEFAULT_CACHE_DIR)
         self.use_cache = use_cache
         self._limiter = ConcurrencyLimiter(concurrency) if isinstance(concurrency, int) else concurrency
@@ -194,8 +200,9 @@ class LLMClient:
         request: dict[str, Any] = {
             "provider": self.spec.provider,
             "model": self.spec.model,
-            # credentials neither key nor sit in the cache; a local model is its file, whatever its port
-            "base_url": f"sha256:{self.local.sha256}" if self.local else display_url(self.spec.base_url),
+            # credentials neither key nor sit in the cache; a local model is its server's identity (the
+            # runtime, how it was started and the file), whatever its port
+            "base_url": self._server,
             "messages": chat,
             "params": call_params,
         }

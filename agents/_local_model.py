@@ -14,8 +14,14 @@ their prompt otherwise).
 
 Lifetime: the server runs under ``_local_guard``, which exits when the pipe to this process closes, so
 no server outlives the process that started it, however it ends (``kill -9`` included); ``stop`` ends it
-at once. A port already taken is retried on another (or refused in one line when the caller chose it),
-and a server that exits before it answers is reported with the last lines it wrote.
+at once. A server that exits before it answers is reported with the last lines it wrote.
+
+Identity: this process binds the server's port (a free one, or the one asked for: refused in one line
+when taken) and hands the listening socket to the server, holding it until ``stop``: no other process
+can take the port while the model loads, nor after the server dies (connections are then closed at
+once, so requests fail rather than wait or reach another process). The server is given a key of its own
+in its environment and requires it on every request; the readiness check (``_local_identity``) proves
+what answers knows the key before anything is sent to it.
 
 Its quality is near chance on every benchmark: use it to check that protocols work end to end
 (``pytest --runllm``, ``benchmarks/bench_real_llm.py``), never to measure skill.
@@ -28,20 +34,22 @@ Example:
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import os
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
 from lateralgym.agents._gguf import GGUFInfo, LocalModelError, file_sha256, read_gguf
+from lateralgym.agents._local_identity import KEY_ENV, check_server, listen, new_key, turn_away
 
 __all__ = [
     "LOCAL_INSTALL_HINT",
@@ -67,7 +75,9 @@ MAX_THREADS = 8
 MAX_CONTEXT = 16384
 MIN_CONTEXT = 2048
 _RUNTIME = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
-_PORT_RETRIES = 3
+_SPEC_KEY_ENV = "LATERALGYM_LOCAL_KEY_"
+"""Prefix of the variable ``LocalModelServer.spec`` puts a server's key in (this process's environment),
+followed by its port."""
 _LOG_LINES = 3
 _LOG_CHARS = 400
 
@@ -162,41 +172,20 @@ def choose_context(info: GGUFInfo, available_bytes: int | None = None) -> int:
 
 
 ServerCommand = Callable[[Path, str, int, int, int], list[str]]
-"""``(model file, alias, port, threads, context tokens) -> argv`` after ``python -m lateralgym.agents._local_guard``:
-``["-m", MODULE, ...]`` or ``[SCRIPT.py, ...]``, a server answering ``GET /v1/models`` on 127.0.0.1:port."""
+"""``(model file, alias, listening socket's file descriptor, threads, context tokens) -> argv`` after
+``python -m lateralgym.agents._local_guard``: ``["-m", MODULE, ...]`` or ``[SCRIPT.py, ...]``. The server
+serves on the socket it inherits (bound to 127.0.0.1 and listening: it binds nothing itself), lists
+``alias`` at ``GET /v1/models``, and requires ``Authorization: Bearer`` the key in its environment
+(``KEY_ENV``) on every request, that one included, answering 401 otherwise."""
 
 
-def llama_cpp_command(model: Path, alias: str, port: int, threads: int, n_ctx: int) -> list[str]:
-    """llama-cpp-python's OpenAI-compatible server for ``model``."""
-    return [
-        "-m", "llama_cpp.server", "--model", str(model), "--model_alias", alias,
-        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
-        "--n_threads", str(threads), "--n_threads_batch", str(threads), "--cache", "True",
-        "--cache_size", str(CACHE_BYTES), "--verbose", "False",
-    ]  # fmt: skip
-
-
-_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never through a proxy
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _port_taken(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return True
-    return False
-
-
-def _bind_failed(log: str) -> bool:
-    text = log.lower()
-    return "address already in use" in text or "errno 98" in text or "errno 48" in text
+def llama_cpp_command(model: Path, alias: str, fd: int, threads: int, n_ctx: int) -> list[str]:
+    """llama-cpp-python's OpenAI-compatible server for ``model``, on the inherited socket ``fd``."""
+    settings = {
+        "model": str(model), "model_alias": alias, "n_ctx": n_ctx, "n_threads": threads,
+        "n_threads_batch": threads, "cache": True, "cache_size": CACHE_BYTES, "verbose": False,
+    }  # fmt: skip
+    return ["-m", "lateralgym.agents._llama_serve", str(fd), json.dumps(settings)]
 
 
 class LocalModelServer:
@@ -207,7 +196,7 @@ class LocalModelServer:
         alias: The model name the server answers to (default: ``smollm2`` for SmolLM2, else the file's stem).
         threads: CPU threads for generation and prompt reading (``None``: ``choose_threads``).
         n_ctx: Context length in tokens (``None``: ``choose_context``).
-        port: The port to serve on (``None``: a free one, another if it is taken before the server binds).
+        port: The port to serve on (``None``: a free one); this process binds it before the server starts.
         ready_timeout: Seconds to wait for the server to answer (``None``: two minutes, plus a minute per GB).
         command: How to start the server (``llama_cpp_command``; tests start a stand-in).
 
@@ -242,6 +231,10 @@ class LocalModelServer:
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
         self._sha256: str | None = SMOLLM2_SHA256 if model is None else None
+        self._listener: socket.socket | None = None
+        self._stopping = threading.Event()
+        self._key = ""
+        self._spec_key_env: str | None = None
 
     def __repr__(self) -> str:
         return f"LocalModelServer({str(self.model)!r}, port={self.port}, threads={self.threads}, n_ctx={self.n_ctx})"
@@ -267,77 +260,93 @@ class LocalModelServer:
         """Whether the server process is alive."""
         return self._process is not None and self._process.poll() is None
 
+    @property
+    def api_key(self) -> str:
+        """The key the running server requires on every request (drawn for it; held in memory only)."""
+        if not self._key:
+            raise LocalModelError("the local model server is not running: start() it first")
+        return self._key
+
     def spec(self, **settings: object) -> str:
         """A model spec for this server plus ``settings``: temperature 0, and a long timeout with one
-        retry (a CPU model reads a long scene's prompt for minutes when the cores are busy)."""
-        options = {"base_url": self.base_url, "temperature": 0, "timeout": 900, "max_retries": 1, **settings}
+        retry (a CPU model reads a long scene's prompt for minutes when the cores are busy).
+
+        The spec names its key by a variable (``api_key_env``) that this puts in this process's environment
+        until ``stop``, as a spec never holds a key: processes this one starts meanwhile inherit it."""
+        variable = f"{_SPEC_KEY_ENV}{self.port}"
+        os.environ[variable] = self.api_key
+        self._spec_key_env = variable
+        options = {
+            "base_url": self.base_url, "api_key_env": variable, "temperature": 0, "timeout": 900,
+            "max_retries": 1, **settings,
+        }  # fmt: skip
         return f"openai/{self.alias}?" + "&".join(f"{k}={v}" for k, v in options.items())
 
     def start(self) -> LocalModelServer:
-        """Start the server and wait until it answers.
+        """Bind the port, start the server on it with a key of its own, and wait until it proves itself.
 
         Raises:
             LocalModelError: the chosen port is taken, or the server exited or did not answer within
                 ``ready_timeout`` seconds (with the last lines it wrote).
+            LocalServerIdentityError: what answered did not prove it is this server (``check_server``).
         """
-        if self.requested_port is not None and _port_taken(self.requested_port):
-            raise LocalModelError(
-                f"port {self.requested_port} on 127.0.0.1 is taken (another server?): give another port=, "
-                "or leave port out to use a free one"
-            )
-        for attempt in range(_PORT_RETRIES):
-            self.port = self.requested_port or _free_port()
-            try:
-                return self._start_once()
-            except _PortTaken:
-                if self.requested_port is not None or attempt == _PORT_RETRIES - 1:
-                    raise LocalModelError(
-                        f"the local model server could not bind port {self.port} on 127.0.0.1: it is taken; "
-                        "free it, or leave port out to use a free one"
-                    ) from None
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _start_once(self) -> LocalModelServer:
-        argv = self.command(self.model, self.alias, self.port, self.threads, self.n_ctx)
+        self._listener = listen(self.requested_port)
+        self.port = int(self._listener.getsockname()[1])
+        self._key = new_key()
+        self._stopping = threading.Event()  # the last server's watch ends on its own
+        fd = self._listener.fileno()
+        argv = self.command(self.model, self.alias, fd, self.threads, self.n_ctx)
+        # Not on the command line (any user can list it): in the environment, which only this user reads.
+        environment = {name: value for name, value in os.environ.items() if not name.startswith(_SPEC_KEY_ENV)}
+        environment[KEY_ENV] = self._key
         self._log = tempfile.TemporaryFile()  # not a pipe: its access log would fill one and stall it
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "lateralgym.agents._local_guard", *argv],
-            stdin=subprocess.PIPE,  # the guard's lifeline: it exits when this end closes
-            stdout=subprocess.DEVNULL,
-            stderr=self._log,
-            start_new_session=True,  # Ctrl-C reaches the run, which stops the server in order
-        )
         try:
-            return self._wait_ready()
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "lateralgym.agents._local_guard", *argv],
+                stdin=subprocess.PIPE,  # the guard's lifeline: it exits when this end closes
+                stdout=subprocess.DEVNULL,
+                stderr=self._log,
+                env=environment,
+                pass_fds=(fd,),
+                start_new_session=True,  # Ctrl-C reaches the run, which stops the server in order
+            )
+            self._wait_ready()
         except BaseException:  # Ctrl-C while it loads too: no server is left without an owner
             self.stop()
             raise
+        threading.Thread(
+            target=turn_away, args=(self._listener, self._process, self._stopping), name="local-port", daemon=True
+        ).start()
+        return self
 
-    def _wait_ready(self) -> LocalModelServer:
+    def _wait_ready(self) -> None:
         assert self._process is not None
         deadline = time.monotonic() + self.ready_timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
-                log = self._read_log()
-                if _bind_failed(log):
-                    raise _PortTaken
-                raise LocalModelError(f"the local model server for {self.model} exited: {_tail(log)}")
-            try:
-                with _DIRECT.open(f"{self.base_url}/models", timeout=2) as response:
-                    if response.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.2)
+                raise LocalModelError(f"the local model server for {self.model} exited: {_tail(self._read_log())}")
+            # Until the server accepts, a connection waits in the socket's queue: the check's timeout paces it.
+            if check_server(self.base_url, self._key, self.alias):
+                return
+            time.sleep(0.2)
         raise LocalModelError(
             f"the local model server for {self.model} did not answer within {self.ready_timeout:.0f} s "
             "(a busy machine or a large model: try threads=1, or a smaller model)"
         )
 
     def stop(self) -> None:
-        """Stop the server: close its lifeline, then terminate it, then kill it after 10 s."""
+        """Stop the server: close its lifeline, then terminate it, then kill it after 10 s; then free its port."""
+        self._stopping.set()
         process, self._process = self._process, None
         if process is not None:
             self._end(process)
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.close()
+        if self._spec_key_env is not None:
+            os.environ.pop(self._spec_key_env, None)
+            self._spec_key_env = None
+        self._key = ""
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -374,10 +383,6 @@ class LocalModelServer:
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
     ) -> None:
         self.stop()
-
-
-class _PortTaken(Exception):
-    """The server could not bind its port (someone took it between the check and the bind)."""
 
 
 def _tail(log: str) -> str:

@@ -14,6 +14,11 @@ until it answers), the others share it (the judge on the player's model). Server
 outermost ``serving()`` block ends (each command and each run is one), else when the process exits; the
 guard (``_local_guard``) covers a process killed outright. A run records what it was served
 (``ServedModel``: the file, its sha256, threads, context, runtime) in its manifest.
+
+Each server requires a key drawn for it (``_local_identity``), which ``serve`` hands to the client that
+asked (``LocalEndpoint``) and nothing writes; the client keys its cached replies by the server's
+``identity`` (runtime, how it was started, the file's sha256), never by its port, so a rerun replays
+them and replies of different servers never mix.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import atexit
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,8 +53,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LOCAL_MODELS",
+    "LocalEndpoint",
     "LocalModel",
     "ServedModel",
+    "local_api_key",
     "local_model_rows",
     "register_local_model",
     "serve",
@@ -116,6 +123,22 @@ class ServedModel(BaseModel):
     """Where it answered during the run (a new run or a resume starts it again on a free port)."""
 
 
+@dataclass(frozen=True)
+class LocalEndpoint:
+    """How a client reaches a running local server: where, with which key, and what to key replies by.
+
+    Attributes:
+        served: What the run's manifest records of it.
+        api_key: The key the server requires (held in memory only: never written, never shown).
+        identity: What answers there, for the reply cache: the runtime, how it was started and the file's
+            sha256 (not the port, new each time).
+    """
+
+    served: ServedModel
+    api_key: str = field(repr=False)
+    identity: str
+
+
 class _Servers:
     """The servers this process runs, by model file and settings; shared by every client."""
 
@@ -124,7 +147,7 @@ class _Servers:
         self._running: list[tuple[LocalModelServer, ServedModel]] = []
         self._depth = 0
 
-    def serve(self, spec: ModelSpec) -> ServedModel:
+    def serve(self, spec: ModelSpec) -> LocalEndpoint:
         target, model = _target(spec.model)
         settings = _server_settings(spec)
         with self._lock:
@@ -141,7 +164,7 @@ class _Servers:
                 running = {"threads": served.threads, "context": served.context, "port": server.port}  # by key
                 same = all(value is None or running[key] == value for key, value in wanted.items())
                 if served.path == str(path.resolve()) and same and server.running():
-                    return served
+                    return self._endpoint(server, served)
             threads = settings.get("threads") or choose_threads()
             context = settings.get("context") or choose_context(info)
             if model is None:
@@ -169,7 +192,17 @@ class _Servers:
                 base_url=server.base_url,
             )
             self._running.append((server, served))
-            return served
+            return self._endpoint(server, served)
+
+    @staticmethod
+    def _endpoint(server: LocalModelServer, served: ServedModel) -> LocalEndpoint:
+        command = f"{server.command.__module__}.{server.command.__qualname__}"
+        identity = f"{served.runtime} ({command}) sha256:{served.sha256}"
+        return LocalEndpoint(served, server.api_key, identity)
+
+    def api_key(self, base_url: str) -> str | None:
+        with self._lock:
+            return next((s.api_key for s, served in self._running if served.base_url == base_url and s.running()), None)
 
     def served(self) -> list[ServedModel]:
         with self._lock:
@@ -199,14 +232,20 @@ _servers = _Servers()
 atexit.register(_servers.stop_all)
 
 
-def serve(spec: ModelSpec) -> ServedModel:
+def serve(spec: ModelSpec) -> LocalEndpoint:
     """The running server of a ``local/`` spec, started now when none serves it yet.
 
     Raises:
         LocalModelError: an unknown name, a file that is no model, the runtime or the weights not
             installed (the pip command said), the port taken, or a server that would not start.
+        LocalServerIdentityError: what answered on the server's port did not prove it is the server.
     """
     return _servers.serve(spec)
+
+
+def local_api_key(base_url: str) -> str | None:
+    """The key of the local server this process runs at ``base_url`` (None: it runs none there)."""
+    return _servers.api_key(base_url)
 
 
 def served_models() -> list[ServedModel]:

@@ -18,6 +18,7 @@ import httpx
 from pydantic import BaseModel
 
 from lateralgym.agents._gguf import LocalModelError
+from lateralgym.agents._local_serve import local_api_key
 
 __all__ = ["CHARS_PER_TOKEN", "Speed", "measure_speed"]
 
@@ -37,13 +38,20 @@ class Speed(BaseModel):
 
 
 async def measure_speed(
-    base_url: str, messages: Sequence[dict[str, Any]], *, model: str = "local", timeout: float = 900
+    base_url: str,
+    messages: Sequence[dict[str, Any]],
+    *,
+    model: str = "local",
+    timeout: float = 900,
+    api_key: str | None = None,
 ) -> Speed:
     """Time one streamed chat call: ``messages`` read, ``PROBE_TOKENS`` tokens written.
 
     Give it the run's first prompt: reading slows as a prompt grows (attention), so a short probe would
     promise a long scene too soon; and a llama.cpp server with its prompt cache keeps what it read, so
     the run's first call does not read it again.
+
+    The key sent is ``api_key``, else that of the ``local/`` server this process runs at ``base_url``.
 
     Raises:
         LocalModelError: the server did not answer the call, or streamed nothing.
@@ -53,13 +61,15 @@ async def measure_speed(
     ]
     chat = chat or [{"role": "user", "content": "Say hello."}]
     body = {"model": model, "messages": chat, "max_tokens": PROBE_TOKENS, "temperature": 0, "stream": True}
+    key = api_key if api_key is not None else local_api_key(base_url)
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
     started = time.monotonic()
     first: float | None = None
     pieces = 0
     try:
         async with (
             httpx.AsyncClient(timeout=timeout, trust_env=False) as client,  # loopback: never through a proxy
-            client.stream("POST", f"{base_url}/chat/completions", json=body) as response,
+            client.stream("POST", f"{base_url}/chat/completions", json=body, headers=headers) as response,
         ):
             response.raise_for_status()
             async for line in response.aiter_lines():

@@ -222,6 +222,8 @@ class ScriptedLLMServer:
         latency_s: Seconds every successful reply is held (to build concurrency).
         require_key: When set, requests without ``Authorization: Bearer <key>`` get 401.
         port: The port to bind (0: a free one).
+        listener: A socket already bound and listening to serve on instead (``port`` is then ignored).
+        models: The model ids ``GET /v1/models`` lists.
     """
 
     def __init__(
@@ -235,6 +237,8 @@ class ScriptedLLMServer:
         latency_s: float = 0.0,
         require_key: str | None = None,
         port: int = 0,
+        listener: socket.socket | None = None,
+        models: Iterable[str] = ("scripted",),
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be in [0, 1], got {fault_rate}")
@@ -245,6 +249,8 @@ class ScriptedLLMServer:
         self.latency_s = latency_s
         self.require_key = require_key
         self._port = port
+        self._listener = listener
+        self.models = tuple(models)
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -260,7 +266,12 @@ class ScriptedLLMServer:
             return self
         self._stopping.clear()
         handler = _make_handler(self)
-        httpd = _Server(("127.0.0.1", self._port), handler)
+        if self._listener is not None:
+            httpd = _Server(self._listener.getsockname()[:2], handler, bind_and_activate=False)
+            httpd.socket.close()
+            httpd.socket = self._listener
+        else:
+            httpd = _Server(("127.0.0.1", self._port), handler)
         httpd.daemon_threads = True
         self._httpd = httpd
         self._thread = threading.Thread(
@@ -533,7 +544,10 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._error(401, "invalid API key")  # as real servers do: the model list needs the key too
                 return
             if urlsplit(self.path).path in _MODELS_PATHS:
-                models = {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "test"}]}
+                models = {
+                    "object": "list",
+                    "data": [{"id": name, "object": "model", "owned_by": "test"} for name in server.models],
+                }
                 self._send(200, json.dumps(models))
             else:
                 self._error(404, f"no route for GET {self.path}")

@@ -1,4 +1,5 @@
-"""Fixtures of the LLM client tests: a fake API key, and clients of the scripted server closed at teardown."""
+"""Fixtures of the LLM client tests: a fake API key, clients of the scripted server closed at teardown, and
+``local/stand-in`` (a ``local/`` model served by the stand-in server, ``tests/local_stand_in.py``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from typing import Any
 
 import pytest
 from llm_server import ScriptedLLMServer
+from local_servers import write_gguf
+from local_stand_in import stand_in_command
 
+from lateralgym.agents import LOCAL_MODELS, LocalModel, register_local_model
 from lateralgym.agents._llm_client import LLMClient
 
 
@@ -54,3 +58,15 @@ def make_client(
         return client
 
     return make
+
+
+@pytest.fixture
+def stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """``local/stand-in``: a GGUF header served by the stand-in server; its files in ``tmp_path/server``."""
+    model = write_gguf(tmp_path / "stand-in.gguf")
+    register_local_model(
+        LocalModel("stand-in", "a stand-in server", "nothing", lambda: model, command=stand_in_command)
+    )
+    monkeypatch.setenv("STAND_IN_DIR", str(tmp_path / "server"))
+    yield tmp_path / "server"
+    LOCAL_MODELS.pop("stand-in", None)

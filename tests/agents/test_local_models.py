@@ -10,29 +10,26 @@ import json
 import os
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from local_stand_in import reply_for, stand_in_command
+from forward_proxy import ForwardProxy
+from local_servers import alive, wait_gone, write_gguf
+from local_stand_in import reply_for
 
 from lateralgym.agents import (
-    LOCAL_MODELS,
     LLMClient,
-    LocalModel,
     LocalModelError,
     ModelSpec,
     choose_context,
     choose_threads,
     read_gguf,
-    register_local_model,
     served_models,
     serving,
 )
@@ -41,45 +38,6 @@ from lateralgym.envs import EpisodeConfig
 from lateralgym.episodes import read_run, run, write_report
 
 TESTS = Path(__file__).resolve().parents[1]
-
-
-# -- GGUF files written for the tests ----------------------------------------------------------------
-
-
-def _string(text: str) -> bytes:
-    data = text.encode()
-    return struct.pack("<Q", len(data)) + data
-
-
-def _entry(key: str, kind: int, value: Any) -> bytes:
-    head = _string(key) + struct.pack("<I", kind)
-    if kind == 8:
-        return head + _string(value)
-    if kind == 9:  # an array: (item type, items)
-        item, items = value
-        body = b"".join(_string(v) if item == 8 else struct.pack("<f", v) for v in items)
-        return head + struct.pack("<IQ", item, len(items)) + body
-    return head + struct.pack({4: "<I", 10: "<Q"}[kind], value)
-
-
-def write_gguf(path: Path, *, tensors: int = 1, architecture: str | None = "llama", context: int = 4096) -> Path:
-    """A GGUF header as llama.cpp writes it (no tensor data: the stand-in never reads them)."""
-    entries = [
-        _entry("general.name", 8, "Tiny Test Model"),
-        _entry("tokenizer.ggml.tokens", 9, (8, ["<s>", "</s>", "a", "b"])),
-        _entry("tokenizer.ggml.scores", 9, (6, [0.0, 0.0, -1.0, -2.0])),
-    ]
-    if architecture:
-        entries += [
-            _entry("general.architecture", 8, architecture),
-            _entry(f"{architecture}.context_length", 4, context),
-            _entry(f"{architecture}.block_count", 4, 2),
-            _entry(f"{architecture}.embedding_length", 4, 64),
-            _entry(f"{architecture}.attention.head_count", 4, 4),
-            _entry(f"{architecture}.attention.head_count_kv", 4, 2),
-        ]
-    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, tensors, len(entries)) + b"".join(entries))
-    return path
 
 
 def test_a_gguf_header_says_what_the_model_is(tmp_path: Path) -> None:
@@ -142,38 +100,6 @@ def test_a_local_spec_has_its_own_defaults_and_server_options() -> None:
 # -- serving a stand-in ---------------------------------------------------------------------------
 
 
-@pytest.fixture
-def stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """``local/stand-in``: a GGUF header served by the stand-in server; its files in ``tmp_path/server``."""
-    model = write_gguf(tmp_path / "stand-in.gguf")
-    register_local_model(
-        LocalModel("stand-in", "a stand-in server", "nothing", lambda: model, command=stand_in_command)
-    )
-    monkeypatch.setenv("STAND_IN_DIR", str(tmp_path / "server"))
-    yield tmp_path / "server"
-    LOCAL_MODELS.pop("stand-in", None)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie (exited, not yet reaped by its parent) counts as gone
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except OSError:
-        return True
-
-
-def wait_gone(pid: int, seconds: float = 15) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not alive(pid):
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def test_one_server_is_shared_between_roles_and_stopped_at_the_end(stand_in: Path) -> None:
     with serving():
         player, judge = LLMClient("local/stand-in"), LLMClient("local/stand-in?temperature=0")
@@ -184,6 +110,23 @@ def test_one_server_is_shared_between_roles_and_stopped_at_the_end(stand_in: Pat
         assert len(served_models()) == 1
     assert wait_gone(pid) and served_models() == []
     player.close()
+
+
+def test_a_local_model_is_never_reached_through_a_proxy(
+    stand_in: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its key and prompts stay on this machine, whatever proxy the environment names.
+    proxy = ForwardProxy()
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    monkeypatch.setenv("NO_PROXY", "")
+    try:
+        with serving():
+            client = LLMClient("local/stand-in", cache_dir=tmp_path / "cache")
+            assert client.complete_sync("hello").text and client.complete_sync("again").text
+            client.close()
+    finally:
+        proxy.stop()
+    assert proxy.relayed == []
 
 
 def test_a_run_records_the_model_file_and_constrains_every_move(stand_in: Path, tmp_path: Path) -> None:
@@ -282,14 +225,6 @@ def test_ctrl_c_while_the_server_loads_stops_it(stand_in: Path, monkeypatch: pyt
         LLMClient("local/stand-in")
     assert pid_file.exists() and wait_gone(int(pid_file.read_text())), "a loading server outlived its Ctrl-C"
     assert served_models() == []
-
-
-def test_a_port_lost_to_a_race_is_retried_on_another(stand_in: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("STAND_IN_BIND_FAIL_ONCE", "1")
-    with serving():
-        client = LLMClient("local/stand-in")
-        assert (stand_in / "bind-failed").exists() and client.complete_sync("hi").text
-    client.close()
 
 
 def test_a_server_that_will_not_start_says_why(

@@ -43,7 +43,7 @@ ours = [m for m, v in sys.modules.items() if m.startswith("lateralgym") and geta
 print(json.dumps([status, sorted(ours)]))
 """
 
-RUN_BUDGET = 69
+RUN_BUDGET = 70
 """Project modules a one-item SPLAT run with its offline player and judge loads (145 before the lazy
 registry and exports); README, Architecture, says what they are."""
 

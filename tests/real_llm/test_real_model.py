@@ -23,6 +23,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections import Counter
 from pathlib import Path
 
@@ -118,6 +120,23 @@ def test_a_port_already_taken(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and f"port {port} on 127.0.0.1 is taken" in err
+
+
+def test_the_real_server_requires_its_key_and_its_port_stays_held() -> None:
+    from lateralgym.agents import LocalModelServer
+    from lateralgym.agents._local_identity import check_server
+
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with LocalModelServer(threads=1) as server:
+        assert check_server(server.base_url, server.api_key, server.alias)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            direct.open(f"{server.base_url}/models", timeout=30)
+        refused.value.close()
+        command_line = Path(f"/proc/{server.pid}/cmdline").read_bytes()
+        key = server.api_key
+        with pytest.raises(OSError), socket.create_server(("127.0.0.1", server.port)):
+            pass  # the port is this process's: no other can take it
+    assert refused.value.code == 401 and b"_llama_serve" in command_line and key.encode() not in command_line
 
 
 def _server_pids() -> list[int]:

@@ -9,7 +9,8 @@ from lateralgym.envs._items import ItemTable, item_table
 
 
 def load_config_items(config: EpisodeConfig, path: str | None = None) -> ItemTable:
-    """Items for ``config``: from ``path`` / ``config.dataset`` when given, else the sample data.
+    """Items for ``config``: from ``path`` / ``config.dataset`` when given (a file, or the name of a dataset
+    the benchmark ships, ``creativity-v1``), else the sample data.
 
     Returns:
         The items, checked and indexed once (``ItemTable``): every env built on them shares the table.
@@ -22,8 +23,14 @@ def load_config_items(config: EpisodeConfig, path: str | None = None) -> ItemTab
     label = f"config {config.name!r}"
     if source is None:
         return item_table(benchmark, benchmark.data.sample_items(), label=label)
+    from pathlib import Path
+
     from lateralgym.envs._loaders import load_items
 
+    if not Path(source).exists() and source in benchmark.data.sample_data:  # a shipped dataset by name
+        from lateralgym.envs._samples import sample_path
+
+        source = str(sample_path(source))
     items = load_items(source, format=config.dataset_format if path is None else None, benchmark=benchmark.name)
     wanted = benchmark.item_type
     if not items:

@@ -9,7 +9,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lateralgym.envs._benchmark import StatBlock
+from lateralgym.envs._fields import snake
 from lateralgym.envs.benchmarks.creativity._schema import SCENES, CreativityTask, Entity
+from lateralgym.envs.benchmarks.creativity._splits import task_split
 
 _SIMILARITY = ("similar", "mixed", "dissimilar")
 _LEVEL_KINDS = ("normal", "emergency")
@@ -28,10 +30,13 @@ def _numeric(counter: Counter[int]) -> dict[str, int]:
 
 
 def creativity_stats(records: Iterable[Any]) -> StatBlock:
-    """Tasks per distractor count, similarity tier, gold level kind, cluster band and scene; or, for a
+    """Tasks per distractor count, similarity tier, gold level kind, cluster band and scene, and per split
+    (train / test, by gold entity) the tasks, distinct task texts, gold entities and kinds of use, with a
+    gold entity found in both splits as a defect; or, for a
     knowledge base's entities, entities per scene, affordances per level, parts and affordances.
 
-    The records are read once, one at a time: tasks are counted as they come and none is kept
+    The records are read once, one at a time: tasks are counted as they come and none is kept (the
+    per-split sets keep ids, texts and names only)
     (``lateralgym data stats`` streams a file of any size through here); entities are kept.
     """
     stream = iter(records)
@@ -39,9 +44,15 @@ def creativity_stats(records: Iterable[Any]) -> StatBlock:
     if isinstance(first, Entity):
         return _kb_stats([r for r in itertools.chain([first], stream) if isinstance(r, Entity)])
     counts: dict[str, Counter[Any]] = {name: Counter() for name in _TASK_SECTIONS}
+    splits: dict[str, dict[str, set[Any]]] = {}
     for record in itertools.chain([first], stream):
         if not isinstance(record, CreativityTask):
             continue
+        seen = splits.setdefault(task_split(record), {"tasks": set(), "texts": set(), "golds": set(), "kinds": set()})
+        seen["tasks"].add(record.id)
+        seen["texts"].add(record.task)  # distractor variants of one text count once
+        seen["golds"].add((record.scene, snake(record.gold.entity)))
+        seen["kinds"].add(record.gold.affordance.category)
         factors = record.factors
         counts["distractor count"][factors.distractor_count] += 1
         counts["distractor similarity"][factors.distractor_similarity] += 1
@@ -56,7 +67,22 @@ def creativity_stats(records: Iterable[Any]) -> StatBlock:
             "gold level": _ordered(counts["gold level"], _LEVEL_KINDS),
             "cluster band": _ordered(counts["cluster band"], _CLUSTER_BANDS),
             "scene": _ordered(counts["scene"], SCENES, keep_zero=False),
+            **{
+                f"{split} split": {
+                    "tasks": len(seen["tasks"]),
+                    "distinct task texts": len(seen["texts"]),
+                    "gold entities": len(seen["golds"]),
+                    "kinds of use": len(seen["kinds"]),
+                }
+                for split, seen in sorted(splits.items(), key=lambda kv: kv[0] != "train")
+            },
         },
+        defects=[
+            f"gold entity {scene}/{name} is in both the train and the test split"
+            for scene, name in sorted(
+                splits.get("train", {}).get("golds", set()) & splits.get("test", {}).get("golds", set())
+            )
+        ],
     )
 
 

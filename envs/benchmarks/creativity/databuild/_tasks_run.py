@@ -45,7 +45,7 @@ from lateralgym.envs.benchmarks.creativity.databuild._tiers import candidate_poo
 
 __all__ = ["SAMPLE_JOB", "TaskBuildJob", "build_sample", "run_build", "run_stats", "store_seeds", "write_tasks"]
 
-KB_FILE = "affordance_kb.jsonl"
+KB_FILE = "affordance_kb.jsonl.gz"
 TASKS_FILE = "creativity_tasks.jsonl.gz"
 _COMPLETION_TOKENS = {STAGE_TEXT: 350, STAGE_INTRA: 70, STAGE_COMPARE: 70}
 """Expected completion tokens of an answer (stage D and F: per part judged)."""
@@ -171,7 +171,7 @@ SAMPLE_JOB: dict[str, Any] = {
     "embedder": "lexical",
     "quiet": True,
     "config": TaskBuildConfig(
-        embed_field="category", cluster_scope="kb", distractor_scope="kb", per_tier=100, tiers_per_gold=6
+        embed_field="category", cluster_scope="scene", distractor_scope="kb", per_tier=100, tiers_per_gold=2
     ),
 }
 """The settings of LateralGym's shipped sample (``scripts/build_sample_data.py``: see its docstring)."""

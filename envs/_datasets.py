@@ -10,7 +10,7 @@ from lateralgym.envs._items import ItemTable, item_table
 
 def load_config_items(config: EpisodeConfig, path: str | None = None) -> ItemTable:
     """Items for ``config``: from ``path`` / ``config.dataset`` when given (a file, or the name of a dataset
-    the benchmark ships, ``creativity-v1``), else the sample data.
+    the benchmark ships, a first sample kept by name), else the sample data.
 
     Returns:
         The items, checked and indexed once (``ItemTable``): every env built on them shares the table.

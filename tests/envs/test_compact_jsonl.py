@@ -43,7 +43,7 @@ def test_the_compact_and_the_embedded_forms_load_to_equal_tasks(tmp_path: Path, 
     from_compact, from_embedded = load_items(compact), load_items(embedded)
     assert list(from_compact) == list(from_embedded) == tasks
     assert detect_format(compact) == detect_format(embedded) == "jsonl"
-    assert compact.stat().st_size < embedded.stat().st_size / 2
+    assert compact.stat().st_size < 0.7 * embedded.stat().st_size  # each entity written once, not per task
 
 
 def test_each_entity_is_written_once_and_tasks_list_ids(tmp_path: Path, tasks: list[CreativityTask]) -> None:

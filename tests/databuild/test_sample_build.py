@@ -184,3 +184,28 @@ def test_a_seed_that_changed_since_its_answer_was_stored_is_refused(tmp_path: Pa
         store.put(STAGE_TEXT, seeds[0].gold.key, seeds[0].task_text().model_dump(mode="json"))
         with pytest.raises(DataBuildError, match="differs from the task text stored"):
             store_seeds(store, [tmp_path / "seeds_a.jsonl"], kb)
+
+
+def test_data_stats_prints_texts_golds_and_kinds_of_use_per_split(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["data", "stats", str(sample_path("creativity"))]) == 0
+    out = capsys.readouterr().out
+    counts = {
+        (split, what): int(n)
+        for split, what, n in re.findall(
+            r"(train|test) split\s+(distinct task texts|gold entities|kinds of use)\s+(\d+)", out
+        )
+    }
+    assert counts[("train", "distinct task texts")] + counts[("test", "distinct task texts")] >= 1000
+    assert counts[("train", "gold entities")] + counts[("test", "gold entities")] >= 250  # no gold in both
+    assert counts[("test", "distinct task texts")] >= 250 and counts[("test", "gold entities")] >= 60
+    assert counts[("test", "kinds of use")] >= 30 and "both the train and the test split" not in out
+
+
+def test_a_gold_entity_in_both_splits_is_a_defect(tasks: list[CreativityTask]) -> None:
+    from lateralgym.envs.benchmarks.creativity._stats import creativity_stats
+
+    one = tasks[0]
+    both = [one.model_copy(update={"split": "train"}), one.model_copy(update={"id": one.id + "-b", "split": "test"})]
+    block = creativity_stats(both)
+    assert block.sections["train split"]["gold entities"] == block.sections["test split"]["gold entities"] == 1
+    assert len(block.defects) == 1 and "in both the train and the test split" in block.defects[0]

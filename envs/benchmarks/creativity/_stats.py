@@ -32,12 +32,12 @@ def _numeric(counter: Counter[int]) -> dict[str, int]:
 def creativity_stats(records: Iterable[Any]) -> StatBlock:
     """Tasks per distractor count, similarity tier, gold level kind, cluster band and scene, and per split
     (train / test, by gold entity) the tasks, distinct task texts, gold entities and kinds of use, with a
-    gold entity found in both splits as a defect; or, for a
-    knowledge base's entities, entities per scene, affordances per level, parts and affordances.
+    gold entity found in both splits as a defect; or, for a knowledge base's entities, entities per scene,
+    affordances per level, parts and affordances.
 
-    The records are read once, one at a time: tasks are counted as they come and none is kept (the
-    per-split sets keep ids, texts and names only)
-    (``lateralgym data stats`` streams a file of any size through here); entities are kept.
+    The records are read once, one at a time: tasks are counted as they come and none is kept, only the
+    per-split sets of ids, texts and names (``lateralgym data stats`` streams a file of any size through
+    here); entities are kept.
     """
     stream = iter(records)
     first = next(stream, None)

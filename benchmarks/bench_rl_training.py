@@ -15,12 +15,17 @@ over the seeds with a 95 % Student-t interval; per-seed values are kept.
 
 The last line of stdout is one JSON object::
 
-    {"split": {"train": n, "test": n}, "test_gold": {NAME: {"mean", "low", "high", "per_seed"}}, ...}
+    {"split": {"train": n, "test": n}, "test_gold": {NAME: {"mean", "low", "high", "per_seed"}},
+     "task_interval": {NAME: {"mean", "low", "high"}}, "paired": {"ppo_text-text_rule": {"mean", "low", "high"}}, ...}
 
 with NAME in ``ppo_features``, ``ppo_text``, ``random``, ``heuristic``, ``best_rule``, ``text_rule``
 and ``ppo_features_untrained`` / ``ppo_text_untrained`` (each policy at its start, before PPO)
 (percent 0-100; a policy not trained this run is left out), plus the same for ``test_entity`` and
-``test_gold_inspection``, and the machine, the seconds and the settings. ``--affordance-head`` gives
+``test_gold_inspection``, and the machine, the seconds and the settings. ``task_interval`` is each
+policy's gold rate with a 95 % interval from a bootstrap over distinct task texts (a text's distractor
+variants and every seed's episodes of it drawn together: the interval over tasks, which the seeds' one
+ignores), and ``paired`` the difference of two policies on the same tasks and seeds with the same
+clustered bootstrap (``rl/evaluation.py``: ``task_interval``, ``paired_difference``). ``--affordance-head`` gives
 the text policy an affordance head fitted on the train split only (``rl/affordance.py``); its text
 rule then also considers the head's log fit (``baselines.AFFORDANCE_SCORES``).
 
@@ -42,11 +47,26 @@ from pathlib import Path
 
 from lateralgym.envs import EpisodeConfig
 from lateralgym.envs.benchmarks.creativity.rl.baselines import seed_interval
-from lateralgym.envs.benchmarks.creativity.rl.evaluation import Evaluation, load_tasks, split_tasks
+from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
+    Evaluation,
+    load_tasks,
+    paired_difference,
+    split_tasks,
+    task_interval,
+)
 from lateralgym.envs.benchmarks.creativity.rl.ppo import TEXT_INIT, TrainSummary, train_ppo
 
 PERCENT = (0.0, 100.0)
 """Every figure is a rate in percent: its interval over seeds stays inside."""
+
+PAIRS = (
+    ("ppo_text", "text_rule"),
+    ("ppo_text", "best_rule"),
+    ("ppo_text", "ppo_text_untrained"),
+    ("ppo_features", "best_rule"),
+    ("ppo_features", "ppo_features_untrained"),
+)
+"""Paired differences reported (the same tasks and seeds): a trained policy against its start and the rules."""
 
 METRICS: dict[str, Callable[[Evaluation], float]] = {
     "test_gold": lambda e: e.gold_correct_rate,
@@ -116,6 +136,8 @@ def main() -> None:
     print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs visible, load average {os.getloadavg()[0]:.1f}")
     print(f"{len(train)} train / {len(test)} test tasks (split by gold entity); seeds {seeds}; policies {policies}")
     per_seed: dict[str, dict[str, list[float]]] = {m: {} for m in METRICS}
+    played: dict[str, list[Evaluation]] = {}
+    """Each policy's evaluations by seed (the same test tasks and seeds for every policy)."""
     seconds: dict[str, list[float]] = {}
     chosen: list[str] = []
     text_chosen: list[str] = []
@@ -147,6 +169,8 @@ def main() -> None:
             for metric, read in METRICS.items():
                 for name, result in found.items():
                     per_seed[metric].setdefault(name, []).append(100 * read(result))
+            for name, result in found.items():
+                played.setdefault(name, []).append(result)
             rule = f", best rule {100 * summary.best_rule.test.gold_correct_rate:.1f} %" if summary.best_rule else ""
             print(
                 f"seed {seed} {policy:8}: ppo gold {100 * summary.trained.gold_correct_rate:5.1f} %{rule}, "
@@ -163,6 +187,18 @@ def main() -> None:
         interval = f"{stats.mean:5.1f} [{stats.low:5.1f}, {stats.high:5.1f}]"
         values = ", ".join(f"{v:.1f}" for v in stats.per_seed)
         print(f"{name:20} {interval:>24} {entity:10.1f} {inspected:12.1f}  {values}")
+    intervals = {name: task_interval(results) for name, results in played.items()}
+    print("\nover distinct task texts (a text's variants and seeds drawn together), gold % [95% CI]:")
+    for name, interval in intervals.items():
+        print(f"  {name:26} {interval.mean:5.1f} [{interval.low:5.1f}, {interval.high:5.1f}]")
+    paired = {
+        f"{a}-{b}": paired_difference(played[a], played[b])
+        for a, b in PAIRS
+        if a in played and b in played and len(played[a]) == len(played[b])
+    }
+    for pair, diff in paired.items():
+        above = "above 0" if diff.low > 0 else "not above 0"
+        print(f"  paired {pair:30} {diff.mean:+5.1f} points [{diff.low:+5.1f}, {diff.high:+5.1f}] ({above})")
     print(f"best rule's feature by seed (chosen on the train tasks): {chosen}")
     if text_chosen:
         print(f"text rule's score by seed (chosen on the train tasks): {text_chosen}")
@@ -185,6 +221,8 @@ def main() -> None:
             metric: {n: seed_interval(v, PERCENT).model_dump() for n, v in values.items()}
             for metric, values in per_seed.items()
         },
+        "task_interval": {name: interval.model_dump() for name, interval in intervals.items()},
+        "paired": {pair: diff.model_dump() for pair, diff in paired.items()},
         "best_rule_features": chosen,
         "seconds": {name: sum(values) for name, values in seconds.items()},
         "settings": {

@@ -87,10 +87,20 @@ class Evaluation(BaseModel):
     """Actions the policy chose that the action mask ruled out (0 for a mask-respecting policy)."""
     item_ids: list[str]
     """The tasks played, one per task (ids as in the dataset)."""
+    texts: list[str] = []
+    """Each task's text, in ``item_ids``' order: distractor variants of one text share it, and intervals
+    over tasks resample them together (``task_interval``)."""
+    gold_correct: list[bool] = []
+    """Each episode's gold-correct result, in the order played (episode ``k`` played task ``k % len(item_ids)``)."""
 
 
 def _summarise(
-    policy: str, outcomes: list[dict[str, Any]], returns: list[float], masked: int, ids: list[str]
+    policy: str,
+    outcomes: list[dict[str, Any]],
+    returns: list[float],
+    masked: int,
+    ids: list[str],
+    texts: list[str] | None = None,
 ) -> Evaluation:
     def rate(key: str) -> float:
         return float(np.mean([bool(o[key]) for o in outcomes]))
@@ -107,7 +117,72 @@ def _summarise(
         invalid_rate=sum(o.get("invalid_actions", 0) for o in outcomes) / max(1, sum(o["turns"] for o in outcomes)),
         masked_actions=masked,
         item_ids=ids,
+        texts=texts or [],
+        gold_correct=[bool(o["gold_correct"]) for o in outcomes],
     )
+
+
+class Interval(BaseModel):
+    """A figure in percent with its 95 % interval."""
+
+    model_config = ConfigDict(frozen=True)
+
+    mean: float
+    low: float
+    high: float
+
+
+def _clustered(evaluations: Sequence[Evaluation]) -> tuple[list[str], list[np.ndarray]]:
+    """(the distinct task texts, each one's episode results pooled over ``evaluations``)."""
+    pooled: dict[str, list[bool]] = {}
+    for evaluation in evaluations:
+        if not evaluation.texts or len(evaluation.texts) != len(evaluation.item_ids):
+            raise ConfigError(f"{evaluation.policy}: its evaluation kept no task texts; evaluate it again")
+        for k, correct in enumerate(evaluation.gold_correct):
+            pooled.setdefault(evaluation.texts[k % len(evaluation.texts)], []).append(correct)
+    texts = sorted(pooled)
+    return texts, [np.array(pooled[text], dtype=float) for text in texts]
+
+
+def task_interval(evaluations: Sequence[Evaluation], *, resamples: int = 2000, seed: int = 0) -> Interval:
+    """The gold-correct rate (percent) of one policy's evaluations (its seeds, pooled) with a 95 % interval
+    from a bootstrap over distinct task texts: a text's episodes (its distractor variants, repeats and
+    seeds) are drawn together, so the interval counts how few distinct problems there are, not episodes.
+
+    Raises:
+        ConfigError: an evaluation kept no task texts, or there are none.
+    """
+    texts, groups = _clustered(evaluations)
+    if not texts:
+        raise ConfigError("no episodes to put an interval on")
+    sums = np.array([g.sum() for g in groups])
+    counts = np.array([len(g) for g in groups], dtype=float)
+    draws = np.random.default_rng(seed).integers(0, len(texts), size=(resamples, len(texts)))
+    rates = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
+    low, high = np.percentile(rates, [2.5, 97.5])
+    return Interval(mean=100 * float(sums.sum() / counts.sum()), low=100 * float(low), high=100 * float(high))
+
+
+def paired_difference(
+    first: Sequence[Evaluation], second: Sequence[Evaluation], *, resamples: int = 2000, seed: int = 0
+) -> Interval:
+    """``first`` minus ``second`` in gold-correct points on the same tasks and seeds, with a 95 % interval
+    from a bootstrap over distinct task texts that draws both policies' episodes of a text together
+    (so the task-to-task variation both share cancels).
+
+    Raises:
+        ConfigError: the two did not play the same tasks (ids, texts and episode counts must match).
+    """
+    texts_a, groups_a = _clustered(first)
+    texts_b, groups_b = _clustered(second)
+    if texts_a != texts_b or [len(g) for g in groups_a] != [len(g) for g in groups_b]:
+        raise ConfigError("a paired difference needs both policies evaluated on the same tasks, seeds and repeats")
+    sums = np.array([a.sum() - b.sum() for a, b in zip(groups_a, groups_b, strict=True)])
+    counts = np.array([len(g) for g in groups_a], dtype=float)
+    draws = np.random.default_rng(seed).integers(0, len(texts_a), size=(resamples, len(texts_a)))
+    diffs = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
+    low, high = np.percentile(diffs, [2.5, 97.5])
+    return Interval(mean=100 * float(sums.sum() / counts.sum()), low=100 * float(low), high=100 * float(high))
 
 
 def _check(tasks: Sequence[CreativityTask], repeats: int) -> None:
@@ -149,7 +224,7 @@ def evaluate_policy(
             done = terminated or truncated
         outcomes.append(info["outcome"])
         returns.append(total)
-    return _summarise(name, outcomes, returns, masked, [t.id for t in tasks])
+    return _summarise(name, outcomes, returns, masked, [t.id for t in tasks], [t.task for t in tasks])
 
 
 def random_policy(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -177,4 +252,4 @@ def evaluate_heuristic(
             done = terminated or truncated
         outcomes.append(info["outcome"])
         returns.append(total)
-    return _summarise("heuristic", outcomes, returns, 0, [t.id for t in tasks])
+    return _summarise("heuristic", outcomes, returns, 0, [t.id for t in tasks], [t.task for t in tasks])

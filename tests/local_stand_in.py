@@ -84,9 +84,10 @@ def main(argv: list[str]) -> None:
     folder = Path(os.environ["STAND_IN_DIR"]) if os.environ.get("STAND_IN_DIR") else None
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "pid").write_text(str(os.getpid()))
-        (folder / "port").write_text(str(listener.getsockname()[1]))
-        (folder / "key").write_text(key)  # for the tests that look for it elsewhere
+        # each written whole, then renamed: a test polling for the file never reads it half written
+        for name, value in (("pid", os.getpid()), ("port", listener.getsockname()[1]), ("key", key)):
+            (folder / f".{name}.tmp").write_text(str(value))
+            os.replace(folder / f".{name}.tmp", folder / name)  # "key": for the tests that look for it elsewhere
     if os.environ.get("STAND_IN_EXIT"):
         print("error loading model: the file is not a model this server can read", file=sys.stderr)
         raise SystemExit(1)

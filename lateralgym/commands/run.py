@@ -42,7 +42,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_import_flag(run)
     add_trust_flags(run, with_import=False)
-    run.add_argument("--data", metavar="PATH", help="dataset file (official release format or LateralGym JSONL)")
+    run.add_argument(
+        "--data",
+        metavar="PATH",
+        help="dataset file (official release format or LateralGym JSONL), or the name of an earlier sample a "
+        "benchmark still ships (docs/benchmarks.md#datasets)",
+    )
     run.add_argument(
         "--format",
         metavar="NAME",

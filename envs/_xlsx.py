@@ -9,7 +9,8 @@ row to its width, and so does one cell in a far-right column (a 336 KB workbook 
 * its parts' stated expanded sizes, summed, past ``MAX_XLSX_EXPANDED`` (the zip reader stops at a
   part's stated size, so no part expands past what it says);
 * a byte scan of every part (no XML parser) counting shared strings, rows and cells past
-  ``MAX_SHARED_STRINGS``, ``MAX_ROWS`` or ``MAX_CELLS``;
+  ``MAX_SHARED_STRINGS``, ``MAX_ROWS`` or ``MAX_CELLS``, and the elements of one row or one string
+  past ``MAX_ITEM_ELEMENTS``;
 * while rows stream, a row reaching past column ``MAX_COLUMNS``, or rows (padded to their last cell)
   holding more than ``MAX_CELLS`` cells in all. The stated dimensions are ignored, so no row is padded
   to them.
@@ -31,6 +32,7 @@ from lateralgym.envs._samples import brief
 __all__ = [
     "MAX_CELLS",
     "MAX_COLUMNS",
+    "MAX_ITEM_ELEMENTS",
     "MAX_ROWS",
     "MAX_SHARED_STRINGS",
     "MAX_XLSX_EXPANDED",
@@ -49,9 +51,14 @@ MAX_CELLS = 4_000_000
 MAX_COLUMNS = 1_024
 """The rightmost column a dataset row may use (Excel's last is 16,384, ``XFD``)."""
 
+MAX_ITEM_ELEMENTS = 100_000
+"""The most XML elements in one row, one shared string, or between them: the XML readers hold a row or a
+string whole (a single string of 2,000,000 rich-text runs, 60 KB zipped, took 1 GB)."""
+
 _CHUNK = 1 << 20
 _TAIL = 64
-_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?(si|row|c)(?=[\s/>])")
+_TAG = re.compile(rb"<(/?)(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)(?=[\s/>])")
+_ITEMS = (b"si", b"row")
 _LIMITS = {b"si": ("shared strings", MAX_SHARED_STRINGS), b"row": ("rows", MAX_ROWS), b"c": ("cells", MAX_CELLS)}
 
 
@@ -85,15 +92,27 @@ def check_workbook(path: Path, advice: str) -> None:
 def _count_tags(
     archive: zipfile.ZipFile, info: zipfile.ZipInfo, counts: dict[bytes, int], path: Path, advice: str
 ) -> None:
-    """Add one part's ``<si>``, ``<row>`` and ``<c>`` start tags to ``counts`` (read in chunks; a tag
-    split between two chunks is counted once, in the window where its next byte is read)."""
+    """Add one part's ``<si>``, ``<row>`` and ``<c>`` start tags to ``counts``, and refuse a row or string
+    of more than ``MAX_ITEM_ELEMENTS`` elements (read in chunks; a tag split between two chunks is counted
+    once, in the window where its next byte is read)."""
     tail = b""
+    inside = 0  # elements since the last row or shared string began or ended
     with archive.open(info) as handle:
         while chunk := handle.read(_CHUNK):
             window = tail + chunk
             for match in _TAG.finditer(window):
-                if match.end() >= len(tail):  # a tag at the last window's very end was not yet whole
-                    counts[match.group(1)] += 1
+                if match.end() < len(tail):  # a tag at the last window's very end was not yet whole
+                    continue
+                closing, name = match.groups()
+                if name in _ITEMS:
+                    inside = 0
+                elif not closing:
+                    inside += 1
+                    if inside > MAX_ITEM_ELEMENTS:
+                        what = f"holds a row or shared string of more than {MAX_ITEM_ELEMENTS:,} XML elements"
+                        raise _too_large(path, what, advice)
+                if not closing and name in counts:
+                    counts[name] += 1
             for tag, (what, limit) in _LIMITS.items():
                 if counts[tag] > limit:
                     raise _too_large(path, f"writes out more than {limit:,} {what}", advice)

@@ -22,7 +22,7 @@ import openpyxl
 import pytest
 
 from lateralgym.envs._errors import DatasetError, DatasetTooLarge
-from lateralgym.envs._xlsx import MAX_COLUMNS, MAX_SHARED_STRINGS
+from lateralgym.envs._xlsx import MAX_COLUMNS, MAX_ITEM_ELEMENTS, MAX_SHARED_STRINGS
 from lateralgym.envs.benchmarks.macgyver import load_macgyver
 from lateralgym.envs.benchmarks.splat import load_splat
 
@@ -155,6 +155,24 @@ def test_a_shared_string_bomb_is_refused_before_openpyxl_opens_it(
     message = str(caught.value)
     assert "\n" not in message and str(path) in message
     assert f"more than {MAX_SHARED_STRINGS:,} shared strings" in message
+
+
+@pytest.mark.parametrize("inline", [False, True], ids=["shared string", "inline string"])
+def test_one_string_of_endless_rich_text_runs_is_refused(tmp_path: Path, inline: bool) -> None:
+    """One string of 2,000,000 rich-text runs (60 KB zipped, 28 MiB expanded) took openpyxl 1 GB: the
+    byte scan refuses a row or a string of more than ``MAX_ITEM_ELEMENTS`` elements."""
+    runs = "<r><t>a</t></r>" * 2_000_000
+    if inline:
+        rows = [_row(1, MACGYVER_HEADER), _row(2, _problem(2)[:5], f'<c r="F2" t="inlineStr"><is>{runs}</is></c>')]
+        path = _workbook(tmp_path / "problem_solution_pair.xlsx", rows)
+    else:
+        shared = f'<?xml version="1.0"?><sst xmlns="{_MAIN}"><si>{runs}</si></sst>'.encode()
+        path = _workbook(tmp_path / "problem_solution_pair.xlsx", [_row(1, MACGYVER_HEADER)], shared=shared)
+    assert path.stat().st_size < MB
+    with pytest.raises(DatasetTooLarge) as caught:
+        load_macgyver(path)
+    message = str(caught.value)
+    assert "\n" not in message and str(path) in message and f"more than {MAX_ITEM_ELEMENTS:,} XML elements" in message
 
 
 def test_a_formula_cell_reads_as_the_text_its_workbook_cached(tmp_path: Path) -> None:

@@ -13,10 +13,13 @@ solutions of the people who thought it solvable.
 from __future__ import annotations
 
 import re
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._errors import DatasetError, DatasetTooLarge
+from lateralgym.envs._xlsx import sheet_rows
+from lateralgym.envs._xlsx_header import header_texts
 from lateralgym.envs.benchmarks.macgyver._schema import MacGyverProblem
 from lateralgym.envs.records import brief, build, cell_text, existing_file, has_signature, unique_id
 
@@ -26,20 +29,12 @@ HUMAN_SOLUTIONS = "additional_human_solutions.xlsx"
 """The release's file of people's solutions, read when it is next to the problem file."""
 
 _COLUMNS = ("id", "problem", "solvable?", "solution")
+_ADVICE = "is it MacGyver's problem_solution_pair.xlsx?"
 _BREAK = re.compile(r"\s*<br\s*/?>\s*", re.IGNORECASE)
 
 
 def _rows(path: Path) -> list[tuple[Any, ...]]:
-    import openpyxl  # deferred: only spreadsheet formats need it
-
-    try:
-        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises zip, key and XML errors for broken files
-        raise DatasetError(path, f"cannot read as an .xlsx workbook ({type(exc).__name__}: {brief(str(exc))})") from exc
-    try:
-        return list(workbook.worksheets[0].iter_rows(values_only=True))
-    finally:
-        workbook.close()
+    return list(sheet_rows(path, _ADVICE))
 
 
 def _header(path: Path, rows: list[tuple[Any, ...]]) -> list[str]:
@@ -52,18 +47,17 @@ def is_macgyver(path: Path, first_record: Any) -> bool:
     """An ``.xlsx`` whose first row has MacGyver's columns (``ID``, ``Problem``, ``Solvable?``, ``Solution``)."""
     if not has_signature(path, (".xlsx", ".xlsm"), b"PK\x03\x04"):
         return False
-    try:
-        import openpyxl
-
-        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    header = header_texts(path)  # streamed, so a large sheet is not read to tell its format
+    if header is None:  # laid out otherwise: the guarded reader's first row
         try:
-            first = next(workbook.worksheets[0].iter_rows(values_only=True, max_row=1), ())
-        finally:
-            workbook.close()
-    except Exception:  # not a workbook: another format's, or broken (its own reader says so)
-        return False
-    header = {str(cell).strip().lower() for cell in first if cell is not None}
-    return set(_COLUMNS) <= header
+            with closing(sheet_rows(path, _ADVICE)) as rows:
+                first = next(rows, ())
+        except DatasetTooLarge:
+            raise  # refused as it is, never as "unknown format"
+        except DatasetError:  # not a workbook: another format's, or broken (its own reader says so)
+            return False
+        header = [str(cell).strip().lower() for cell in first if cell is not None]
+    return set(_COLUMNS) <= set(header)
 
 
 def _text(value: Any) -> str:

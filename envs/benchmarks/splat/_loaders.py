@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 import re
-import zipfile
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
-from lateralgym.envs._errors import DatasetError, DatasetTooLarge
+from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._xlsx import sheet_rows
 from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
 from lateralgym.envs.records import (
     brief,
@@ -49,6 +50,11 @@ def _splat_level(value: object, path: Path, where: object) -> int:
     return level
 
 
+def _cell(row: tuple[object, ...], index: int) -> object:
+    """A row's cell at ``index``; a row ends at its last cell, so those past it are empty (None)."""
+    return row[index] if index < len(row) else None
+
+
 def _blank(cell: object) -> bool:
     """Whether a spreadsheet cell is empty (None, blank text or NaN); cells of unused columns are not read."""
     if isinstance(cell, str):
@@ -63,48 +69,14 @@ def load_splat(path: str | Path) -> list[SituationPuzzle]:
     first puzzle under the header). Fully empty rows are skipped; stories keep their inner newlines.
     A cell may hold text or a number; a flag or a date where text belongs is refused.
     """
-    import openpyxl  # deferred: only SPLAT needs it
-
-    from lateralgym.envs.benchmarks.splat._xlsx_header import header_texts  # the release's workbook only
+    from lateralgym.envs._xlsx_header import header_texts
 
     path = existing_file(path)
-    _check_expanded_size(path)
     header = header_texts(path)  # streamed: a sheet that is not SPLAT's is refused before openpyxl reads it
     if header is not None and not _SPLAT_NAMES & set(header):
         raise _not_splat(path, header)
-    try:
-        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises zip, key and XML errors for broken files
-        raise DatasetError(path, f"cannot read as an .xlsx workbook ({type(exc).__name__}: {brief(str(exc))})") from exc
-    try:
-        return _splat_rows(path, workbook.worksheets[0].iter_rows(values_only=True))
-    except DatasetError:
-        raise
-    except Exception as exc:
-        raise DatasetError(path, f"cannot read the first sheet ({type(exc).__name__}: {brief(str(exc))})") from exc
-    finally:
-        workbook.close()
-
-
-MAX_XLSX_EXPANDED = 32 << 20
-"""The most bytes an ``.xlsx``'s parts may expand to (32 MiB; SPLAT's release is well under 1 MiB): openpyxl
-reads a sheet's XML whole when it states no dimensions, and the shared strings always."""
-
-
-def _check_expanded_size(path: Path) -> None:
-    """Refuse a workbook whose zip parts say they expand past ``MAX_XLSX_EXPANDED``, before any is
-    read (the zip reader stops at a part's stated size, so a part cannot expand past what it says)."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            expanded = sum(info.file_size for info in archive.infolist())
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise DatasetError(path, f"cannot read as an .xlsx workbook ({type(exc).__name__}: {brief(str(exc))})") from exc
-    if expanded > MAX_XLSX_EXPANDED:
-        raise DatasetTooLarge(
-            path,
-            f"expands to {expanded >> 20} MiB, past {MAX_XLSX_EXPANDED >> 20} MiB, so it is refused; "
-            "is it SPLAT's puzzles.xlsx?",
-        )
+    with closing(sheet_rows(path, "is it SPLAT's puzzles.xlsx?")) as rows:
+        return _splat_rows(path, rows)
 
 
 def _not_splat(path: Path, header: list[str]) -> DatasetError:
@@ -145,7 +117,7 @@ def _splat_rows(path: Path, rows: Iterator[tuple[object, ...]]) -> list[Situatio
         if all(_blank(cell) for cell in row):
             continue
         where = f"row {number}"
-        cells = {name: cell_text(row[i] if i < len(row) else None, path, where, name) for name, i in columns.items()}
+        cells = {name: cell_text(_cell(row, i), path, where, name) for name, i in columns.items()}
         for field in ("story", "answer"):
             if not cells[field]:
                 raise DatasetError(path, "is empty", record=where, field=field)
@@ -159,7 +131,7 @@ def _splat_rows(path: Path, rows: Iterator[tuple[object, ...]]) -> list[Situatio
                     "title": cells["title"],
                     "story": cells["story"],
                     "answer": cells["answer"],
-                    "difficulty": _splat_level(row[columns["level of difficulty"]], path, where),
+                    "difficulty": _splat_level(_cell(row, columns["level of difficulty"]), path, where),
                 },
             )
         )

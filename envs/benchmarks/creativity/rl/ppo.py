@@ -55,6 +55,7 @@ from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
     split_tasks,
     training_config,
 )
+from lateralgym.envs.benchmarks.creativity.rl.model_file import ModelFileError, read_model
 from lateralgym.envs.benchmarks.creativity.rl.text import TextCreativity, TextEncoder, make_encoder
 from lateralgym.envs.benchmarks.creativity.rl.wrappers import ACTION_FEATURES, DiscreteCreativity, PartOrder
 
@@ -301,8 +302,8 @@ class TrainSummary(BaseModel):
     """A text policy's zero-training text rule (``baselines.best_text_rule``) on the test tasks."""
 
 
-def greedy(model: MaskablePPO) -> Any:
-    """The trained model as an ``rl_eval.Policy``: its most likely action among the masked-in ones."""
+def greedy(model: MaskablePPO | MaskableActorCriticPolicy) -> Any:
+    """The trained model (or its policy) as an ``rl_eval.Policy``: its most likely action among the masked-in ones."""
 
     def act(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
         action, _ = model.predict(obs, action_masks=mask, deterministic=True)
@@ -524,9 +525,31 @@ def train_ppo(
 
 
 def load_policy(path: Path) -> Any:
-    """A saved ``model.zip`` as an ``evaluation.Policy`` (greedy), for the wrapper it was trained on."""
+    """A saved ``model.zip`` as an ``evaluation.Policy`` (greedy), for the wrapper it was trained on.
+
+    Nothing in the file is unpickled (SB3's ``load`` would run a crafted file's code): the policy is
+    built from our own classes with the plain settings ``model_file.read_model`` reads, and gets the
+    file's weights (tensors only).
+
+    Raises:
+        ModelFileError: the file is not a policy ``train_ppo`` saved (one line naming it).
+    """
+    from gymnasium import spaces
+
     one_thread()
-    return greedy(MaskablePPO.load(path, device="cpu"))
+    saved = read_model(Path(path))
+    kwargs: dict[str, Any] = {}
+    if saved.layout is not None:
+        kwargs = {"features_extractor_class": RowLayout, "features_extractor_kwargs": saved.layout}
+    observations = spaces.Box(-np.inf, np.inf, shape=(saved.observation_size,), dtype=np.float32)
+    try:
+        policy = ActionScoringPolicy(observations, spaces.Discrete(saved.n_actions), lambda _: 0.0, **kwargs)
+        policy.load_state_dict(saved.weights)
+    except (RuntimeError, ValueError) as exc:  # weights of another shape than the settings say
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelFileError(Path(path), f"its weights do not fit its settings ({first[:200]})") from exc
+    policy.set_training_mode(False)
+    return greedy(policy)
 
 
 def plot_curve(summary: TrainSummary, path: Path) -> None:

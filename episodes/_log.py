@@ -189,8 +189,8 @@ class StepLine(_Record):
     """One action of one agent."""
 
     type: Literal["step"] = "step"
-    step: int
-    """1-based turn number."""
+    step: int = Field(ge=1)
+    """1-based turn number (a step line numbered 0 or less is damage, refused when read)."""
     agent: Literal["player", "judge"] = "player"
     action: dict[str, Any]
     """The parsed action (``kind`` and its fields)."""

@@ -164,7 +164,16 @@ def replay(run_dir: str | Path, episode: str | None = None) -> list[EpisodeRepla
         session = EpisodeSession(LateralEnv(config, items=items, judge=judge), spec)  # re-stepped, not logged again
         obs, _ = session.start()
         divergence = None
-        if _sha(obs["text"]) != start.observation.sha256:
+        numbers = [line.step for line in steps]
+        if numbers != list(range(1, len(numbers) + 1)):  # an edited log: a turn repeated, dropped or reordered
+            divergence = Divergence(
+                episode_id=episode_id,
+                step=next((n for k, n in enumerate(numbers, start=1) if n != k), 0),
+                field="step number",
+                expected=", ".join(str(k) for k in range(1, len(numbers) + 1)),
+                got=", ".join(str(n) for n in numbers),
+            )
+        elif _sha(obs["text"]) != start.observation.sha256:
             divergence = Divergence(
                 episode_id=episode_id,
                 step=0,

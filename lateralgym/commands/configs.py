@@ -30,7 +30,10 @@ def _cmd_configs(args: argparse.Namespace) -> int:
     shipped = {EpisodeConfig.named(name).benchmark for name in SHIPPED_CONFIGS}
     others = [b for b in all_benchmarks() if b.name not in shipped]
     if others:
-        print("\nbenchmarks without a shipped config (run one by name: lateralgym run --import FILE NAME):")
+        print("\nbenchmarks without a shipped config (run one by name, with its default config):")
         for benchmark in others:
-            print(f"  {benchmark.name:22} {benchmark.title}")
+            imported = not type(benchmark).__module__.startswith("lateralgym.")
+            how = f"lateralgym run {'--import FILE ' if imported else ''}{benchmark.name}"
+            how += " --data FILE" if benchmark.data.sample_file is None else ""
+            print(f"  {benchmark.name:22} {benchmark.title}  ({how})")
     return 0

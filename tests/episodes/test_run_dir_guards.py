@@ -95,3 +95,25 @@ def test_resume_moves_the_lines_it_cannot_continue_aside_and_says_so(run_dir: Pa
     assert moved and {r["episode_id"] for r in moved} == {first}  # the unfinished turns, kept as they were
     ends = [r for r in read_log(log) if r.type == "episode_end"]
     assert sorted(e.episode_id for e in ends) == sorted({r["episode_id"] for r in records})  # each once
+
+
+def test_a_log_with_repeated_or_non_positive_step_numbers_is_named(run_dir: Path) -> None:
+    log = run_dir / "steps.jsonl"
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    first_step = next(n for n, r in enumerate(records) if r["type"] == "step")
+    for number, expected in ((-3, "line"), (0, "line")):
+        edited = [dict(r) for r in records]
+        edited[first_step]["step"] = number
+        log.write_text("".join(json.dumps(r) + "\n" for r in edited), encoding="utf-8")
+        with pytest.raises(LogError, match=rf"{expected} {first_step + 1}: not a step-log record"):
+            list(read_log(log))
+    edited = [dict(r) for r in records]
+    episode = records[first_step]["episode_id"]  # episodes run side by side: their lines interleave
+    second = next(
+        n for n, r in enumerate(records) if r["type"] == "step" and n > first_step and r["episode_id"] == episode
+    )
+    edited[second]["step"] = edited[first_step]["step"]  # a turn repeated
+    log.write_text("".join(json.dumps(r) + "\n" for r in edited), encoding="utf-8")
+    done = _cli("replay", "--quiet", str(run_dir))
+    assert "step 1: step number differs" in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode != 0

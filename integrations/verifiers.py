@@ -28,6 +28,7 @@ import functools
 from collections.abc import Iterator
 from typing import Any, Literal, cast
 
+import httpx
 import verifiers.v1 as vf
 from openai import AsyncOpenAI
 from pydantic import model_validator
@@ -191,6 +192,10 @@ class LateralVerifiersEnv(vf.Env[LateralEnvConfig]):  # type: ignore[misc]
             )
 
 
+_TIMEOUT = httpx.Timeout(600.0, connect=120.0)
+"""One move's request: the SDK's 10 minutes to answer, and two minutes to connect."""
+
+
 class ChatHarnessConfig(vf.HarnessConfig):  # type: ignore[misc]
     """No settings: the model, endpoint and sampling come from verifiers."""
 
@@ -212,7 +217,9 @@ class ChatHarness(vf.Harness[ChatHarnessConfig]):  # type: ignore[misc]
             messages.append({"role": "user", "content": prompt})
         else:
             messages += [m if isinstance(m, dict) else message_to_wire(m) for m in prompt or []]
-        client = AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0)
+        # The endpoint is verifiers' own interception server in this process: on a busy machine its loop can
+        # take longer than the SDK's 5 s default to accept a connection, which is load, not a dead server.
+        client = AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0, timeout=_TIMEOUT)
         try:
             response = await client.chat.completions.create(model=ctx.model, messages=cast(Any, messages))
         finally:

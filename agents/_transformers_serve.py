@@ -12,7 +12,7 @@ gets 401.
 Endpoints: ``GET /v1/models`` (the alias), ``POST /v1/chat/completions`` (``messages``,
 ``max_tokens``, ``temperature``, ``top_p``, ``seed``, ``stop``, ``logprobs``, ``stream``; a reply
 constrained by llama.cpp's ``grammar`` field (GBNF) or by ``response_format`` ``json_schema`` /
-``json_object``). One request decodes at a time (the CPU is the limit); others wait their turn.
+``json_object``, written as compact JSON). One request decodes at a time (the CPU is the limit); others wait their turn.
 
 Memory: the key/value cache grows with the request, up to ``context`` tokens (prompt and reply; a
 longer prompt is refused with 400, as llama.cpp does). The prompt cache keeps the key/value cache of
@@ -110,12 +110,12 @@ class Engine:
                 if not isinstance(grammar, str):
                     raise RequestError("grammar must be a string (GBNF)")
                 spec = self.llguidance.grammar_from("gbnf", grammar)
-            elif kind == "json_object":
-                spec = self.llguidance.grammar_from("json_schema", json.dumps({"type": "object"}))
-            elif kind == "json_schema":
-                schema = (response_format.get("json_schema") or {}).get("schema")
+            elif kind in ("json_object", "json_schema"):
+                schema = (response_format.get("json_schema") or {}).get("schema") if kind == "json_schema" else {}
                 if not isinstance(schema, dict):
                     raise RequestError("response_format json_schema needs json_schema.schema, an object")
+                # Compact JSON: with free whitespace a small model can fill its whole reply with blanks.
+                schema = {"type": "object", **schema, "x-guidance": {"whitespace_flexible": False}}
                 spec = self.llguidance.grammar_from("json_schema", json.dumps(schema))
             else:
                 return None

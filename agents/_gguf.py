@@ -26,6 +26,8 @@ _MAX_ENTRIES = 1_000_000
 _MAX_STRING = 1 << 24
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
+_VOCAB_KEY = "tokenizer.ggml.tokens"
+"""An array: only its length is kept."""
 _WANTED_SUFFIXES = (
     ".context_length",
     ".block_count",
@@ -58,6 +60,8 @@ class GGUFInfo:
     kv_bytes_per_token: int | None
     """Bytes of attention cache each token of context takes at 16 bits (keys and values, every layer),
     when the header states the shapes."""
+    vocab_size: int | None = None
+    """Tokens in the vocabulary (``tokenizer.ggml.tokens``), when the file lists them."""
 
 
 def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
@@ -103,6 +107,7 @@ def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
         name=str(meta.get("general.name") or path.stem),
         context_length=_positive(meta.get(f"{architecture}.context_length")),
         kv_bytes_per_token=_kv_bytes(meta, architecture),
+        vocab_size=_positive(meta.get(_VOCAB_KEY)),
     )
 
 
@@ -148,7 +153,7 @@ def _value(handle: IO[bytes], kind: int, keep: bool) -> Any:
         else:
             for _ in range(count):
                 _value(handle, item, keep=False)
-        return None
+        return count if keep else None  # an array kept is known by its length
     raise EOFError  # an unknown type: the rest cannot be read
 
 
@@ -157,7 +162,7 @@ def _metadata(handle: IO[bytes], entries: int) -> dict[str, Any]:
     for _ in range(entries):
         key = _string(handle)
         kind = _read(handle, "<I")
-        keep = key.startswith("general.") or key.endswith(_WANTED_SUFFIXES)
+        keep = key.startswith("general.") or key.endswith(_WANTED_SUFFIXES) or key == _VOCAB_KEY
         value = _value(handle, kind, keep)
         if keep:
             meta[key] = value

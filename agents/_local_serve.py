@@ -3,8 +3,9 @@
 * ``local/smollm2``: a model of ``LOCAL_MODELS`` (``lateralgym models`` lists them and what is installed);
 * ``local/PATH.gguf``: any GGUF file (relative, ``~/...``, or absolute: ``local//models/m.gguf``).
 
-After ``?`` come the spec's usual settings and role options, and the server's own: ``threads``,
-``context`` (tokens) and ``port`` (default: chosen for the machine, ``_local_model``). Unless it says
+After ``?`` come the spec's usual settings and role options, and the server's own: ``runtime``
+(``transformers``, the default, or ``llama``), ``threads``, ``context`` (tokens) and ``port`` (default:
+chosen for the machine and the run, ``_local_model``, ``plan_local``). Unless it says
 otherwise, a ``local/`` spec waits up to 15 minutes a request and retries once (a CPU model reads a long
 prompt slowly) and caps a reply at 512 tokens (a small model writes until its context is full when
 nothing stops it).
@@ -37,7 +38,10 @@ from pydantic import BaseModel, ConfigDict
 from lateralgym.agents._gguf import LocalModelError, read_gguf
 from lateralgym.agents._llm_spec import LOCAL_SERVER_KEYS
 from lateralgym.agents._local_model import (
+    DEFAULT_RUNTIME,
     LOCAL_INSTALL_HINT,
+    MIN_CONTEXT,
+    RUNTIMES,
     SMOLLM2_SHA256,
     LocalModelServer,
     ServerCommand,
@@ -45,7 +49,9 @@ from lateralgym.agents._local_model import (
     choose_threads,
     llama_cpp_command,
     local_runtime_missing,
+    runtime_command,
     smollm2_gguf,
+    transformers_command,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +64,7 @@ __all__ = [
     "ServedModel",
     "local_api_key",
     "local_model_rows",
+    "plan_local",
     "register_local_model",
     "serve",
     "served_models",
@@ -76,7 +83,7 @@ class LocalModel:
         install: The command that installs its weights.
         locate: Finds the GGUF file (checking it), or raises ``LocalModelError`` naming ``install``.
         sha256: The file's expected digest (``None``: not known in advance).
-        command: How its server is started (llama-cpp-python's server).
+        command: How its server is started (``None``: the runtime the spec names, transformers by default).
     """
 
     name: str
@@ -84,7 +91,7 @@ class LocalModel:
     install: str
     locate: Callable[[], Path]
     sha256: str | None = None
-    command: ServerCommand = llama_cpp_command
+    command: ServerCommand | None = None
 
 
 LOCAL_MODELS: dict[str, LocalModel] = {
@@ -118,7 +125,7 @@ class ServedModel(BaseModel):
     context: int
     """Context tokens the server was started with."""
     runtime: str
-    """What served it (``llama-cpp-python 0.3.36``)."""
+    """What served it (``transformers 5.24.0 (torch 2.13.0+cpu, llguidance 1.9.1)``, ``llama-cpp-python 0.3.36``)."""
     base_url: str
     """Where it answered during the run (a new run or a resume starts it again on a free port)."""
 
@@ -139,6 +146,21 @@ class LocalEndpoint:
     identity: str
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What the next servers are sized for (``plan_local``)."""
+
+    prompt_tokens: int
+    reply_tokens: int
+    conversations: int
+
+
+PLAN_MARGIN = 1.5
+"""The planned context over the estimated longest prompt (estimates count 4 characters a token; a
+tokenizer may cut finer)."""
+MAX_CACHE_SLOTS = 8
+
+
 class _Servers:
     """The servers this process runs, by model file and settings; shared by every client."""
 
@@ -146,10 +168,22 @@ class _Servers:
         self._lock = threading.Lock()
         self._running: list[tuple[LocalModelServer, ServedModel]] = []
         self._depth = 0
+        self.plan: _Plan | None = None
+
+    def sizing(self, trained: int | None) -> tuple[int | None, int]:
+        """``(context tokens, prompt cache conversations)`` the plan asks for (context None: no plan)."""
+        if self.plan is None:
+            return None, 1
+        wanted = int(self.plan.prompt_tokens * PLAN_MARGIN) + self.plan.reply_tokens
+        context = max(MIN_CONTEXT, -(-wanted // 256) * 256)
+        if trained:
+            context = min(context, trained)
+        return context, max(1, min(MAX_CACHE_SLOTS, self.plan.conversations))
 
     def serve(self, spec: ModelSpec) -> LocalEndpoint:
         target, model = _target(spec.model)
         settings = _server_settings(spec)
+        runtime = _runtime_of(spec)
         with self._lock:
             path = model.locate() if model is not None else target
             info = read_gguf(path)  # a file that is no model is refused before a server starts for it
@@ -160,15 +194,17 @@ class _Servers:
                 "context": settings.get("context"),
                 "port": settings.get("port"),
             }
+            command = model.command if model is not None and model.command is not None else runtime_command(runtime)
             for server, served in self._running:
                 running = {"threads": served.threads, "context": served.context, "port": server.port}  # by key
                 same = all(value is None or running[key] == value for key, value in wanted.items())
-                if served.path == str(path.resolve()) and same and server.running():
+                if served.path == str(path.resolve()) and same and server.command is command and server.running():
                     return self._endpoint(server, served)
             threads = settings.get("threads") or choose_threads()
-            context = settings.get("context") or choose_context(info)
-            if model is None:
-                reason = local_runtime_missing()
+            planned, slots = self.sizing(info.context_length)
+            context = settings.get("context") or planned or choose_context(info)
+            if model is None or model.command is None:
+                reason = local_runtime_missing(runtime)
                 if reason is not None:
                     raise LocalModelError(reason)
             server = LocalModelServer(
@@ -177,7 +213,8 @@ class _Servers:
                 threads=threads,
                 n_ctx=context,
                 port=settings.get("port"),
-                command=model.command if model is not None else llama_cpp_command,
+                command=command,
+                cache_slots=slots,
             )
             if model is not None and model.sha256 is not None:
                 server._sha256 = model.sha256  # noqa: SLF001 - locate() checked the file against it
@@ -188,7 +225,7 @@ class _Servers:
                 sha256=server.sha256,
                 threads=threads,
                 context=context,
-                runtime=_runtime(model),
+                runtime=_runtime(command),
                 base_url=server.base_url,
             )
             self._running.append((server, served))
@@ -196,7 +233,7 @@ class _Servers:
 
     @staticmethod
     def _endpoint(server: LocalModelServer, served: ServedModel) -> LocalEndpoint:
-        command = f"{server.command.__module__}.{server.command.__qualname__}"
+        command = f"{server.command.__module__}.{getattr(server.command, '__qualname__', repr(server.command))}"
         identity = f"{served.runtime} ({command}) sha256:{served.sha256}"
         return LocalEndpoint(served, server.api_key, identity)
 
@@ -220,6 +257,7 @@ class _Servers:
                 last = self._depth == 0
             if last:
                 self.stop_all()
+                self.plan = None
 
     def stop_all(self) -> None:
         with self._lock:
@@ -241,6 +279,16 @@ def serve(spec: ModelSpec) -> LocalEndpoint:
         LocalServerIdentityError: what answered on the server's port did not prove it is the server.
     """
     return _servers.serve(spec)
+
+
+def plan_local(prompt_tokens: int, reply_tokens: int, conversations: int) -> None:
+    """Size the ``local/`` servers started from now on (until the outermost ``serving()`` block ends)
+    for a run: its longest prompt and reply in tokens (estimated), and the conversations it holds at
+    once (episodes in flight, times the local roles). The context is that prompt with a margin
+    (``PLAN_MARGIN``) and the reply, at least ``MIN_CONTEXT`` and at most the model's trained context;
+    the prompt cache keeps one conversation each, up to ``MAX_CACHE_SLOTS``. A spec's own ``context``
+    wins."""
+    _servers.plan = _Plan(max(1, prompt_tokens), max(0, reply_tokens), max(1, conversations))
 
 
 def local_api_key(base_url: str) -> str | None:
@@ -266,11 +314,11 @@ def stop_local_servers() -> None:
 def local_model_rows() -> list[dict[str, str]]:
     """What ``local/`` can start here, one row per known model: name, model, installed or what to run,
     and the threads and context it would get on this machine."""
-    runtime = local_runtime_missing()
+    runtime = local_runtime_missing(DEFAULT_RUNTIME)
     rows = []
     for model in LOCAL_MODELS.values():
         try:
-            path = model.locate()
+            path = smollm2_gguf(fetch=False) if model.locate is smollm2_gguf else model.locate()
             info = read_gguf(path)
             state = "installed" if runtime is None else f"weights installed; runtime missing: {LOCAL_INSTALL_HINT}"
             sizing = f"{choose_threads()} thread(s), {choose_context(info)} tokens of context"
@@ -298,9 +346,23 @@ def _target(name: str) -> tuple[Path, LocalModel | None]:
     )
 
 
+def _runtime_of(spec: ModelSpec) -> str:
+    """The runtime a spec names (``runtime=``), else ``DEFAULT_RUNTIME``.
+
+    Raises:
+        LocalModelError: an unknown runtime.
+    """
+    runtime = (spec.options.get("runtime") or DEFAULT_RUNTIME).strip().lower()
+    if runtime not in RUNTIMES:
+        raise LocalModelError(f"local/{spec.model}: runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
+    return runtime
+
+
 def _server_settings(spec: ModelSpec) -> dict[str, int]:
     settings: dict[str, int] = {}
     for key in LOCAL_SERVER_KEYS:
+        if key == "runtime":
+            continue
         text = spec.options.get(key)
         if text is None:
             continue
@@ -312,10 +374,19 @@ def _server_settings(spec: ModelSpec) -> dict[str, int]:
     return settings
 
 
-def _runtime(model: LocalModel | None) -> str:
-    if model is not None and model.command is not llama_cpp_command:
-        return "a stand-in server"
+def _runtime(command: ServerCommand) -> str:
+    """What serves a model, with the versions that decide its replies."""
+    if command is llama_cpp_command:
+        return f"llama-cpp-python {_version('llama-cpp-python')}"
+    if command is transformers_command:
+        return (
+            f"transformers {_version('transformers')} (torch {_version('torch')}, llguidance {_version('llguidance')})"
+        )
+    return "a stand-in server"
+
+
+def _version(package: str) -> str:
     try:
-        return f"llama-cpp-python {metadata.version('llama-cpp-python')}"
+        return metadata.version(package)
     except metadata.PackageNotFoundError:
-        return "llama-cpp-python"
+        return "?"

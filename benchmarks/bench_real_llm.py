@@ -1,4 +1,4 @@
-"""A real small model (``local/smollm2``: SmolLM2-135M served by llama-cpp-python on 127.0.0.1) on every
+"""A real small model (``local/smollm2``: SmolLM2-135M served on 127.0.0.1 by the default runtime) on every
 shipped config: wall time, tokens per second and how valid its moves were, per config, with its replies
 constrained to the benchmark's action grammar (the default for ``local/`` models) and, with ``--compare``,
 as free text too (the papers' protocol), so the difference the constraint makes is measured, not assumed.

@@ -74,6 +74,10 @@ class DryRun(BaseModel):
     roles: list[RoleEstimate]
     first_prompt: list[dict[str, str]] = Field(default_factory=list, exclude=True)
     """The LLM player's opening messages of the first episode (a speed probe reads them)."""
+    longest_prompt: int = 0
+    """Tokens of the longest prompt any model role is sent (a player's at its last turn)."""
+    longest_reply: int = 0
+    """Tokens of the longest reply any model role may write."""
 
     def render(self) -> str:
         """Lines for people."""
@@ -206,6 +210,10 @@ def dry_run(
         hidden = benchmark.solution_text(by_id[episode.item_id])
         judge_prompts.append(JUDGE_INSTRUCTION_TOKENS + _tokens(str(observation["text"])) + _tokens(hidden))
     roles: list[RoleEstimate] = []
+    longest_prompt = longest_reply = 0
+    if spec is not None and openings:
+        longest_prompt = max(openings) + EXCHANGE_TOKENS * (turns - 1)
+        longest_reply = max(replies)
     if spec is not None:
         fewest = sum(openings)
         most = sum(turns * o + EXCHANGE_TOKENS * turns * (turns - 1) // 2 for o in openings)
@@ -220,6 +228,8 @@ def dry_run(
         fewest = sum(judge_prompts) * samples
         most = sum(turns * p for p in judge_prompts) * samples
         roles.append(_estimate("judge", judge_spec.name, calls, (fewest, most), (calls[0] * reply, calls[1] * reply)))
+        longest_prompt = max(longest_prompt, max(judge_prompts, default=0))
+        longest_reply = max(longest_reply, reply)
     return DryRun(
         config=config.name,
         benchmark=config.benchmark,
@@ -229,6 +239,8 @@ def dry_run(
         repeats=repeats,
         max_turns=turns,
         first_prompt=first_prompt,
+        longest_prompt=longest_prompt,
+        longest_reply=longest_reply,
         player=player,
         judge=judge,
         roles=roles,

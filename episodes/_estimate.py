@@ -104,9 +104,14 @@ def _read_tokens(role: RoleEstimate) -> tuple[int, int]:
 
 
 async def time_estimate(
-    config: EpisodeConfig, options: RunOptions, items: Sequence[Any], served: Sequence[ServedModel]
+    config: EpisodeConfig,
+    options: RunOptions,
+    items: Sequence[Any],
+    served: Sequence[ServedModel],
+    dry: DryRun | None = None,
 ) -> TimeEstimate | None:
-    """The estimate for a run whose player or judge is a ``local/`` model (None when neither is).
+    """The estimate for a run whose player or judge is a ``local/`` model (None when neither is); ``dry``:
+    the run's plan when already made.
 
     Raises:
         LocalModelError: the timing call failed (the server died, or streams nothing).
@@ -120,7 +125,7 @@ async def time_estimate(
     ]
     if not roles or not served:
         return None
-    dry = dry_run(config, options, items=items)
+    dry = dry or dry_run(config, options, items=items)
     first = served[0]
     speed = await measure_speed(first.base_url, dry.first_prompt)
     who = f"{first.spec}, {first.threads} thread{'s' if first.threads != 1 else ''}"

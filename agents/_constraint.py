@@ -194,7 +194,7 @@ async def _probe(client: LLMClient, mode: ConstraintMode) -> str | None:
             _PROBE_PROMPT, role="check", use_cache=False, max_tokens=8, temperature=0, **params
         )
     except LLMCallError as exc:
-        if exc.kind in ("connection", "timeout"):
+        if exc.kind in ("connection", "tls", "timeout"):
             raise  # not about the constraint: the endpoint check's to report
         return f"{exc.kind} error: {' '.join(str(exc).split())[-_DETAIL_CHARS:]}"
     text = call.text.strip()

@@ -45,12 +45,14 @@ class Failure:
     """One failed attempt, as the retry loop sees it.
 
     Attributes:
-        kind: ``http``, ``timeout``, ``connection``, ``malformed``, ``config`` or ``error``.
+        kind: ``http``, ``timeout``, ``connection``, ``tls``, ``malformed``, ``config`` or ``error``.
         status: HTTP status for ``http`` failures.
         retryable: Whether another attempt may succeed.
         retry_after: Seconds the server asked us to wait, when it said.
-        detail: The library's message, neither redacted nor shortened (a secret cut in half could
-            no longer be found): the client does both, in that order.
+        detail: The library's message (``tls``: ours; the SDK's says only "Connection error"), neither
+            redacted nor shortened (a secret cut in half could no longer be found): the client does both,
+            in that order.
+        advice: What to do about it, when the kind says (``tls``: which certificates to trust).
     """
 
     kind: str
@@ -58,6 +60,12 @@ class Failure:
     retryable: bool
     retry_after: float | None
     detail: str
+    advice: str = ""
+
+
+TLS_ADVICE = "set SSL_CERT_FILE to the CA certificate (PEM) that signed it, or use http:// for a server on this machine"
+"""What to do when a server's certificate is not trusted (``httpx`` reads ``SSL_CERT_FILE``, and ``SSL_CERT_DIR``,
+as OpenSSL does)."""
 
 
 class MalformedReplyError(Exception):
@@ -595,6 +603,9 @@ def classify(exc: BaseException) -> Failure:
         # A body past the size cap, or compressed: the SDK reports whatever its read raised as a
         # connection error; it is a malformed reply, and its own words say why.
         return Failure("malformed", None, True, None, f"{type(refused).__name__}: {refused}")
+    tls = _caused_by(exc, ssl.SSLError)
+    if tls is not None and not isinstance(tls, (ssl.SSLEOFError, ssl.SSLZeroReturnError)):  # not a closed connection
+        return _tls_failure(tls)
     detail = f"{type(exc).__name__}: {exc}"
     retry_after = retry_after_seconds(exc)
     if isinstance(exc, (TimeoutError, openai.APITimeoutError)):
@@ -621,6 +632,25 @@ def classify(exc: BaseException) -> Failure:
         retryable = status in _RETRYABLE_STATUS or status >= 500
         return Failure("http", status, retryable, retry_after, detail)
     return Failure("error", None, False, retry_after, detail)
+
+
+_HOSTNAME_MISMATCH = 62
+"""OpenSSL's ``X509_V_ERR_HOSTNAME_MISMATCH``: a valid certificate, for another host name."""
+
+
+def _tls_failure(error: ssl.SSLError) -> Failure:
+    """A TLS failure: a certificate this machine does not trust (not retried: it stays untrusted), or
+    another handshake failure (retried, as a lost connection is). The SDK reports either as a bare
+    "Connection error"; the ``ssl`` error it was raised from says which."""
+    if isinstance(error, ssl.SSLCertVerificationError):
+        why = (error.verify_message or error.reason or "certificate verify failed").rstrip(".")
+        # a certificate for another name: no CA to trust fixes it, the URL's host does
+        advice = "use a host name its certificate names in the URL" if error.verify_code == _HOSTNAME_MISMATCH else ""
+        what = f"the server's TLS certificate could not be verified ({why})"
+        return Failure("tls", None, False, None, what, advice or TLS_ADVICE)
+    why = error.reason or " ".join(str(error).split())
+    advice = "does the server speak https? (one without TLS is reached over http://)"
+    return Failure("tls", None, True, None, f"the TLS handshake with the server failed ({why})", advice)
 
 
 _E = TypeVar("_E", bound=BaseException)

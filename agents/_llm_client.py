@@ -401,8 +401,10 @@ class LLMClient:
         # Redacted, then shortened: a secret cut in half would no longer be recognised. (What the first
         # cut may halve lies far past the second.)
         detail = redact(failure.detail[:_DETAIL_SCAN_CHARS], secrets)[:_DETAIL_CHARS]
+        advice = f"; {failure.advice}" if failure.advice else ""
         message = redact(
-            f"{self.spec.name}: request failed after {attempts} attempt(s), {verdict}: {_describe(failure)}: {detail}",
+            f"{self.spec.name}: request failed after {attempts} attempt(s), {verdict}: {_describe(failure)}: {detail}"
+            + advice,
             secrets,
         )
         failed = ModelCall(

@@ -2,11 +2,11 @@
 dead server stops the run in a second instead of erroring every episode.
 
 The request is ``GET <base_url>/models`` (the OpenAI API's model list, which OpenAI, vLLM, Ollama,
-llama.cpp and most gateways serve, and which costs nothing). A connection error, a timeout or an
-HTTP 401 / 403 is a failed check; any other answer (a server without ``/models`` answers 404) is
-inconclusive, and the run goes ahead: the runner's own loud errors and its stop after failures in a
-row cover the rest. Models reached through litellm are not checked (there is no one free request
-for every provider).
+llama.cpp and most gateways serve, and which costs nothing). A connection error, a TLS failure (a
+certificate not trusted), a timeout or an HTTP 401 / 403 is a failed check; any other answer (a server
+without ``/models`` answers 404) is inconclusive, and the run goes ahead: the runner's own loud errors
+and its stop after failures in a row cover the rest. Models reached through litellm are not checked
+(there is no one free request for every provider).
 """
 
 from __future__ import annotations
@@ -56,8 +56,9 @@ class EndpointProblem:
         return f"the {who} at {self.url} failed the check before the run: {self.reason}; {self.advice}"
 
 
-async def _probe(client: LLMClient) -> str | None:
-    """The reason ``client``'s server fails the check, or None when it passes (or cannot be checked)."""
+async def _probe(client: LLMClient) -> tuple[str, str] | None:
+    """Why ``client``'s server fails the check and what to do about it (empty: the usual advice), or None
+    when it passes (or cannot be checked)."""
     backend = getattr(client, "_backend", None)
     if not isinstance(backend, OpenAIBackend):
         return None
@@ -72,10 +73,12 @@ async def _probe(client: LLMClient) -> str | None:
     else:
         return None
     detail = redact(failure.detail, backend.secrets())[:_DETAIL_CHARS]
+    if failure.kind == "tls":
+        return detail, failure.advice  # in words of our own: the SDK says only "Connection error"
     if failure.kind in ("connection", "timeout"):
-        return f"{failure.kind} error ({detail})"
+        return f"{failure.kind} error ({detail})", ""
     if failure.kind == "http" and failure.status in _FATAL_STATUS:
-        return f"HTTP {failure.status} ({detail})"
+        return f"HTTP {failure.status} ({detail})", ""
     return None
 
 
@@ -106,8 +109,9 @@ async def check_endpoints(clients: Iterable[tuple[str, LLMClient]]) -> list[Endp
             roles.append((role, spec.name))
     results = await asyncio.gather(*(_probe(client) for _, client in groups.values()))
     problems: list[EndpointProblem] = []
-    for (roles, client), reason in zip(groups.values(), results, strict=True):
-        if reason is not None:
+    for (roles, client), found in zip(groups.values(), results, strict=True):
+        if found is not None:
+            reason, advice = found
             url = display_url(client.spec.base_url) or f"the {client.spec.provider} API"
-            problems.append(EndpointProblem(tuple(roles), url, reason, _advice(reason, client)))
+            problems.append(EndpointProblem(tuple(roles), url, reason, advice or _advice(reason, client)))
     return problems

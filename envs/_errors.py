@@ -39,7 +39,8 @@ class ConfigError(LateralGymError, ValueError):
 class PlayerQuit(Exception):  # noqa: N818 - a request, not a failure: no "Error" suffix
     """The person playing asked to stop (``quit`` or Ctrl-D): the run stops cleanly, resumable.
 
-    Not a ``LateralGymError``: nothing went wrong, so the command line exits 0.
+    Not a ``LateralGymError``: nothing went wrong. The command line says the run is unfinished and how
+    to resume it, and exits 130, as after Ctrl-C.
     """
 
 

@@ -7,6 +7,7 @@ loader written with them reports bad data the way the built-in ones do. No data 
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
@@ -42,6 +43,7 @@ __all__ = [
     "require",
     "require_text",
     "text",
+    "text_head",
     "texts",
     "unique_id",
     "whole_number",
@@ -198,3 +200,22 @@ def has_signature(path: Path, suffixes: Collection[str], magic: bytes) -> bool:
             return handle.read(len(magic)) == magic
     except OSError:
         return False
+
+
+SNIFF_BYTES = 1 << 16
+"""How much of a file a text format's sniff reads (64 KiB): a header row or a first record's keys."""
+
+
+def text_head(path: Path, size: int = SNIFF_BYTES) -> str | None:
+    """The start of a UTF-8 text file, at most ``size`` bytes of it, for a format's sniff: a file of any
+    size is told by its start, never read whole to be told (its reader then applies its size caps). A
+    byte-order mark is dropped and a character cut at the end left out. None for what is not a regular
+    file (a device, a pipe), cannot be opened, or does not start as UTF-8: not a text format's."""
+    if not path.is_file():
+        return None
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(size)
+        return codecs.getincrementaldecoder("utf-8-sig")().decode(head)  # not final: a cut character waits
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -24,12 +24,12 @@ STOP_AFTER_ERRORS = 10
 
 _SHOWN_CHARS = 300
 _HTTP = re.compile(r"\bHTTP (\d{3})\b")
-_CLIENT_KIND = re.compile(r"(?:retries exhausted|not retried): (timeout|connection|malformed|config|error)\b")
+_CLIENT_KIND = re.compile(r"(?:retries exhausted|not retried): (timeout|connection|tls|malformed|config|error)\b")
 _EXCEPTION = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)(?::|$)")
 
 
 def error_kind(message: str) -> str:
-    """The kind of an episode's error, from its logged message: ``HTTP 401``, ``connection``,
+    """The kind of an episode's error, from its logged message: ``HTTP 401``, ``connection``, ``tls``,
     ``timeout``, ``malformed`` (the LLM client's words), else the exception's type name."""
     http = _HTTP.search(message)
     if http is not None:

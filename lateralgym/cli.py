@@ -31,7 +31,8 @@ exit status:
   {EXIT_ALL_ERRORED}    every episode run ended in an error: nothing worked (a dead server, a wrong port
        or key, a setting the server refuses); fix that, then resume. Also when the
        check before a run finds a model server down or refusing the key (nothing ran)
-  {EXIT_INTERRUPTED}  interrupted (Ctrl-C); 'lateralgym run --resume RUN_DIR' finishes the run
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C), or stopped by the person playing or judging ('quit',
+       end of input): the run is unfinished; 'lateralgym run --resume RUN_DIR' finishes it
 """
 
 
@@ -142,8 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from lateralgym.commands.run import stopped_line
         from lateralgym.episodes import current_run_dir
 
-        print(stopped_line(current_run_dir()))
-        return EXIT_OK
+        print(f"lateralgym: {stopped_line(current_run_dir())}", file=sys.stderr)
+        return EXIT_INTERRUPTED  # the run is unfinished, as after Ctrl-C: a script must not take it for done
     except KeyboardInterrupt:
         resumes = getattr(args, "on_interrupt", None)  # a command's own way to go on (a data build's checkpoints)
         if resumes:

@@ -398,8 +398,8 @@ def stopped_line(run_dir: Path | None) -> str:
     where = str(run_dir) if run_dir is not None else "RUN_DIR"
     under_way = left_under_way(_recorded_run(run_dir) if run_dir is not None else None)
     return (
-        f"stopped; the episodes finished are kept, {under_way}; finish the run later with: lateralgym run --resume "
-        + where
+        f"stopped, so the run is unfinished: the episodes finished are kept, {under_way}; finish the run later "
+        f"with: lateralgym run --resume {where}"
     )
 
 

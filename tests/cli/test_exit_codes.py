@@ -147,6 +147,31 @@ def test_130_when_interrupted_and_the_run_resumes(tmp_path: Path) -> None:
     assert resumed.ran == 4 and resumed.errored == 0
 
 
+def test_130_when_a_person_stops_playing_and_the_run_resumes(tmp_path: Path) -> None:
+    """Input that ends (a closed pipe, Ctrl-D) or ``quit`` mid-run: unfinished, so 130 and one line, never 0."""
+    play = [*EXE, "run", "creativity-interactive", "--player", "human", "--limit", "2", "--no-progress"]
+    for stop, out in (("", tmp_path / "eof"), ("quit\n", tmp_path / "quit")):
+        done = subprocess.run(
+            [*play, "--out", str(out)], input="commit: a | b | c\n" + stop, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 130, done.stderr
+        (run_dir,) = out.iterdir()
+        assert done.stderr.strip().splitlines() == [
+            "lateralgym: stopped, so the run is unfinished: the episodes finished are kept, the one under way goes on "
+            f"from its last move (the turns played are shown again); finish the run later with: lateralgym run "
+            f"--resume {run_dir}"
+        ]
+    resumed = subprocess.run(
+        [*EXE, "run", "--resume", str(run_dir), "--no-progress"],
+        input="commit: a | b | c\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "1 episodes run, 2 planned" in resumed.stdout
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [

@@ -1,7 +1,7 @@
 """A person as the SPLAT judge (``--judge human``) in a real pseudo-terminal: an LLM player on the
 loopback test server asks, the person answers y/n/i and grades the explanation; the replies are
 logged like any judge's (agreement labels by playing), the player never sees the hidden answer,
-and Ctrl-D stops cleanly."""
+and Ctrl-D stops the run, unfinished (exit status 130)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def test_a_person_judges_an_llm_player_the_labels_are_logged_and_ctrl_d_stops(tm
         bodies = [json.dumps(r.body) for r in server.requests if r.method == "POST"]
     finally:
         server.stop()
-    assert child.exitstatus == 0
+    assert child.exitstatus == 130  # the run is unfinished
     assert len(bodies) == 3 and "Yes." in bodies[1]
     assert not any(puzzle.answer[:40] in body for body in bodies)  # the player never saw the answer
     (run_dir,) = tmp_path.iterdir()

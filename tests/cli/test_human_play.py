@@ -1,5 +1,6 @@
 """A person playing in a real pseudo-terminal: natural input, free help, the verdict and the solution
-after each episode, and a clean exit on ``quit`` or Ctrl-D that ``--resume`` picks up."""
+after each episode, and on ``quit`` or Ctrl-D a stop that says the run is unfinished (exit status 130, as
+after Ctrl-C) and that ``--resume`` picks up."""
 
 from __future__ import annotations
 
@@ -55,11 +56,11 @@ def test_splat_bare_questions_hint_and_quit_then_resume(tmp_path: Path) -> None:
     child.expect("So far:")
     child.expect(r"\[turn 2\] > ")  # the hint cost no round
     child.sendline("quit")
-    child.expect("finish the run later with: lateralgym run --resume (\\S+)")
+    child.expect("the run is unfinished: .* finish the run later with: lateralgym run --resume (\\S+)")
     run_dir = Path(child.match.group(1).strip())
     child.expect(pexpect.EOF)
     child.close()
-    assert child.exitstatus == 0
+    assert child.exitstatus == 130  # unfinished, as after Ctrl-C: a script never takes it for a finished run
     assert not [r for r in read_log(run_dir / "steps.jsonl") if isinstance(r, EpisodeEnd)]  # not errored: unfinished
 
     puzzle = load_sample_items("splat")[0]
@@ -83,14 +84,14 @@ def test_splat_bare_questions_hint_and_quit_then_resume(tmp_path: Path) -> None:
     assert len(ends) == 1 and ends[0].error is None
 
 
-def test_ctrl_d_exits_cleanly(tmp_path: Path) -> None:
+def test_ctrl_d_stops_with_status_130_and_says_the_run_is_unfinished(tmp_path: Path) -> None:
     child = spawn(tmp_path, "creativity-interactive", "--limit", "1")
     child.expect(r"\[turn 1\] > ")
     child.sendeof()
-    child.expect("finish the run later")
+    child.expect("lateralgym: stopped, so the run is unfinished: .*finish the run later with: lateralgym run --resume")
     child.expect(pexpect.EOF)
     child.close()
-    assert child.exitstatus == 0
+    assert child.exitstatus == 130
 
 
 def test_creativity_a_bare_entity_name_is_understood_and_the_solution_stays_on_screen(tmp_path: Path) -> None:
@@ -126,6 +127,7 @@ def test_creativity_static_a_bare_entity_asks_for_the_part(tmp_path: Path) -> No
     run_dir = Path(child.match.group(1).strip())
     child.expect(pexpect.EOF)
     child.close()
+    assert child.exitstatus == 130
     again = pexpect.spawn(
         sys.executable, ["-m", "lateralgym.cli", "run", "--resume", str(run_dir)], encoding="utf-8", timeout=60
     )
@@ -134,3 +136,4 @@ def test_creativity_static_a_bare_entity_asks_for_the_part(tmp_path: Path) -> No
     again.sendline("quit")
     again.expect(pexpect.EOF)
     again.close()
+    assert again.exitstatus == 130  # still unfinished

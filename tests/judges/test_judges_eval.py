@@ -14,7 +14,8 @@ import pytest
 from llm_server import Fault, ScriptedLLMServer
 
 from lateralgym.cli import main
-from lateralgym.envs import DatasetError, JudgeCase, load_sample_items
+from lateralgym.envs import DatasetError, JudgeCase, load_sample_items, write_jsonl
+from lateralgym.envs.benchmarks.macgyver import MacGyverProblem
 from lateralgym.envs.benchmarks.splat import ReferenceJudge
 from lateralgym.envs.benchmarks.splat._turtlebench import load_turtlebench
 from lateralgym.judges import evaluate_judge, score_labels
@@ -315,3 +316,34 @@ def test_a_card_of_another_judge_or_data_is_one_line(tmp_path: Path, capsys: pyt
     assert main(["run", "splat", *common, "--judge-card", str(other)]) == 2
     assert "not a judge card" in capsys.readouterr().err
     assert not runs.exists() or not any(runs.iterdir())  # a refused card leaves no run directory behind
+
+
+def _bytes_read() -> int:
+    """The bytes this process has read so far, from files and sockets alike (Linux's ``rchar``)."""
+    counters = dict(line.split(": ") for line in Path("/proc/self/io").read_text().splitlines())
+    return int(counters["rchar"])
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="counts the bytes read in Linux's /proc/self/io")
+def test_a_huge_file_is_told_by_its_start_and_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    huge = 512 << 20  # sparse: no disk used; read whole it would be 512 MiB of memory, and twice that as text
+    annotations = tmp_path / "benchmark_results.json"
+    with annotations.open("wb") as handle:
+        handle.write(b'{"2001": [{"model": "person", "annotation": "correct_efficient", "solution": "')
+        handle.truncate(huge)
+    labels = tmp_path / "labels.csv"
+    with labels.open("wb") as handle:
+        handle.write(b"item_id,question,explanation,human_answer,human_verdict,")  # a first line without end
+        handle.truncate(huge)
+    problem = MacGyverProblem(id="2001", problem="Your kettle is broken and you want tea.", solvable=True)
+    problems = write_jsonl([problem], tmp_path / "problems.jsonl")
+    for data, extra in ((annotations, ["--items", str(problems)]), (labels, [])):
+        before = _bytes_read()
+        assert main(["judges", "eval", str(data), "--judge", "reference", *extra]) == 2
+        read = _bytes_read() - before
+        err = capsys.readouterr().err
+        # told apart by its start (not "cannot tell its judgement format"), then refused by its size, in one line
+        assert err.count("\n") == 1 and "past 64 MiB, so it is refused" in err, err
+        assert read < 16 << 20, f"{read} bytes read to tell and refuse {data.name}"

@@ -10,7 +10,6 @@ problems come from ``--items`` (the problem file); an entry without an annotatio
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from lateralgym.envs._benchmark import JudgeCase
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs.benchmarks.macgyver._schema import CORRECT, VERDICTS, MacGyverProblem
+from lateralgym.envs.records import read_json, text_head
 
 __all__ = ["is_macgyver_annotations", "load_macgyver_annotations"]
 
@@ -26,13 +26,10 @@ BINARY = tuple((verdict, "correct" if verdict in CORRECT else "wrong") for verdi
 
 def is_macgyver_annotations(path: Path) -> bool:
     """A JSON object of problem ids to lists of ``{model, annotation, solution}``."""
-    if not path.is_file() or path.suffix.lower() != ".json":
+    if path.suffix.lower() != ".json":
         return False
-    try:
-        head = path.read_text(encoding="utf-8")[:4096]
-    except (OSError, UnicodeDecodeError):
-        return False
-    return head.lstrip().startswith("{") and '"annotation"' in head and '"solution"' in head
+    head = text_head(path)  # the file's start only: a file of any size is told without reading it whole
+    return head is not None and head.lstrip().startswith("{") and '"annotation"' in head and '"solution"' in head
 
 
 def load_macgyver_annotations(path: Path, items: Sequence[Any] | None = None) -> list[JudgeCase]:
@@ -44,10 +41,7 @@ def load_macgyver_annotations(path: Path, items: Sequence[Any] | None = None) ->
     if not items:
         raise DatasetError(path, "names MacGyver problems by id: give them with --items problem_solution_pair.xlsx")
     problems = {p.id: p for p in items if isinstance(p, MacGyverProblem)}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DatasetError(path, f"cannot read it as JSON ({exc})") from exc
+    data = read_json(path)  # capped as every JSON file read whole; bad JSON or UTF-8 is one line
     if not isinstance(data, dict):
         raise DatasetError(path, "expected a JSON object of problem ids to annotated solutions")
     cases: list[JudgeCase] = []

@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from lateralgym.envs._errors import DatasetError, LateralGymError
 from lateralgym.envs._judging import ANSWER_LABELS, QA, AnswerLabel
 from lateralgym.envs._matching import words
-from lateralgym.envs._samples import json_lines
+from lateralgym.envs._samples import json_lines, read_text
 from lateralgym.envs._text import csv_text
 
 Verdict = Literal["correct", "not_yet"]
@@ -137,10 +137,7 @@ def load_human_labels(path: str | Path) -> list[LabelRecord]:
     suffix = path.suffix.lower()
     if suffix not in {".csv", ".jsonl", ".ndjson"}:
         raise DatasetError(path, f"human labels must be a .csv or .jsonl file, not {suffix or 'no extension'!r}")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise DatasetError(path, f"cannot read the file ({exc.strerror or exc}); check the path") from exc
+    text = read_text(path)  # capped; unreadable or not UTF-8 is one line
     rows = _csv_rows(path, text) if suffix == ".csv" else _jsonl_rows(path, text)
     records = [_record(path, line, row) for line, row in rows]
     records = [r if r.annotator else r.model_copy(update={"annotator": path.stem}) for r in records]

@@ -17,6 +17,7 @@ from typing import Any
 from lateralgym.envs._benchmark import JudgeCase
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.records import text_head
 
 __all__ = ["is_agreement_labels", "load_agreement_cases"]
 
@@ -26,14 +27,11 @@ VERDICTS = (("incorrect", "not_yet"), ("unclear", "not_yet"))
 
 def is_agreement_labels(path: Path) -> bool:
     """A ``.csv`` / ``.jsonl`` label file whose first line names ``item_id`` and a human label column."""
-    if not path.is_file() or path.suffix.lower() not in (".csv", ".jsonl", ".ndjson"):
+    if path.suffix.lower() not in (".csv", ".jsonl", ".ndjson"):
         return False
-    try:
-        with path.open(encoding="utf-8-sig") as handle:
-            head = handle.readline()
-    except (OSError, UnicodeDecodeError):
-        return False
-    return "item_id" in head and ("human_answer" in head or "human_verdict" in head)
+    head = text_head(path)  # the file's start only: a first line without end is not read to its end
+    first = "" if head is None else head.partition("\n")[0]
+    return "item_id" in first and ("human_answer" in first or "human_verdict" in first)
 
 
 def load_agreement_cases(path: Path, items: Sequence[Any] | None = None) -> list[JudgeCase]:

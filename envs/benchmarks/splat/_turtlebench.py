@@ -28,7 +28,7 @@ from typing import Any
 from lateralgym.envs._benchmark import JudgeCase
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
-from lateralgym.envs.records import brief, build, json_list, require_text
+from lateralgym.envs.records import brief, build, json_list, read_text, require_text
 
 __all__ = ["TURTLEBENCH_LABELS", "is_turtlebench", "load_turtlebench"]
 
@@ -95,7 +95,7 @@ def load_turtlebench(path: Path, items: Any = None) -> list[JudgeCase]:
     compact = {title.replace(" ", ""): story for title, story in stories.items()}
     cases_path = folder / "cases.list"
     cases: list[JudgeCase] = []
-    for number, line in enumerate(cases_path.read_text(encoding="utf-8-sig").splitlines(), start=1):
+    for number, line in enumerate(read_text(cases_path).splitlines(), start=1):
         if not line.strip():
             continue
         parts = _split(line)

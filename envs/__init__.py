@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         EpisodeOverError,
         Handled,
         LateralEnv,
+        ProcessReward,
         Scene,
         StepRecord,
         item_key,
@@ -126,7 +127,8 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     **dict.fromkeys(("SHIPPED_CONFIGS", "EpisodeConfig", "RewardConfig"), "_config"),
     "load_config_items": "_datasets",
     **dict.fromkeys(
-        ("EpisodeOverError", "Handled", "LateralEnv", "Scene", "StepRecord", "item_key", "usage_text"), "_engine"
+        ("EpisodeOverError", "Handled", "LateralEnv", "ProcessReward", "Scene", "StepRecord", "item_key", "usage_text"),
+        "_engine",
     ),
     **dict.fromkeys(("ConfigError", "DatasetError", "DatasetTooLarge", "LateralGymError", "PlayerQuit"), "_errors"),
     **dict.fromkeys(("Count", "Flag", "FrozenRecord", "Text", "snake", "spaced"), "_fields"),
@@ -217,6 +219,7 @@ __all__ = [
     "OneOf",
     "Outcome",
     "PlayerQuit",
+    "ProcessReward",
     "PromptRequest",
     "RewardConfig",
     "Scene",

@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from lateralgym.envs._matching import match_name
     from lateralgym.envs._parts import DataPart, JudgingPart, LeakPart, MetricsPart, PolicyPart, PromptPart
     from lateralgym.envs._pass_k import is_pass_key, pass_at_k, pass_hat_k, pass_k_rates, pass_k_terms, pass_key_order
+    from lateralgym.envs._process import QuestionRewards, RewardMode
     from lateralgym.envs._samples import load_sample_items, read_jsonl, sample_path
     from lateralgym.envs._scoring import ExplorationOutcome, ItemTerms, Scored, ScoredEpisode, Scorer, SuccessScorer
     from lateralgym.envs._splits import Split, split_items
@@ -154,6 +155,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     **dict.fromkeys(
         ("is_pass_key", "pass_at_k", "pass_hat_k", "pass_k_rates", "pass_k_terms", "pass_key_order"), "_pass_k"
     ),
+    **dict.fromkeys(("QuestionRewards", "RewardMode"), "_process"),
     **dict.fromkeys(("DataPart", "JudgingPart", "LeakPart", "MetricsPart", "PolicyPart", "PromptPart"), "_parts"),
     **dict.fromkeys(("load_sample_items", "read_jsonl", "sample_path"), "_samples"),
     **dict.fromkeys(
@@ -221,7 +223,9 @@ __all__ = [
     "PlayerQuit",
     "ProcessReward",
     "PromptRequest",
+    "QuestionRewards",
     "RewardConfig",
+    "RewardMode",
     "Scene",
     "Scored",
     "ItemTerms",

@@ -84,15 +84,8 @@ class RolloutTurn(BaseModel):
     """The completion's token ids, when the server returned them (``token_ids=true`` on vLLM)."""
     process_reward: float | None = None
     """The move's process reward (a question under a benchmark's ``reward: dense``), already inside
-    ``reward``; None, and left out of the JSON, otherwise."""
-
-    @model_serializer(mode="wrap")
-    def _without_sparse_process(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Rows of a run without process rewards keep the columns they always had.
-        data: dict[str, Any] = handler(self)
-        if self.process_reward is None:
-            data.pop("process_reward", None)
-        return data
+    ``reward``; None for a move that earned none. A rollout none of whose moves earned one leaves the
+    key out of its JSON."""
 
 
 class Rollout(BaseModel):
@@ -148,6 +141,17 @@ class Rollout(BaseModel):
     error: str | None = None
     """Why the episode could not finish (an API failure); such rollouts are left out of exports
     unless asked for."""
+
+    @model_serializer(mode="wrap")
+    def _without_sparse_process(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A run without process rewards keeps the columns it always had; one with them gives every
+        # turn the key (null where a move earned none), so the export stays one table.
+        data: dict[str, Any] = handler(self)
+        if self.process_rewards is None:
+            for turn in data.get("turns", []):
+                if isinstance(turn, dict):
+                    turn.pop("process_reward", None)
+        return data
 
     @property
     def process_rewards(self) -> list[float] | None:

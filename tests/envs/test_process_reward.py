@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lateralgym.envs._process import NEAR_REPEAT, REPEAT_PENALTY, QuestionRewards, similarity
+from lateralgym.envs import QuestionRewards
+from lateralgym.envs._process import NEAR_REPEAT, REPEAT_PENALTY, similarity
 
 
 def test_first_coverage_pays_one_kth_and_a_near_repeat_costs_half_that() -> None:

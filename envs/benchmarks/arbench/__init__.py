@@ -31,7 +31,7 @@ half a key question, because that test reads words, not meaning). Which key ques
 is the run's judge's call where it says (an LLM judge's second call), else the offline word rule of the
 key-question rate. The oracle asks the key questions in turn, so it earns 1 and a recall of 1 (a little
 less reward where a story lists a key question twice: 10 of the 100 test stories, mean 0.99). Why these numbers:
-``lateralgym.envs._process``.
+``lateralgym.envs.QuestionRewards``.
 
 ## Episode End
 Terminated when solved; truncated after ``max_turns`` rounds (25 by default: AR-Bench's ``max_turn``;

@@ -14,5 +14,5 @@ class ARBenchOptions(SplatOptions):
     reward: RewardMode = "sparse"
     """``sparse`` (default): only the config's ``rewards``; ``dense``: each question also earns +1/K for
     every key question it asks for the first time (K: the puzzle's key questions, six in the release)
-    and -1/(2K) when it nearly repeats an earlier question (``lateralgym.envs._process``). Its steps log
+    and -1/(2K) when it nearly repeats an earlier question (``lateralgym.envs.QuestionRewards``). Its steps log
     the reward (``process``), and the run reports each episode's key-question recall."""

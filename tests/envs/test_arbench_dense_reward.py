@@ -171,3 +171,10 @@ def test_the_python_run_takes_the_option_from_the_config(release: Path, tmp_path
     result = run(config, items=load_arbench(release), player="oracle", out=tmp_path, progress=False)
     assert result.metrics.headline["mean_key_question_recall"] == 1.0
     assert result.metrics.headline["mean_process_reward"] == pytest.approx((3 - SIXTH / 2) / 3)
+
+
+def test_a_dense_env_passes_the_conformance_and_no_leak_checks(release: Path) -> None:
+    from lateralgym.envs.testing import check_scene
+
+    items = load_arbench(release)
+    check_scene(lambda: LateralEnv(EpisodeConfig.named("arbench-sp").with_options(reward="dense"), items=items))

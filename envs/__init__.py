@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         EpisodeOverError,
         Handled,
         LateralEnv,
+        ProcessReward,
         Scene,
         StepRecord,
         item_key,
@@ -77,6 +78,7 @@ if TYPE_CHECKING:
     from lateralgym.envs._matching import match_name
     from lateralgym.envs._parts import DataPart, JudgingPart, LeakPart, MetricsPart, PolicyPart, PromptPart
     from lateralgym.envs._pass_k import is_pass_key, pass_at_k, pass_hat_k, pass_k_rates, pass_k_terms, pass_key_order
+    from lateralgym.envs._process import QuestionRewards, RewardMode
     from lateralgym.envs._samples import load_sample_items, read_jsonl, sample_path
     from lateralgym.envs._scoring import ExplorationOutcome, ItemTerms, Scored, ScoredEpisode, Scorer, SuccessScorer
     from lateralgym.envs._splits import Split, split_items
@@ -126,7 +128,8 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     **dict.fromkeys(("SHIPPED_CONFIGS", "EpisodeConfig", "RewardConfig"), "_config"),
     "load_config_items": "_datasets",
     **dict.fromkeys(
-        ("EpisodeOverError", "Handled", "LateralEnv", "Scene", "StepRecord", "item_key", "usage_text"), "_engine"
+        ("EpisodeOverError", "Handled", "LateralEnv", "ProcessReward", "Scene", "StepRecord", "item_key", "usage_text"),
+        "_engine",
     ),
     **dict.fromkeys(("ConfigError", "DatasetError", "DatasetTooLarge", "LateralGymError", "PlayerQuit"), "_errors"),
     **dict.fromkeys(("Count", "Flag", "FrozenRecord", "Text", "snake", "spaced"), "_fields"),
@@ -152,6 +155,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     **dict.fromkeys(
         ("is_pass_key", "pass_at_k", "pass_hat_k", "pass_k_rates", "pass_k_terms", "pass_key_order"), "_pass_k"
     ),
+    **dict.fromkeys(("QuestionRewards", "RewardMode"), "_process"),
     **dict.fromkeys(("DataPart", "JudgingPart", "LeakPart", "MetricsPart", "PolicyPart", "PromptPart"), "_parts"),
     **dict.fromkeys(("load_sample_items", "read_jsonl", "sample_path"), "_samples"),
     **dict.fromkeys(
@@ -217,8 +221,11 @@ __all__ = [
     "OneOf",
     "Outcome",
     "PlayerQuit",
+    "ProcessReward",
     "PromptRequest",
+    "QuestionRewards",
     "RewardConfig",
+    "RewardMode",
     "Scene",
     "Scored",
     "ItemTerms",

@@ -121,6 +121,23 @@ def _finite_reward(value: float) -> float:
 
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
+PROCESS_REWARD_OPTION = "reward"
+"""The option a benchmark whose items carry key facts declares to offer the per-question process
+reward (``reward: dense``; ``lateralgym.envs._process``). Set on another benchmark, it is refused
+with one line that says so, not as an unknown option."""
+
+
+def _no_process_reward(name: str) -> str:
+    """Why ``reward`` is refused for benchmark ``name``, and which benchmarks offer it."""
+    from lateralgym.envs._benchmark import all_benchmarks
+
+    offering = sorted(b.name for b in all_benchmarks() if PROCESS_REWARD_OPTION in b.options_type.model_fields)
+    where = f"; benchmarks that offer one: {', '.join(offering)}" if offering else ""
+    return (
+        f"{name} has no per-question process reward (reward=dense: questions rewarded for covering the key "
+        f"facts a benchmark's items name); drop the reward option{where}"
+    )
+
 
 FREE_HINTS_REFUSED = (
     "hints: free forwards the judge's own words to the player, and no filter stops every way of spelling the "
@@ -276,6 +293,8 @@ class EpisodeConfig(BaseModel):
             return value
         if not isinstance(value, dict):
             raise ValueError(f"expected a mapping of {name}'s settings, got {type(value).__name__}")
+        if PROCESS_REWARD_OPTION in value and PROCESS_REWARD_OPTION not in kind.model_fields:
+            raise ValueError(_no_process_reward(name))
         try:
             return kind.model_validate(value)
         except ValidationError as exc:

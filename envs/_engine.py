@@ -102,6 +102,24 @@ class EpisodeOverError(LateralGymError, RuntimeError):
     """``step`` was called after the episode ended; call ``reset()`` first."""
 
 
+class ProcessReward(BaseModel):
+    """One question's process reward: a dense reward for the way to the answer, and what earned it.
+
+    A scene that rewards questions (a benchmark's ``reward: dense`` option; ``lateralgym.envs._process``
+    prices them) puts it in ``Handled.process``; the engine adds ``reward`` to the step's reward, and the
+    step log keeps the whole record (``process`` of a step line).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reward: float
+    """What the question earned: the key facts it newly covered, less the penalty for a repeat."""
+    covered: tuple[int, ...] = ()
+    """The key facts (indices into the item's) the question covered for the first time."""
+    repeat_of: int | None = None
+    """The step (1-based turn) of the earlier question this one nearly repeats; None when it is new."""
+
+
 class Handled(BaseModel):
     """What a scene made of one action."""
 
@@ -115,6 +133,8 @@ class Handled(BaseModel):
     terminated: bool = False
     judge: JudgeReply | None = None
     """The judge's reply, when a judge was asked."""
+    process: ProcessReward | None = None
+    """The question's process reward, when the scene rewards questions (added to the step's reward)."""
 
 
 ItemT = TypeVar("ItemT", bound=BaseModel)
@@ -232,6 +252,8 @@ class StepRecord(BaseModel):
     judge_raw: str | None = None
     judge_calls: tuple[ModelCall, ...] = ()
     """The model calls the judge made this turn (LLM judges), logged and counted like the player's."""
+    process: ProcessReward | None = None
+    """The move's process reward (``Handled.process``), already inside ``reward``; None when none was priced."""
 
 
 StepResult = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]
@@ -359,6 +381,8 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
             self.scene.turn = self.turn
             handled = await self.scene.handle(parsed)
         reward = handled.reward + rewards.step + (0.0 if handled.valid else rewards.invalid)
+        if handled.process is not None:
+            reward += handled.process.reward
         out_of_turns = not handled.terminated and self.turn >= self.config.max_turns
         # A single-answer mode ends by its rules when its one turn is spent (even on an invalid
         # answer): that is termination. Running out of a longer budget is truncation.
@@ -468,6 +492,7 @@ def _record(
         judge_label=judge.label if judge else None,
         judge_raw=judge.raw if judge else None,
         judge_calls=judge.calls if judge else (),
+        process=handled.process,
     )
 
 

@@ -22,6 +22,12 @@ trainer can leave out (``Outcome.judge_prose`` names those fields).
   ``Episode`` with one ``Trace`` whose message nodes form the chat, assistant nodes ``sampled``
   and, when token ids were recorded, carrying ``token_ids``, ``mask`` and ``logprobs``); reward
   ``reward``, metrics ``solved`` and ``turns``, the group in ``group.id``.
+
+A run with per-question process rewards (a benchmark's ``reward: dense``) adds them, already inside
+every ``reward`` above: ``jsonl`` gives each turn a ``process_reward``; ``trl`` adds the columns
+``process_rewards`` (one per turn, 0 for a move that earned none) and ``process_reward`` (their sum);
+``verifiers`` adds the metric ``process_reward`` and ``turn_process_rewards`` to the trace's ``info``.
+A run without them writes exactly the columns above.
   ``verifiers.v1.utils.trace_store.read_episodes(DIR, Trace[WireTaskData, State, WireAgentConfig])``
   reads the file when it is named ``traces.jsonl`` (the default).
 
@@ -31,6 +37,7 @@ Errored episodes (an API outage) are left out unless ``include_errored``: their 
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -61,7 +68,7 @@ class ExportResult(BaseModel):
 
 def trl_row(rollout: Rollout) -> dict[str, Any]:
     """One row of the ``trl`` format (see the module docstring)."""
-    return {
+    row = {
         "prompt": rollout.prompt,
         "completion": rollout.completion,
         "reward": rollout.reward,
@@ -77,6 +84,10 @@ def trl_row(rollout: Rollout) -> dict[str, Any]:
         "outcome": rollout.outcome,
         "judge_notes": rollout.judge_notes,
     }
+    process = rollout.process_rewards
+    if process is not None:
+        row |= {"process_rewards": process, "process_reward": math.fsum(process)}
+    return row
 
 
 def verifiers_record(rollout: Rollout) -> dict[str, Any]:
@@ -113,23 +124,29 @@ def verifiers_record(rollout: Rollout) -> dict[str, Any]:
         nodes.append(node)
     ok = rollout.error is None
     errors = [] if ok else [{"type": "EpisodeError", "message": rollout.error}]
+    metrics = {"solved": float(rollout.solved), "turns": float(len(rollout.turns))}
+    info: dict[str, Any] = {
+        "run_id": rollout.run_id,
+        "episode_id": rollout.episode_id,
+        "player": rollout.player,
+        "judge": rollout.judge,
+        "outcome": rollout.outcome,
+        "judge_notes": rollout.judge_notes,
+        "turn_rewards": rollout.rewards,
+        "turn_logprobs": [turn.logprobs or [] for turn in rollout.turns],
+        "final_reply": rollout.final_reply,
+    }
+    process = rollout.process_rewards
+    if process is not None:  # already inside the reward: a metric, not a second reward
+        metrics["process_reward"] = math.fsum(process)
+        info["turn_process_rewards"] = process
     trace = {
         "task": task,
         "agent": {"config": {}, "name": "player"},
         "nodes": nodes,
         "rewards": {"reward": {"score": rollout.reward, "weight": 1.0}},
-        "metrics": {"solved": float(rollout.solved), "turns": float(len(rollout.turns))},
-        "info": {
-            "run_id": rollout.run_id,
-            "episode_id": rollout.episode_id,
-            "player": rollout.player,
-            "judge": rollout.judge,
-            "outcome": rollout.outcome,
-            "judge_notes": rollout.judge_notes,
-            "turn_rewards": rollout.rewards,
-            "turn_logprobs": [turn.logprobs or [] for turn in rollout.turns],
-            "final_reply": rollout.final_reply,
-        },
+        "metrics": metrics,
+        "info": info,
         "is_completed": ok,
         "ok": ok,
         "stop_condition": "terminated" if rollout.terminated else "truncated" if rollout.truncated else "error",

@@ -9,6 +9,7 @@ A run directory holds ``steps.jsonl``. Every line is one record, told apart by `
   ``ModelCall`` (role, model, raw text, tokens, latency, cost, cache hit, attempts, error); for a
   player who can go on mid-episode after ``--resume`` facing a judge that is not an offline one,
   every reply the judge gave in full (``judge_replies``), so a resume replays it without asking again;
+  under a benchmark's ``reward: dense``, a question's process reward (``process``);
 * ``episode_end``: the benchmark's typed outcome (the metrics' inputs; ``turns`` lives there),
   total reward, any error, and the model usage per role.
 
@@ -49,7 +50,7 @@ from pydantic import (
 from pydantic_core import PydanticSerializationError
 
 from lateralgym.agents import safe_spec
-from lateralgym.envs import LateralGymError, ModelCall
+from lateralgym.envs import LateralGymError, ModelCall, ProcessReward
 from lateralgym.envs.support import cap_text, capped, writable
 
 __all__ = [
@@ -212,6 +213,10 @@ class StepLine(_Record):
     """Every reply the judge gave this step, in full and in order, where a resume may replay them
     (a player who goes on mid-episode, a judge other than the benchmark's offline ones); absent
     otherwise, and in logs written before it was kept."""
+    process: ProcessReward | None = None
+    """The question's process reward (``reward``, already inside the step's ``reward``; ``covered``,
+    the key facts it covered first; ``repeat_of``, the step it nearly repeats), under a benchmark's
+    ``reward: dense``; absent otherwise, and in logs written before it existed."""
 
     @field_validator("judge_raw")
     @classmethod

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from lateralgym.agents import PromptPlan, is_model_spec, opening_messages, prompt_plan
 from lateralgym.envs import (
@@ -34,6 +34,7 @@ from lateralgym.envs import (
     Invalid,
     LateralGymError,
     ModelCall,
+    ProcessReward,
     action_to_text,
     get_benchmark,
     parse_action,
@@ -81,6 +82,10 @@ class RolloutTurn(BaseModel):
     """Each completion token's sampling logprob (parallel to ``tokens``), when asked for."""
     token_ids: list[int] | None = None
     """The completion's token ids, when the server returned them (``token_ids=true`` on vLLM)."""
+    process_reward: float | None = None
+    """The move's process reward (a question under a benchmark's ``reward: dense``), already inside
+    ``reward``; None for a move that earned none. A rollout none of whose moves earned one leaves the
+    key out of its JSON."""
 
 
 class Rollout(BaseModel):
@@ -137,6 +142,25 @@ class Rollout(BaseModel):
     """Why the episode could not finish (an API failure); such rollouts are left out of exports
     unless asked for."""
 
+    @model_serializer(mode="wrap")
+    def _without_sparse_process(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A run without process rewards keeps the columns it always had; one with them gives every
+        # turn the key (null where a move earned none), so the export stays one table.
+        data: dict[str, Any] = handler(self)
+        if self.process_rewards is None:
+            for turn in data.get("turns", []):
+                if isinstance(turn, dict):
+                    turn.pop("process_reward", None)
+        return data
+
+    @property
+    def process_rewards(self) -> list[float] | None:
+        """Each turn's process reward (0 for a move that earned none, an explanation), or None when no
+        turn has one (a run without ``reward: dense``)."""
+        if all(turn.process_reward is None for turn in self.turns):
+            return None
+        return [turn.process_reward or 0.0 for turn in self.turns]
+
     @property
     def prompt(self) -> list[Message]:
         """The opening messages."""
@@ -156,8 +180,10 @@ def turn_from_call(
     reply: str,
     judge_label: str | None,
     call: ModelCall | None,
+    process: ProcessReward | None = None,
 ) -> RolloutTurn:
-    """A turn from a step's facts and the player's model call (its token data, when any)."""
+    """A turn from a step's facts, the player's model call (its token data, when any) and the move's
+    process reward (when it earned one)."""
     return RolloutTurn(
         step=step,
         action=json.dumps(action, ensure_ascii=False, sort_keys=True),
@@ -168,6 +194,7 @@ def turn_from_call(
         tokens=call.tokens if call is not None else None,
         logprobs=call.logprobs if call is not None else None,
         token_ids=call.token_ids if call is not None else None,
+        process_reward=process.reward if process is not None else None,
     )
 
 
@@ -236,7 +263,11 @@ def _rollout(run_dir: Path, start: EpisodeStart, lines: Sequence[StepLine], end:
             messages.append({"role": "user", "content": observation_text(line.observation, run_dir)})
         messages.append({"role": "assistant", "content": _reply_text(line)})
         reply = observation_text(line.reply, run_dir)
-        turns.append(turn_from_call(line.step, line.action, line.valid, line.reward, reply, line.judge_label, line.llm))
+        turns.append(
+            turn_from_call(
+                line.step, line.action, line.valid, line.reward, reply, line.judge_label, line.llm, line.process
+            )
+        )
     return Rollout(
         run_id=start.run_id,
         episode_id=start.episode_id,

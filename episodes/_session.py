@@ -231,6 +231,7 @@ class EpisodeSession:
                 llm=llm,
                 judge_calls=list(record.judge_calls),
                 judge_replies=(self.tape.take() or None) if self.tape is not None else None,
+                process=record.process,
             )
         )
 

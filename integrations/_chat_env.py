@@ -203,7 +203,9 @@ class ChatEnv:
         record = state.env.records[-1]
         answer = str(obs["text"])
         state.turns.append(
-            turn_from_call(record.turn, record.action, record.valid, reward, answer, record.judge_label, call)
+            turn_from_call(
+                record.turn, record.action, record.valid, reward, answer, record.judge_label, call, record.process
+            )
         )
         state.messages.append({"role": "assistant", "content": text})
         state.info, state.terminated, state.truncated = info, terminated, truncated

@@ -560,3 +560,26 @@ def test_chromium_screenshot(chromium: str, tmp_path: Path, creativity_run: Path
     pixels = zlib.decompress(idat)
     assert len(set(pixels)) > 50, "the screenshot is blank"
     assert len(png) > 20_000
+
+
+def test_chromium_shows_each_questions_process_reward_and_the_episodes_recall(chromium: str, tmp_path: Path) -> None:
+    from _arbench_release import write_release
+
+    from lateralgym.envs import EpisodeConfig
+    from lateralgym.envs.benchmarks.arbench import load_arbench
+    from lateralgym.episodes._runner import run
+
+    config = EpisodeConfig.named("arbench-sp").with_options(reward="dense")
+    puzzles = load_arbench(write_release(tmp_path))[2:]  # the story that lists a key question twice
+    result = run(config, items=puzzles, player="oracle", out=tmp_path / "runs", progress=False)
+    dump = _browse(chromium, tmp_path, write_viewer(result.run_dir), "--dump-dom")
+    chips = [html.unescape(c) for c in re.findall(r'<span class="chip process">(.*?)</span>', dump)]
+    assert chips == [
+        "process +0.167, new key fact 1",
+        "process +0.333, new key fact 2, 6",
+        "process +0.167, new key fact 3",
+        "process +0.167, new key fact 4",
+        "process +0.167, new key fact 5",
+        "process -0.083, repeats step 2",
+    ]
+    assert "process reward (reward: dense)" in dump and "1.000 (6 of 6)" in dump and "+0.917" in dump

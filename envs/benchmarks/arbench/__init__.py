@@ -7,8 +7,8 @@ questions, a judge who knows the hidden story answers yes / no / irrelevant, and
 explanation, as in SPLAT (``lateralgym.envs.benchmarks.splat``: this benchmark's scene is SPLAT's, on
 AR-Bench's items). Each puzzle carries a story tree: six facts of the hidden story, each with the key
 question whose ``yes`` uncovers it. It feeds SPLAT's Acc, Rnd and O/A (pooled: no difficulty bands),
-AR-Bench's process metric (the share of key questions the player asked, judged) and the word F1 of
-the final explanation against the hidden story.
+AR-Bench's process metric (the share of key questions the player asked, judged), the word F1 of
+the final explanation against the hidden story and, under ``reward: dense``, a per-question reward.
 
 ## Action Space
 ``UnicodeText``: ``ask: <question>`` or ``commit: <explanation>``, or an action's JSON.
@@ -21,7 +21,17 @@ The surface story; the hidden story, its facts and key questions are known only 
 
 ## Rewards
 ``rewards.correct`` when the judge accepts an explanation, plus ``rewards.step`` per round and
-``rewards.invalid`` per invalid action.
+``rewards.invalid`` per invalid action. With ``reward: dense`` (``--option reward=dense``) each valid
+question also earns a process reward, added to its step's reward and logged as the step line's
+``process``: **+1/6 for each key question it asks for the first time** (1/K for a puzzle with K key
+questions: over an episode they add up to its key-question recall, at most 1, the default reward of a
+correct explanation) and **-1/12 when it nearly repeats an earlier question** (-1/(2K): LatEval's
+divergence applied to one pair, the two questions' content-word stems at least 80 % alike by Jaccard;
+half a key question, because that test reads words, not meaning). Which key questions a question asks
+is the run's judge's call where it says (an LLM judge's second call), else the offline word rule of the
+key-question rate. The oracle asks the key questions in turn, so it earns 1 and a recall of 1 (a little
+less reward where a story lists a key question twice: 10 of the 100 test stories, mean 0.99). Why these numbers:
+``lateralgym.envs.QuestionRewards``.
 
 ## Episode End
 Terminated when solved; truncated after ``max_turns`` rounds (25 by default: AR-Bench's ``max_turn``;
@@ -31,11 +41,13 @@ where here a correct explanation ends the game early, as in SPLAT).
 ## Arguments
 ``config`` (run by name: ``lateralgym run arbench-sp --data test.json``), ``items``
 (``ARBenchPuzzle`` list), ``judge`` (``reference``, or an LLM: ``LLMARBenchJudge``), ``render_mode``.
-Options: SPLAT's (``protocol``). Each puzzle's ``split`` is its file's (``train`` / ``test``), so
-``lateralgym.envs.split_items`` and RL training use the release's split.
+Options (``ARBenchOptions``): SPLAT's ``protocol``, and ``reward`` (``sparse``, the default, or
+``dense``: the process reward above; the run then reports each episode's key-question recall and
+process reward, ``by_episode``, and their means). Each puzzle's ``split`` is its file's (``train`` /
+``test``), so ``lateralgym.envs.split_items`` and RL training use the release's split.
 
 ## Version History
-* v0: initial release.
+* v0: initial release; the ``reward: dense`` option (off by default, so v0's episodes are unchanged).
 """
 
 from __future__ import annotations
@@ -57,13 +69,15 @@ from lateralgym.envs._parts import DataPart, JudgingPart, MetricsPart, PromptPar
 from lateralgym.envs.benchmarks.arbench._judges import ARBenchReferenceJudge, KeyQuestionHits, key_question_hits
 from lateralgym.envs.benchmarks.arbench._loaders import is_arbench, load_arbench
 from lateralgym.envs.benchmarks.arbench._metrics import ARBenchScorer
-from lateralgym.envs.benchmarks.arbench._scene import ARBenchOutcome, ARBenchScene, word_f1
+from lateralgym.envs.benchmarks.arbench._options import ARBenchOptions
+from lateralgym.envs.benchmarks.arbench._scene import ARBenchOutcome, ARBenchScene, ProcessTotals, word_f1
 from lateralgym.envs.benchmarks.arbench._schema import ARBenchPuzzle
-from lateralgym.envs.benchmarks.splat import SplatLeaks, SplatOptions, SplatPolicies, SplatPrompts
+from lateralgym.envs.benchmarks.splat import SplatLeaks, SplatPolicies, SplatPrompts
 from lateralgym.envs.support import lazy_exports
 
 __all__ = [
     "ARBenchEnv",
+    "ARBenchOptions",
     "ARBenchOutcome",
     "ARBenchPuzzle",
     "ARBenchReferenceJudge",
@@ -71,6 +85,7 @@ __all__ = [
     "ARBenchScorer",
     "ARBenchSP",
     "KeyQuestionHits",
+    "ProcessTotals",
     "key_question_hits",
     "load_arbench",
     "word_f1",
@@ -153,7 +168,7 @@ class ARBenchSP(Benchmark[ARBenchPuzzle, ARBenchOutcome]):
         "ask": "ask: <a yes/no question>",
         "commit": "commit: <your full explanation>",
     }
-    options_type = SplatOptions
+    options_type = ARBenchOptions
     default_max_turns = 25
     data = ARBenchData()
     judging = ARBenchJudging()

@@ -3,18 +3,34 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from lateralgym.envs._actions import Ask, Commit, Inspect
+from lateralgym.envs._benchmark import ViewSection
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled
 from lateralgym.envs._judging import Judge
+from lateralgym.envs._process import QuestionRewards
 from lateralgym.envs.benchmarks.arbench._judges import KeyQuestionHits, key_question_hits
+from lateralgym.envs.benchmarks.arbench._options import ARBenchOptions
 from lateralgym.envs.benchmarks.arbench._schema import ARBenchPuzzle
 from lateralgym.envs.benchmarks.splat import SituationScene, SplatOutcome
 
-__all__ = ["ARBenchOutcome", "ARBenchScene", "word_f1"]
+__all__ = ["ARBenchOutcome", "ARBenchScene", "ProcessTotals", "word_f1"]
+
+
+class ProcessTotals(BaseModel):
+    """An episode's process reward under ``reward: dense`` (its questions' rewards, summed)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reward: float
+    """The questions' process rewards, summed (already inside the episode's reward)."""
+    repeats: int
+    """Questions priced as near repeats of an earlier one."""
 
 
 class ARBenchOutcome(SplatOutcome):
@@ -28,9 +44,39 @@ class ARBenchOutcome(SplatOutcome):
     """AR-Bench's ``f1_score_word`` of the last explanation against the hidden story (whitespace tokens,
     case and punctuation kept; ``arbench/utils/utils_sp.py`` 23-42); None without an explanation."""
 
+    process: ProcessTotals | None = None
+    """The episode's process reward under ``reward: dense``; None (and absent from the log) otherwise."""
+
+    @model_serializer(mode="wrap")
+    def _without_sparse_process(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A sparse run's outcome is written as before the option existed: no ``process`` key.
+        data: dict[str, Any] = handler(self)
+        if self.process is None:
+            data.pop("process", None)
+        return data
+
+    @property
+    def key_question_recall(self) -> float:
+        """The share of the puzzle's key questions asked (0 to 1; 0 for a puzzle without any)."""
+        return len(self.key_questions_asked) / self.key_questions if self.key_questions else 0.0
+
     def badge(self) -> str:
         asked = f"{len(self.key_questions_asked)}/{self.key_questions} key"
         return f"{'solved' if self.solved else 'wrong'}, {asked}"
+
+    def view_sections(self) -> list[ViewSection]:
+        """Under ``reward: dense``: the key-question recall and the process reward."""
+        if self.process is None:
+            return []
+        rows: list[tuple[str, Any]] = [
+            (
+                "key-question recall",
+                f"{self.key_question_recall:.3f} ({len(self.key_questions_asked)} of {self.key_questions})",
+            ),
+            ("process reward", f"{self.process.reward:+.3f}"),
+            ("near repeats penalised", self.process.repeats),
+        ]
+        return [ViewSection(title="process reward (reward: dense)", rows=rows)]
 
 
 def word_f1(prediction: str, reference: str) -> float:
@@ -53,6 +99,9 @@ class ARBenchScene(SituationScene):
     ) -> None:
         super().__init__(item, config, judge, rng)
         self.asked: set[int] = set()
+        dense = config.options_as(ARBenchOptions).reward == "dense"
+        self.rewards = QuestionRewards(len(item.key_questions)) if dense else None
+        """Prices each question under ``reward: dense``; None otherwise."""
 
     async def handle(self, action: Inspect | Ask | Commit) -> Handled:
         handled = await super().handle(action)
@@ -64,6 +113,9 @@ class ARBenchScene(SituationScene):
                 assert isinstance(self.item, ARBenchPuzzle)
                 found = key_question_hits(self.item, action.question)
             self.asked.update(i for i in found if 0 <= i < len(self.item_keys))
+            if self.rewards is not None:
+                process = self.rewards.price(self.turn, action.question, found)
+                return handled.model_copy(update={"process": process})
         return handled
 
     @property
@@ -79,4 +131,10 @@ class ARBenchScene(SituationScene):
             key_questions=len(self.item_keys),
             key_questions_asked=sorted(self.asked),
             answer_word_f1=None if said is None else word_f1(said, self.item.answer),
+            process=self._process_totals(),
         )
+
+    def _process_totals(self) -> ProcessTotals | None:
+        if self.rewards is None:
+            return None
+        return ProcessTotals(reward=self.rewards.total, repeats=self.rewards.repeats)

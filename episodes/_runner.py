@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -42,7 +43,7 @@ from lateralgym.envs.support import check_hints
 from lateralgym.episodes._failures import FailureWatch
 from lateralgym.episodes._manifest import Manifest, new_manifest, read_manifest, require_run_dir
 from lateralgym.episodes._options import HUMAN, RunOptions, check_people
-from lateralgym.episodes._plan import plan_episodes
+from lateralgym.episodes._plan import limit_note, plan_episodes
 from lateralgym.episodes._play import RollOut, RunResult, roll_out
 from lateralgym.episodes._roles import AgentFactory, build_judge, build_player, check_model_servers
 from lateralgym.episodes._rundir import (
@@ -191,7 +192,10 @@ async def run_async(
         if manifest is not None:
             plan = list(manifest.episodes or [])
         else:
-            plan = plan_episodes(items, config.seed, options.limit, options.repeats)
+            plan = plan_episodes(items, config.seed, options.limit, options.repeats, sample=options.sample)
+            note = limit_note(items, options.limit)
+            if note is not None:  # a few items that stand for one scene or band alone: said before they run
+                print(f"warning: {note}", file=sys.stderr, flush=True)
         if not plan:
             raise ConfigError("nothing to run: the dataset is empty")
         card = _judge_card(options, config.benchmark, raw_judge, served) if manifest is None else None

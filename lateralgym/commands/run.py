@@ -97,7 +97,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     run.add_argument("--no-cache", action="store_true", help="bypass the LLM response cache (with --resume too)")
     run.add_argument("--cache-dir", metavar="DIR", help="LLM response cache (default ./.lateralgym-cache/llm)")
-    run.add_argument("--limit", type=int, metavar="N", help="run only the first N items (N >= 1)")
+    run.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="run only the first N items (N >= 1; a benchmark scored by groups completes each group it touches)",
+    )
+    run.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="run about N items drawn with the run seed (--seed) and spread over the benchmark's groups (scenes and "
+        "gold entities, difficulty bands, puzzle groups kept whole): a few items that stand for the set; the same "
+        "N, seed and data draw the same items",
+    )
     run.add_argument("--repeats", type=int, default=1, metavar="R", help="episodes per item (best-of-R and mean)")
     run.add_argument("--concurrency", type=int, default=4, metavar="C", help="episodes in flight (default 4)")
     run.add_argument(
@@ -278,6 +291,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         judge_samples=args.judge_samples,
         judge_card=Path(args.judge_card) if args.judge_card else None,
         limit=args.limit,
+        sample=args.sample,
         repeats=args.repeats,
         concurrency=args.concurrency,
         out=args.out,

@@ -2,12 +2,13 @@
 
 A run directory holds ``config.yaml`` (the resolved config, with the player and judge that ran),
 ``manifest.json`` (a ``Manifest``: package version, the ``RunOptions`` it ran with, the episode plan
-with every episode's seed; no secrets, no git), ``steps.jsonl`` (the step log) and ``summary.json``
-(the metrics and the model usage per role). ``run(..., resume=RUN_DIR)`` finishes a killed run
-(``_resume.py``): episodes with an end record are kept, an episode a person left under way goes on
-from its last logged move (``_continue.py``), other partial ones are dropped from the log and run
-again, so every episode is counted exactly once. A run holds the lock on its directory
-(``_rundir.locked``) for its whole life, and reads a resumed run's manifest once, under the lock.
+with every episode's seed; no secrets, no git), ``steps.jsonl`` (the step log), ``summary.json``
+(the metrics and the model usage per role) and ``report.md`` (every table; ``lateralgym report``
+adds figures). ``run(..., resume=RUN_DIR)`` finishes a killed run (``_resume.py``): episodes with
+an end record are kept, an episode a person left under way goes on from its last logged move
+(``_continue.py``), other partial ones are dropped from the log and run again, so every episode is
+counted exactly once. A run holds the lock on its directory (``_rundir.locked``) for its whole
+life, and reads a resumed run's manifest once, under the lock.
 
 ``run_async`` sets a run up (options resolved, player and judge built, servers checked, plan made,
 directory made and locked) and hands one ``RollOut`` to ``_play.roll_out``. Everything runs on one

@@ -362,7 +362,10 @@ def _print_result(result: RunResult) -> None:
     from lateralgym.episodes import cost_text, local_roles, print_metrics
 
     recorded = _recorded_run(result.run_dir)
-    print_metrics(result.metrics, brief=_person(recorded))  # a person's last solution stays on screen
+    # the main numbers: a person's last solution stays on screen, and every table is in report.md
+    print_metrics(result.metrics, brief=_person(recorded), breakdowns=False)
+    if result.metrics.breakdowns or result.metrics.repeats > 1:
+        print("Every table (breakdowns, pass^k): report.md in the run directory")
     local = local_roles(recorded) if recorded is not None else set()
     for role, usage in result.usage.items():
         cost = cost_text(usage, role in local)
@@ -382,10 +385,7 @@ def _print_result(result: RunResult) -> None:
     if result.error_kinds:
         print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
-    print(
-        f"Next: lateralgym view {result.run_dir} (the episodes, in a browser) · "
-        f"lateralgym report {result.run_dir} (every table, with plots)"
-    )
+    print(f"Next: lateralgym view {result.run_dir} (the episodes) · lateralgym report {result.run_dir} (with plots)")
 
 
 def _recorded_run(run_dir: Path) -> RunRecord | None:

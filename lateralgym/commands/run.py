@@ -364,8 +364,11 @@ def _print_result(result: RunResult) -> None:
     recorded = _recorded_run(result.run_dir)
     # the main numbers: a person's last solution stays on screen, and every table is in report.md
     print_metrics(result.metrics, brief=_person(recorded), breakdowns=False)
-    if result.metrics.breakdowns or result.metrics.repeats > 1:
-        print("Every table (breakdowns, pass^k): report.md in the run directory")
+    if not _person(recorded):
+        count = len(result.metrics.breakdowns)
+        more = ["the whole headline"] + ([f"{count} breakdown{'s' * (count != 1)}"] if count else [])
+        more += ["pass^k and pass@k"] if result.metrics.repeats > 1 else []
+        print(f"report.md in the run directory has every table: {', '.join(more)}")
     local = local_roles(recorded) if recorded is not None else set()
     for role, usage in result.usage.items():
         cost = cost_text(usage, role in local)

@@ -39,7 +39,8 @@ chosen as the paper's notebooks choose them.
 
 ## Runs
 ``--limit N`` plays the first ``N`` puzzles and every other member of their groups, so each
-played group has all its variants and group accuracy stays defined.
+played group has all its variants and group accuracy stays defined; ``--sample N`` draws whole
+groups, sentence and word puzzles in proportion (``data.strata``).
 
 ## Metrics
 Instance accuracy per variant and group accuracy (ori&sem, ori&sem&con), as the paper's
@@ -390,7 +391,7 @@ def _is_npy(path: Path, first_record: Any) -> bool:
 
 
 class BrainTeaserData(DataPart[MCQPuzzle]):
-    """The sample puzzles, the official ``.npy`` files, and whole groups for a ``--limit`` run."""
+    """The sample puzzles, the official ``.npy`` files, and whole groups for a ``--limit`` or ``--sample`` run."""
 
     sample_file = "brainteaser.jsonl"
     formats = (

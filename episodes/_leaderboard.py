@@ -1,6 +1,6 @@
 """The leaderboard for people: runs as rows, in a terminal table or Markdown, one board per kind of run.
 
-Runs are ranked like with like (``Leaderboard.boards``: one benchmark, config and dataset a board),
+Runs are ranked like with like (``Leaderboard.boards``: one benchmark, mode, config and dataset a board),
 each board titled with what its runs share and the metric it ranks on. A row says what ran (run,
 player, judge), how much (episodes, errored, ``partial`` when the run has not finished its plan, and
 its tries per item), the metrics of one try with 95 % bootstrap intervals (``61.5 [48.0, 74.0]``; a

@@ -5,7 +5,7 @@ modes, action forms, what is public and secret about an item) and holds six part
 defaults, so a benchmark overrides only the parts that differ:
 
 * ``data`` (``DataPart``): the sample it ships, the release formats it reads, ``data stats`` counts,
-  train / test sides, the items a ``--limit`` run plays;
+  train / test sides, the items a ``--limit`` or ``--sample`` run plays (its groups and strata);
 * ``judging`` (``JudgingPart``): its offline judges, its LLM and human judges, its verdicts and the
   human-labelled judgement formats its judges are measured on;
 * ``policies`` (``PolicyPart``): the offline players' moves (``random``, ``heuristic``, ``oracle``);
@@ -24,7 +24,7 @@ reach the benchmark's name, item type and texts without anyone passing them.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -143,12 +143,46 @@ class DataPart(Part, Generic[ItemT]):
         own = getattr(item, "split", None)
         return own if own in ("train", "test") else hashed_split(self.benchmark.item_id(item))
 
-    def first_items(self, items: Sequence[ItemT], limit: int) -> list[ItemT]:
-        """The items a run with ``--limit limit`` plays, in dataset order (default: the first ``limit``).
+    def group_of(self, item: ItemT) -> str:
+        """What the items a run plays together share (a puzzle and its reconstructions, scored as a group):
+        ``--limit`` completes every group it touches and ``--sample`` draws whole groups. Default: the
+        item's id (each item alone)."""
+        return str(self.benchmark.item_id(item))
 
-        A benchmark whose metrics need whole sets of items (groups of variants) widens the cut.
-        """
-        return list(items)[:limit]
+    def strata(self, item: ItemT) -> dict[str, Hashable]:
+        """What a ``--sample`` draw spreads its items over, coarsest first (level name -> the item's
+        value: ``{"scene": ..., "gold entity": ...}``), and what a ``--limit`` cut is checked against.
+        Default: nothing (a simple random sample)."""
+        return {}
+
+    def first_items(self, items: Sequence[ItemT], limit: int) -> list[ItemT]:
+        """The items a run with ``--limit limit`` plays, in dataset order: the first ``limit`` and the
+        rest of the groups they touch (``group_of``), so group metrics are defined for every group played."""
+        head = list(items[:limit])
+        touched = {self.group_of(item) for item in head}
+        return head + [item for item in items[limit:] if self.group_of(item) in touched]
+
+    def sampled_items(self, items: Sequence[ItemT], size: int, seed: int) -> list[ItemT]:
+        """The items a run with ``--sample size`` plays, in dataset order: about ``size`` of them (whole
+        groups), spread over the ``strata`` in proportion to their items, drawn with the run ``seed``.
+        The same items, size and seed give the same sample; a larger one holds a smaller one's items."""
+        from lateralgym.envs._sampling import stratified_sample
+
+        return stratified_sample(items, size, seed, strata=self.strata, group_of=self.group_of)
+
+    def cut_note(self, items: Sequence[ItemT], limit: int) -> str | None:
+        """One line when the items a ``--limit limit`` run plays all fall in one stratum of a level where
+        ``items`` has several, naming it and ``--sample``; else None."""
+        from lateralgym.envs._sampling import narrow_cut
+
+        found = narrow_cut(self.first_items(items, limit), items, self.strata)
+        if found is None:
+            return None
+        level, value, count = found
+        return (
+            f"--limit {limit} plays the first items, all of one {level} ({value!r} of {count}); "
+            f"--sample {limit} draws items that stand for the set, spread over every {level}"
+        )
 
 
 class JudgingPart(Part):

@@ -7,6 +7,13 @@ stay together) and scores each resample with the benchmark's own scorer, so it h
 metric the paper defines (band averages, group accuracies, best-of-R),
 not only for plain proportions.
 
+Runs are ranked like with like: ``Leaderboard.boards()`` splits them by what makes scores comparable
+(benchmark, config, dataset), and each board ranks its runs on one metric, the benchmark's first
+headline metric *for one try* (``RunRow.one_try``): a run with repeats counts the mean of its tries
+(``_mean_of_R``), as the paired difference does, never its best of R, so a run is not ranked up for
+having been given more tries. Its best-of-R, ``pass^k`` and ``pass@k`` are shown apart
+(``RunRow.with_repeats``); ``Leaderboard.apart()`` says in one line which runs are not ranked together.
+
 ``paired_difference(a, b)`` compares two runs on the items both ran: per item, the share of
 repeats that succeeded (the benchmark's ``Outcome.succeeded``), the mean difference in percentage
 points with a bootstrap interval over those items, and, with one repeat each, the discordant
@@ -76,6 +83,10 @@ class Interval(BaseModel):
         return f"{self.value:.1f} [{self.low:.1f}, {self.high:.1f}]"
 
 
+BOARD_KEYS = ("benchmark", "mode", "config", "dataset")
+"""What runs must share to be ranked on one board (``RunRow.board``), coarsest first."""
+
+
 class RunRow(BaseModel):
     """One run on the leaderboard."""
 
@@ -110,31 +121,78 @@ class RunRow(BaseModel):
         """The run has not finished its plan (killed, stopped, or still running)."""
         return self.planned is not None and self.episodes < self.planned
 
+    @property
+    def board(self) -> tuple[str, str, str, str]:
+        """What runs must share to be ranked together (``BOARD_KEYS``): benchmark, mode, config and dataset."""
+        return (self.benchmark, self.mode or "", self.config, self.dataset)
+
+    def one_try(self) -> dict[str, Interval]:
+        """The metrics of one try, by their plain names: a run with repeats gives the mean over its tries
+        (``X_mean_of_R`` as ``X``); best-of-R, ``pass^k`` and ``pass@k`` are left out (``with_repeats``)."""
+        if self.repeats <= 1:
+            return {n: v for n, v in self.metrics.items() if pass_key_order(n) is None and "_best_of_" not in n}
+        mean, best = f"_mean_of_{self.repeats}", f"_best_of_{self.repeats}"
+        plain = {n: v for n, v in self.metrics.items() if pass_key_order(n) is None and not n.endswith((mean, best))}
+        return plain | {n.removesuffix(mean): v for n, v in self.metrics.items() if n.endswith(mean)}
+
+    def with_repeats(self) -> dict[str, Interval]:
+        """What only repeats measure: best-of-R, then ``pass^k`` and ``pass@k`` (empty with one repeat)."""
+        best = {n: v for n, v in self.metrics.items() if n.endswith(f"_best_of_{self.repeats}")}
+        passes = sorted((n for n in self.metrics if pass_key_order(n) is not None), key=_pass_order)
+        return best | {n: self.metrics[n] for n in passes} if self.repeats > 1 else {}
+
 
 class Leaderboard(BaseModel):
-    """Runs as rows, best first within each benchmark by its first headline metric."""
+    """Runs as rows, in boards of runs that can be ranked together (``boards``), best first on each
+    board by its benchmark's first headline metric for one try (``ranked_on``)."""
 
     rows: list[RunRow]
     resamples: int
 
     def primary(self, benchmark: str) -> list[str]:
-        """The metrics shown first for ``benchmark``: its paper's headline names present in its rows, then
-        ``pass^k`` and ``pass@k`` for k up to the most repeats of its runs."""
-        present = list(dict.fromkeys(name for row in self.rows if row.benchmark == benchmark for name in row.metrics))
+        """The one-try metrics shown for ``benchmark``: its paper's headline names present in its rows
+        (``RunRow.one_try``; the first of them ranks), else the first two metrics its rows have."""
+        present = list(dict.fromkeys(n for row in self.rows if row.benchmark == benchmark for n in row.one_try()))
         try:
             named = get_benchmark(benchmark).metrics.headline
         except ConfigError:
             named = ()
-        chosen = [n for p in named for n in present if n == p or n.startswith(f"{p}_best_of_")]
-        passes = sorted((n for n in present if pass_key_order(n) is not None), key=_pass_order)
-        return (chosen or [n for n in present if n not in passes][:2]) + passes
+        return [n for n in named if n in present] or present[:2]
+
+    def ranked_on(self, benchmark: str) -> str:
+        """The metric runs of ``benchmark`` are ranked on (one try); blank when none has one."""
+        return next(iter(self.primary(benchmark)), "")
+
+    def boards(self) -> list[Leaderboard]:
+        """The runs in boards of like with like (``RunRow.board``: one benchmark, mode, config and
+        dataset), in order of first appearance, each ranked best first."""
+        keys = list(dict.fromkeys(row.board for row in self.rows))
+        return [self.model_copy(update={"rows": [r for r in self.rows if r.board == key]}) for key in keys]
+
+    def apart(self) -> str | None:
+        """One line naming what keeps runs off one board (the coarsest of ``BOARD_KEYS`` in which they
+        differ), or None when they are all on one."""
+        boards = self.boards()
+        if len(boards) < 2:
+            return None
+        keys = [b.rows[0].board for b in boards]
+        level = next(n for n in range(len(BOARD_KEYS)) if len({key[n] for key in keys}) > 1)
+        what = BOARD_KEYS[level]
+        if len(self.rows) == 2:
+            (a, b), (first, second) = (row.run_id for row in self.rows), (key[level] or "?" for key in keys)
+            return f"not comparable: {a} and {b} differ in {what} ({first} vs {second}), so each has a board of its own"
+        values = ", ".join(dict.fromkeys(key[level] or "?" for key in keys))
+        return f"not comparable: these runs differ in {what} ({values}), so each board ranks its own runs"
 
     def to_records(self) -> list[dict[str, Any]]:
-        """One flat dict per run: facts, then each metric as ``name``, ``name_low``, ``name_high``."""
+        """One flat dict per run: facts, the metric it is ranked on (``ranked_on``: ``X`` or, with
+        repeats, ``X_mean_of_R``), then each metric as ``name``, ``name_low``, ``name_high``."""
         records = []
         for row in self.rows:
             record: dict[str, Any] = row.model_dump(exclude={"metrics"})
             record["partial"] = row.partial
+            ranked = self.ranked_on(row.benchmark)
+            record["ranked_on"] = f"{ranked}_mean_of_{row.repeats}" if ranked and row.repeats > 1 else ranked
             for name, interval in row.metrics.items():
                 column = f"metric.{name}" if name in record else name  # the headline's own ``errored`` count
                 record[column], record[f"{column}_low"], record[f"{column}_high"] = (
@@ -485,7 +543,8 @@ def leaderboard(
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
 ) -> Leaderboard:
-    """Every run as a row with bootstrap intervals, grouped by benchmark, best first.
+    """Every run as a row with bootstrap intervals, in boards of like with like (``Leaderboard.boards``),
+    best first on each by its benchmark's first headline metric for one try (``Leaderboard.ranked_on``).
 
     Args:
         run_dirs: run directories, or folders holding runs (``runs/``).
@@ -516,14 +575,14 @@ def leaderboard(
         rows.append(_row(run, resamples, seed, advance))
         advance(number * (resamples + 1) - done)  # a run of one item draws nothing
     board = Leaderboard(rows=rows, resamples=resamples)
-    order = list(dict.fromkeys(r.benchmark for r in rows))
-
-    firsts = {benchmark: next(iter(board.primary(benchmark)), "") for benchmark in order}
+    order = list(dict.fromkeys(r.board for r in rows))
+    firsts = {row.benchmark: board.ranked_on(row.benchmark) for row in rows}
 
     def key(row: RunRow) -> tuple[int, float]:
+        one_try = row.one_try()
         first = firsts[row.benchmark]
-        value = row.metrics[first].value if first in row.metrics else -math.inf
-        return order.index(row.benchmark), -value
+        value = one_try[first].value if first in one_try else -math.inf
+        return order.index(row.board), -value
 
     return board.model_copy(update={"rows": sorted(board.rows, key=key)})
 

@@ -158,7 +158,7 @@ def dry_run(
     Args:
         config: the config the run would run.
         options: the run's settings (``RunOptions``), checked as ``run`` checks them; the estimate
-            reads ``player``, ``judge``, ``judge_samples``, ``limit`` and ``repeats``.
+            reads ``player``, ``judge``, ``judge_samples``, ``limit``, ``sample`` and ``repeats``.
         items: items to run on (default ``config.dataset`` or the sample data).
         **settings: ``RunOptions`` fields merged into ``options``.
 
@@ -171,7 +171,7 @@ def dry_run(
     options = (options or RunOptions()).merge(**settings).with_config(config)
     player, judge, repeats = str(options.player), str(options.judge), options.repeats
     items = load_config_items(config) if items is None else items
-    plan = plan_episodes(items, config.seed, options.limit, repeats)
+    plan = plan_episodes(items, config.seed, options.limit, repeats, sample=options.sample)
     benchmark = get_benchmark(config.benchmark)
     if not is_model_spec(judge):  # built as the run builds it (a model judge's key is the run's to need)
         build_judge(config, options)

@@ -4,8 +4,8 @@ One timed call to each local server (``measure_speed``: how fast it reads a prom
 times the run's plan (``dry_run``: calls and tokens per role, every episode ending at once to every
 turn used). The server's prompt cache is counted: a later turn reads only what the chat gained since
 (``EXCHANGE_TOKENS``), not the whole chat again. A local server answers one request at a time, so the
-roles' times add up. Past ``LONG_RUN_S`` the line says which ``--limit`` or ``--max-turns`` brings the
-run back near it.
+roles' times add up. Past ``LONG_RUN_S`` the line says which ``--sample`` (items that stand for the
+set) or ``--max-turns`` brings the run back near it.
 """
 
 from __future__ import annotations
@@ -62,9 +62,9 @@ class TimeEstimate(BaseModel):
             return None
         share = LONG_RUN_S / self.high_s
         options = []
-        limit = int(self.items * share)
-        if 1 <= limit < self.items:
-            options.append(f"--limit {limit}")
+        fewer = int(self.items * share)
+        if 1 <= fewer < self.items:
+            options.append(f"--sample {fewer}")
         turns = int(self.max_turns * share)
         if self.max_turns > 1 and 1 <= turns < self.max_turns:
             options.append(f"--max-turns {turns}")

@@ -70,6 +70,10 @@ class RunOptions(BaseModel):
     """LLM judge: majority vote over this many samples (wins over the spec's ``samples``); at least 1."""
     limit: int | None = None
     """Run only the first ``limit`` items (None: all). 0 is refused: it selects nothing to run."""
+    sample: int | None = None
+    """Run a sample of about ``sample`` items drawn with the config's seed, spread over the benchmark's
+    groups (its scenes, difficulty bands, puzzle groups: ``Benchmark.data.strata``); the same items,
+    size and seed draw the same sample. None: ``limit`` or all; at least 1; not with ``limit``."""
     repeats: int = 1
     """Episodes per item (best-of-R and mean-of-R metrics); at least 1."""
     concurrency: int = 4
@@ -147,7 +151,7 @@ class RunOptions(BaseModel):
             }
         )
 
-    @field_validator("judge_samples", "repeats", "concurrency", "llm_concurrency", "ray_actors")
+    @field_validator("judge_samples", "sample", "repeats", "concurrency", "llm_concurrency", "ray_actors")
     @classmethod
     def _at_least_one(cls, value: int | None, info: ValidationInfo) -> int | None:
         # ``concurrency=0`` would run nothing, ``judge_samples=0`` vote on nothing
@@ -197,6 +201,12 @@ class RunOptions(BaseModel):
     @model_validator(mode="after")
     def _people(self) -> RunOptions:
         check_people(self.player, self.judge, self.backend)
+        return self
+
+    @model_validator(mode="after")
+    def _one_choice_of_items(self) -> RunOptions:
+        if self.limit is not None and self.sample is not None:
+            raise ConfigError("--limit and --sample both choose the items: give one of them")
         return self
 
 

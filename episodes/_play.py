@@ -212,7 +212,8 @@ def _resumed(log_path: Path, keep: set[str]) -> set[str]:
 
 
 def _finish(job: RollOut, todo: list[EpisodeSpec], errors: list[str]) -> RunResult:
-    """Compute the metrics from the log, write ``summary.json`` and say where the run is."""
+    """Compute the metrics from the log, write ``summary.json`` and ``report.md`` (every table, no figures)
+    and say where the run is."""
     from lateralgym.episodes._metrics import compute_metrics
 
     tally = UsageTally()
@@ -233,6 +234,9 @@ def _finish(job: RollOut, todo: list[EpisodeSpec], errors: list[str]) -> RunResu
         "llm_usage": {role: u.model_dump() for role, u in usage.items()},
     }
     write_json(job.run_dir / SUMMARY, summary)
+    from lateralgym.episodes._report import write_report
+
+    write_report(job.run_dir, metrics, usage, moves, plots=False)  # every table; `lateralgym report` adds figures
     watch = job.watch
     return RunResult(
         run_dir=job.run_dir,

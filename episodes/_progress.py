@@ -53,6 +53,11 @@ class CallsColumn(ProgressColumn):
         return Text(f"{calls} calls, {written / elapsed:.1f} tok/s")
 
 
+def _per_second(speed: float) -> str:
+    """``171 ep/s``, ``2.45 ep/s``, ``0.0312 ep/s``: three figures at most, short enough for an 80-column bar."""
+    return f"{speed:.0f} ep/s" if speed >= 100 else f"{speed:.3g} ep/s"
+
+
 class RunProgress:
     """Context manager around ``rich.progress.Progress``; disabled when ``enabled`` is False.
 
@@ -66,7 +71,7 @@ class RunProgress:
         calls: list[ProgressColumn] = [CallsColumn(meters)] if meters else []
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
-            BarColumn(),
+            BarColumn(bar_width=None),  # whatever width the other columns leave, so the line fits 80 columns
             MofNCompleteColumn(),
             TextColumn("{task.fields[rate]}"),
             *calls,
@@ -96,7 +101,7 @@ class RunProgress:
         now = time.monotonic()
         if now - self._rate_at >= _RATE_EVERY_S:  # rich's speed sums its recent samples: not every episode
             task = self.progress.tasks[0]
-            self._rate = f"{task.speed:.2f} ep/s" if task.speed else ""
+            self._rate = _per_second(task.speed) if task.speed else ""
             self._rate_at = now
         self.progress.update(self.task, advance=1, score=score, rate=self._rate)
 

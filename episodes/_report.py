@@ -8,7 +8,6 @@ tables. ``write_report`` writes ``report.md`` into a run directory, with PNG fig
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,20 +119,71 @@ def duplicates_warning(metrics: RunMetrics) -> str | None:
     )
 
 
-def render_metrics(metrics: RunMetrics, *, brief: bool = False) -> list[Table]:
-    """The headline table, one table per breakdown, and the exploration table when there is one;
-    ``brief``: the headline table alone, with the benchmark's own headline metrics only."""
+def _telling_columns(rows: Sequence[dict[str, Any]]) -> tuple[list[str], str | None]:
+    """The columns of a breakdown worth a terminal's width, and a caption naming the others: a count
+    that is 0 in every row (``errored``), or the same as a count before it in every row (``scored_episodes``
+    beside ``episodes``). Rates stay, 0 or not. ``report.md`` keeps every column."""
+    columns = _columns(rows)
+    kept: list[str] = columns[:1]
+    zeros: list[str] = []
+    same: list[str] = []
+    for column in columns[1:]:
+        values = [row.get(column) for row in rows]
+        if not all(type(v) is int for v in values):
+            kept.append(column)
+        elif not any(values):
+            zeros.append(column)
+        elif twin := next((k for k in kept[1:] if [row.get(k) for row in rows] == values), None):
+            same.append(f"{column} = {twin}")
+        else:
+            kept.append(column)
+    notes = [f"{', '.join(zeros)}: 0 in every row"] if zeros else []
+    notes += same
+    return kept, ("; ".join(notes) + " (report.md has every column)") if notes else None
+
+
+_WIDE = 6
+"""Columns past which a breakdown with fewer rows is shown turned, a column per row, to fit 80 columns."""
+
+
+def _breakdown_table(name: str, rows: Sequence[dict[str, Any]]) -> Table:
+    """A breakdown as a terminal table: a row per group, or, when it has many columns and few groups, a
+    column per group (a band, a variant) and a row per measure."""
+    columns, left_out = _telling_columns(rows)
+    table = Table(title=name, title_justify="left", caption=left_out, caption_justify="left")
+    turned = len(columns) > _WIDE and len(rows) + 1 < len(columns)
+    header = [columns[0], *(_shown(row.get(columns[0])) for row in rows)] if turned else columns
+    for n, column in enumerate(header):
+        # ``gold_correct_rate`` as words: in a narrow terminal they wrap, where the name would be cut short
+        heading = column if turned and n else column.replace("_", " ")
+        table.add_column(heading, justify="left" if n == 0 else "right", overflow="fold", no_wrap=n == 0)
+    if turned:
+        for column in columns[1:]:
+            table.add_row(column, *(_shown(row.get(column)) for row in rows))
+    else:
+        for row in rows:
+            table.add_row(*(_shown(row.get(c)) for c in columns))
+    return table
+
+
+def render_metrics(metrics: RunMetrics, *, brief: bool = False, breakdowns: bool = True) -> list[Table]:
+    """The headline table, the ``pass^k`` table under repeats, one table per breakdown, and the
+    exploration table when there is one; ``brief``: the headline table alone, with the benchmark's own
+    headline metrics only; ``breakdowns=False``: the headline with the benchmark's own metrics and the
+    exploration table (what ``lateralgym run`` prints: the rest is in ``report.md``).
+
+    Each table fits 80 columns: a column header wraps at its underscores rather than being cut."""
     headline = Table(title="headline", title_justify="left")
     headline.add_column("metric")
     headline.add_column("value", justify="right")
     named = _named_headline(metrics)
     for name, value in _headline_rows(metrics).items():
-        if not brief or not named or name.startswith(named):
+        if (not brief and breakdowns) or not named or name.startswith(named):
             headline.add_row(name, _shown(value))
     tables = [headline]
     if brief:
         return tables
-    passes = pass_k_rows(metrics)
+    passes = pass_k_rows(metrics) if breakdowns else []
     if passes:
         table = Table(title="pass^k / pass@k over each item's tries", title_justify="left")
         for n, column in enumerate(_PASS_COLUMNS):
@@ -141,14 +191,8 @@ def render_metrics(metrics: RunMetrics, *, brief: bool = False) -> list[Table]:
         for k, every, some in passes:
             table.add_row(str(k), _shown(every), _shown(some))
         tables.append(table)
-    for name, rows in metrics.breakdowns.items():
-        table = Table(title=name, title_justify="left")
-        columns = _columns(rows)
-        for n, column in enumerate(columns):
-            table.add_column(column, justify="left" if n == 0 else "right")
-        for row in rows:
-            table.add_row(*(_shown(row.get(c)) for c in columns))
-        tables.append(table)
+    for name, rows in metrics.breakdowns.items() if breakdowns else ():
+        tables.append(_breakdown_table(name, rows))
     if metrics.exploration:
         exploration = Table(title="exploration", title_justify="left")
         exploration.add_column("measure")
@@ -159,19 +203,20 @@ def render_metrics(metrics: RunMetrics, *, brief: bool = False) -> list[Table]:
     return tables
 
 
-def print_metrics(metrics: RunMetrics, console: Console | None = None, *, brief: bool = False) -> None:
-    """Print ``render_metrics`` to the console (a new one on stdout by default); ``brief``: the headline
-    only (after a person's play, so the reference solution just shown stays on screen)."""
-    if console is None:
-        # piped or logged output gets a width that fits the breakdown tables, not 80 columns
-        console = Console() if sys.stdout.isatty() else Console(width=160)
+def print_metrics(
+    metrics: RunMetrics, console: Console | None = None, *, brief: bool = False, breakdowns: bool = True
+) -> None:
+    """Print ``render_metrics`` to the console (a new one on stdout by default: the terminal's width, or
+    ``COLUMNS``, 80 when piped); ``brief``: the headline only (after a person's play, so the reference
+    solution just shown stays on screen); ``breakdowns=False``: no breakdown tables."""
+    console = console or Console()
     console.print(f"[bold]{_summary(metrics)}[/bold]")
     warning = duplicates_warning(metrics)
     if warning is not None:
         console.print(warning, style="bold yellow", markup=False)
     for note in metrics.warnings:
         console.print(f"warning: {note}", style="bold yellow", markup=False)
-    for table in render_metrics(metrics, brief=brief):
+    for table in render_metrics(metrics, brief=brief, breakdowns=breakdowns):
         console.print(table)
 
 
@@ -206,6 +251,8 @@ def write_report(
     metrics: RunMetrics | None = None,
     usage: dict[str, Usage] | None = None,
     moves: Moves | None = None,
+    *,
+    plots: bool = True,
 ) -> Path:
     """Write ``run_dir/report.md`` and its figures under ``run_dir/plots``.
 
@@ -215,6 +262,8 @@ def write_report(
         usage: the run's model usage per role (``metrics_and_usage``); read from the log when not given.
         moves: how valid the player's moves were (``MovesTally``); read from the log when not given. When
             more than 10 % were invalid, the report leads with it.
+        plots: draw the figures (matplotlib); False: the tables alone, with a line saying how to add
+            them (``lateralgym run`` writes it so, ``lateralgym report`` with the figures).
 
     Returns:
         The path of ``report.md``.
@@ -224,8 +273,6 @@ def write_report(
         MetricsError: the step log holds no episodes.
         ConfigError: ``manifest.json`` is there but damaged (not JSON, not a manifest).
     """
-    from lateralgym.episodes._plots import write_plots  # a run's printed metrics need no figures
-
     run_dir = Path(run_dir)
     run = read_run(run_dir)  # a damaged manifest stops the report before any file is written
     manifest = run.manifest
@@ -235,7 +282,12 @@ def write_report(
         metrics = read_metrics if metrics is None else metrics
         usage = read_usage if usage is None else usage
         moves = tally.totals() if moves is None else moves
-    plots = write_plots(metrics, run_dir)
+    if plots:
+        from lateralgym.episodes._plots import write_plots  # a run's own report has no figures
+
+        figures = write_plots(metrics, run_dir)
+    else:
+        figures = {}
     about = [
         ("run", (manifest.run_id if manifest else "") or run_dir.name),
         ("player", (manifest.options.player if manifest else None) or ""),
@@ -264,7 +316,7 @@ def write_report(
         *(f"**{warning}.**" for warning in [partial_warning(run, metrics)] if warning),
         *(f"**{warning}.**" for warning in [duplicates_warning(metrics)] if warning),
         *(f"**warning: {note}**" for note in metrics.warnings),
-        _NOTE,
+        _NOTE if plots else f"{_NOTE} Figures: `lateralgym report {run_dir}` adds them to this report.",
         "## Headline",
         markdown_table(["metric", "value"], ((k, v) for k, v in metrics.headline.items() if pass_key_order(k) is None)),
     ]
@@ -276,7 +328,7 @@ def write_report(
     for name, rows in metrics.breakdowns.items():
         columns = _columns(rows)
         parts += [f"### {name}", markdown_table(columns, ([row.get(c) for c in columns] for row in rows))]
-        parts += [_image(plot) for plot in plots.get(name, [])]
+        parts += [_image(plot) for plot in figures.get(name, [])]
     if metrics.exploration:
         parts += ["## Exploration", markdown_table(["measure", "value"], metrics.exploration.items())]
     if usage:

@@ -16,7 +16,7 @@ from lateralgym.episodes._log import Usage
 from lateralgym.episodes._manifest import RunRecord
 from lateralgym.episodes._metrics import RunMetrics
 
-__all__ = ["judge_agreement", "cost_text", "local_roles", "partial_warning", "run_facts", "usage_text"]
+__all__ = ["cost_text", "items_chosen", "judge_agreement", "local_roles", "partial_warning", "run_facts", "usage_text"]
 
 _LOOPBACK = ("localhost", "::1", "0.0.0.0")
 
@@ -85,6 +85,22 @@ def judge_agreement(run: RunRecord, benchmark: str, *, short: bool = False) -> s
     )
 
 
+def items_chosen(run: RunRecord) -> str:
+    """Which of the dataset's items the run played: a ``--sample`` (its size and seed), the first
+    ``--limit``, or blank for all of them (or a run without a manifest)."""
+    if run.manifest is None:
+        return ""
+    options = run.manifest.options
+    if options.sample is not None:
+        return (
+            f"a sample of {options.sample} (--sample {options.sample}, seed {run.manifest.seed}), spread over the "
+            "benchmark's groups"
+        )
+    if options.limit is not None:
+        return f"the first {options.limit} (--limit {options.limit}), with the rest of any group they touch"
+    return ""
+
+
 def run_facts(metrics: RunMetrics, run: RunRecord, usage: dict[str, Usage]) -> list[tuple[str, Any]]:
     """Rows for the report's header table: judge, dataset, episodes against the plan, use per role."""
     judge = (run.manifest.options.judge if run.manifest else None) or ""
@@ -94,6 +110,9 @@ def run_facts(metrics: RunMetrics, run: RunRecord, usage: dict[str, Usage]) -> l
         ("judge", f"{judge} ({note})" if note else judge),
         ("dataset", run.manifest.dataset if run.manifest else ""),
     ]
+    chosen = items_chosen(run)
+    if chosen:
+        facts.append(("items played", chosen))
     agreement = judge_agreement(run, metrics.benchmark)
     if agreement is not None:
         facts.append(("judge agreement with people", agreement))

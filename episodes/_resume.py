@@ -3,7 +3,7 @@ made ready for it (partial and errored episodes dropped, but for those that go o
 stopped, ``_continue.py``; so each episode is counted exactly once).
 
 A resume continues a run exactly as it was started: the config (name, dataset, seed, turn limit),
-the player, the judge (and its ``judge_samples``), ``limit`` and ``repeats`` are the run's own; a
+the player, the judge (and its ``judge_samples``), ``limit``, ``sample`` and ``repeats`` are the run's own; a
 caller may repeat them, not change them. How it reaches its servers (``base_url``,
 ``judge_base_url``), whether it uses the cache and how fast it goes are the resume's to say.
 """
@@ -53,7 +53,7 @@ class ResumeRequest(BaseModel):
 
 def resume_options(request: ResumeRequest, manifest: Manifest, options: RunOptions) -> tuple[EpisodeConfig, RunOptions]:
     """The config and the options that finish the run in ``request``: the run's own config, player,
-    judge, ``judge_samples``, ``limit`` and ``repeats``; the servers from ``resume_urls``; the
+    judge, ``judge_samples``, ``limit``, ``sample`` and ``repeats``; the servers from ``resume_urls``; the
     cache as the run was started unless ``options`` says; the rest from ``options``.
 
     Raises:
@@ -70,6 +70,7 @@ def resume_options(request: ResumeRequest, manifest: Manifest, options: RunOptio
         "--judge": (options.judge, own.judge),
         "--judge-samples": (options.judge_samples, own.judge_samples),
         "--limit": (options.limit, own.limit),
+        "--sample": (options.sample, own.sample),
         "--seed": (request.seed, started.seed),
         "--max-turns": (request.max_turns, started.max_turns),
         "--repeats": (None if options.repeats == 1 else options.repeats, own.repeats),
@@ -86,6 +87,7 @@ def resume_options(request: ResumeRequest, manifest: Manifest, options: RunOptio
         judge=own.judge,
         judge_samples=own.judge_samples,
         limit=own.limit,
+        sample=own.sample,
         repeats=own.repeats,
         base_url=base_url,
         judge_base_url=judge_base_url,

@@ -2,12 +2,13 @@
 
 A run directory holds ``config.yaml`` (the resolved config, with the player and judge that ran),
 ``manifest.json`` (a ``Manifest``: package version, the ``RunOptions`` it ran with, the episode plan
-with every episode's seed; no secrets, no git), ``steps.jsonl`` (the step log) and ``summary.json``
-(the metrics and the model usage per role). ``run(..., resume=RUN_DIR)`` finishes a killed run
-(``_resume.py``): episodes with an end record are kept, an episode a person left under way goes on
-from its last logged move (``_continue.py``), other partial ones are dropped from the log and run
-again, so every episode is counted exactly once. A run holds the lock on its directory
-(``_rundir.locked``) for its whole life, and reads a resumed run's manifest once, under the lock.
+with every episode's seed; no secrets, no git), ``steps.jsonl`` (the step log), ``summary.json``
+(the metrics and the model usage per role) and ``report.md`` (every table; ``lateralgym report``
+adds figures). ``run(..., resume=RUN_DIR)`` finishes a killed run (``_resume.py``): episodes with
+an end record are kept, an episode a person left under way goes on from its last logged move
+(``_continue.py``), other partial ones are dropped from the log and run again, so every episode is
+counted exactly once. A run holds the lock on its directory (``_rundir.locked``) for its whole
+life, and reads a resumed run's manifest once, under the lock.
 
 ``run_async`` sets a run up (options resolved, player and judge built, servers checked, plan made,
 directory made and locked) and hands one ``RollOut`` to ``_play.roll_out``. Everything runs on one
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -43,7 +45,7 @@ from lateralgym.envs.support import check_hints
 from lateralgym.episodes._failures import FailureWatch
 from lateralgym.episodes._manifest import Manifest, new_manifest, read_manifest, require_run_dir
 from lateralgym.episodes._options import HUMAN, RunOptions, check_people
-from lateralgym.episodes._plan import plan_episodes
+from lateralgym.episodes._plan import limit_note, plan_episodes
 from lateralgym.episodes._play import RollOut, RunResult, roll_out
 from lateralgym.episodes._roles import AgentFactory, build_judge, build_player, check_model_servers
 from lateralgym.episodes._rundir import (
@@ -194,7 +196,10 @@ async def run_async(
         if manifest is not None:
             plan = list(manifest.episodes or [])
         else:
-            plan = plan_episodes(items, config.seed, options.limit, options.repeats)
+            plan = plan_episodes(items, config.seed, options.limit, options.repeats, sample=options.sample)
+            note = limit_note(items, options.limit)
+            if note is not None:  # a few items that stand for one scene or band alone: said before they run
+                print(f"warning: {note}", file=sys.stderr, flush=True)
         if not plan:
             raise ConfigError("nothing to run: the dataset is empty")
         card = _judge_card(options, config.benchmark, raw_judge, served) if manifest is None else None

@@ -191,6 +191,7 @@ def _header(run: RunRecord, start: EpisodeStart | None) -> dict[str, Any]:
             "dataset": manifest.dataset,
             "seed": manifest.seed,
             "limit": options.limit,
+            "sample": options.sample,
             "repeats": options.repeats,
             "created": manifest.created,
             "lateralgym_version": manifest.lateralgym_version,

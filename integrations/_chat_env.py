@@ -133,8 +133,9 @@ class ChatEnv:
                 raise ConfigError(f"no shipped config is named {name!r}: give config= for this item") from None
         return cls(config, items=[item], **options)
 
-    def dataset(self, limit: int | None = None, repeats: int = 1) -> list[dict[str, Any]]:
-        """The opening prompt of each episode to play, in verifiers' dataset columns.
+    def dataset(self, limit: int | None = None, repeats: int = 1, *, sample: int | None = None) -> list[dict[str, Any]]:
+        """The opening prompt of each episode to play (all items, the first ``limit`` or a ``sample`` as
+        ``lateralgym run`` draws it), in verifiers' dataset columns.
 
         Rows: ``prompt`` (system, worked examples, first observation), ``example_id`` (the item's
         index: GRPO groups), ``task`` (the config name), ``answer`` (empty: the env grades) and
@@ -143,7 +144,7 @@ class ChatEnv:
         """
         rows: list[dict[str, Any]] = []
         groups: dict[str, int] = {}
-        for spec in plan_episodes(self.items, self.config.seed, limit, repeats):
+        for spec in plan_episodes(self.items, self.config.seed, limit, repeats, sample=sample):
             state = self.start(spec.item_id, spec.seed, repeat=spec.repeat)
             rows.append(
                 {

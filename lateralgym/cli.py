@@ -54,7 +54,7 @@ def _description() -> str:
 
   lateralgym configs                                  # each shipped config: benchmark, mode, judge
   lateralgym run CONFIG                               # its default player on its sample data
-  lateralgym run CONFIG --player oracle --limit 5     # 5 items, upper bound
+  lateralgym run CONFIG --player oracle --sample 6    # 6 items over its groups, upper bound
   lateralgym run CONFIG --data FILE                   # an official release file or our JSONL
   lateralgym run --import my_game.py my-game          # a benchmark in a file of your own
   lateralgym run --resume runs/RUN                    # finish a killed run

@@ -22,16 +22,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         parser = sub.add_parser(
             name,
             help=summary,
-            description="One row per run (benchmark, player, judge, dataset, episodes; 'partial' when a run has "
-            "not finished its plan), best first within a benchmark, each metric with a 95%% percentile bootstrap "
-            "interval over items (an item's repeats resampled together, scored with the paper's own metric). "
-            "With two runs of one benchmark, also their paired difference in success rate on the items both "
-            "ran (bootstrap interval; McNemar's exact test with one repeat each).",
+            description="One board per kind of run (benchmark, config, dataset: runs of different kinds are not "
+            "ranked together, and a line says so), one row per run (player, judge, episodes, tries; 'partial' when "
+            "a run has not finished its plan), best first on the benchmark's first headline metric for one try (a "
+            "run with repeats: the mean of its tries; its best of R and pass@k in a table apart), each metric with "
+            "a 95%% percentile bootstrap interval over items (an item's repeats resampled together, scored with the "
+            "paper's own metric). With two runs on one board, also their paired difference in success rate on the "
+            "items both ran (bootstrap interval; McNemar's exact test with one repeat each).",
         )
         parser.add_argument("run_dirs", nargs="+", help="run directories, or folders holding runs (runs/)")
         parser.add_argument("--markdown", action="store_true", help="print a Markdown table instead")
         parser.add_argument("--csv", metavar="FILE", help="also write every metric and interval as CSV ('-': stdout)")
-        parser.add_argument("--all", action="store_true", help="every headline metric, not only the papers' first")
+        parser.add_argument("--all", action="store_true", help="every metric, not only the papers' headline")
         parser.add_argument(
             "--resamples",
             type=int,
@@ -72,8 +74,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.markdown:
         print(compare_markdown(board, all_metrics=args.all))
     else:
-        Console(width=None if sys.stdout.isatty() else 200).print(compare_runs(board, all_metrics=args.all))
-    if len(board.rows) == 2 and board.rows[0].benchmark == board.rows[1].benchmark:
+        Console().print(compare_runs(board, all_metrics=args.all, apart=False))
+        note = board.apart()
+        if note is not None:
+            print(note)  # one line, however narrow the terminal
+    if len(board.rows) == 2 and len(board.boards()) == 1:  # ranked on the board: the better one is A
         a, b = board.rows
         print(
             "\npaired: " + paired_difference(a.run_dir, b.run_dir, resamples=args.resamples, seed=args.seed).describe()

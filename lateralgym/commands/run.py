@@ -97,7 +97,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     run.add_argument("--no-cache", action="store_true", help="bypass the LLM response cache (with --resume too)")
     run.add_argument("--cache-dir", metavar="DIR", help="LLM response cache (default ./.lateralgym-cache/llm)")
-    run.add_argument("--limit", type=int, metavar="N", help="run only the first N items (N >= 1)")
+    run.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="run only the first N items (N >= 1; a benchmark scored by groups completes each group it touches)",
+    )
+    run.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="run about N items drawn with the run seed (--seed) and spread over the benchmark's groups (scenes and "
+        "gold entities, difficulty bands, puzzle groups kept whole): a few items that stand for the set; the same "
+        "N, seed and data draw the same items",
+    )
     run.add_argument("--repeats", type=int, default=1, metavar="R", help="episodes per item (best-of-R and mean)")
     run.add_argument("--concurrency", type=int, default=4, metavar="C", help="episodes in flight (default 4)")
     run.add_argument(
@@ -278,6 +291,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         judge_samples=args.judge_samples,
         judge_card=Path(args.judge_card) if args.judge_card else None,
         limit=args.limit,
+        sample=args.sample,
         repeats=args.repeats,
         concurrency=args.concurrency,
         out=args.out,
@@ -348,7 +362,13 @@ def _print_result(result: RunResult) -> None:
     from lateralgym.episodes import cost_text, local_roles, print_metrics
 
     recorded = _recorded_run(result.run_dir)
-    print_metrics(result.metrics, brief=_person(recorded))  # a person's last solution stays on screen
+    # the main numbers: a person's last solution stays on screen, and every table is in report.md
+    print_metrics(result.metrics, brief=_person(recorded), breakdowns=False)
+    if not _person(recorded):
+        count = len(result.metrics.breakdowns)
+        more = ["the whole headline"] + ([f"{count} breakdown{'s' * (count != 1)}"] if count else [])
+        more += ["pass^k and pass@k"] if result.metrics.repeats > 1 else []
+        print(f"report.md in the run directory has every table: {', '.join(more)}")
     local = local_roles(recorded) if recorded is not None else set()
     for role, usage in result.usage.items():
         cost = cost_text(usage, role in local)
@@ -368,10 +388,7 @@ def _print_result(result: RunResult) -> None:
     if result.error_kinds:
         print(f"errors by kind: {', '.join(f'{k} x {n}' for k, n in result.error_kinds.items())}")
     print(f"\nRun directory: {result.run_dir}  ({result.ran} episodes run, {result.planned} planned)")
-    print(
-        f"Next: lateralgym view {result.run_dir} (the episodes, in a browser) · "
-        f"lateralgym report {result.run_dir} (every table, with plots)"
-    )
+    print(f"Next: lateralgym view {result.run_dir} (the episodes) · lateralgym report {result.run_dir} (with plots)")
 
 
 def _recorded_run(run_dir: Path) -> RunRecord | None:

@@ -23,11 +23,17 @@ def test_a_first_run_reads_plainly_and_names_the_next_commands(
     lines = out.strip().splitlines()
     assert "6 items, repeats 1" in lines[0] and "R = " not in out
     rows = {m[1]: m[2] for m in re.finditer(r"│ (\w+) +│ +(\S+) │", out)}
-    assert rows["scored_episodes"] == "6" and rows["errored"] == "0"  # counts as integers
     assert re.fullmatch(r"\d+\.\d", rows["gold_correct_rate"])  # a percentage with one decimal
+    assert "scored_episodes" not in rows and "has every table" in out  # the rest is in report.md
     assert not re.search(r"\d\.\d\d\b", out)  # no two-decimal cell anywhere in the terminal tables
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     assert lines[-1].startswith(f"Next: lateralgym view {run_dir} ") and f"lateralgym report {run_dir} " in lines[-1]
+    assert "| scored_episodes | 6 |" in (run_dir / "report.md").read_text()
+    assert main(["report", str(run_dir)]) == 0
+    every = capsys.readouterr().out
+    rows = {m[1]: m[2] for m in re.finditer(r"│ (\w+) +│ +(\S+) │", every)}
+    assert rows["scored_episodes"] == "6" and rows["errored"] == "0"  # counts as integers
+    assert not re.search(r"\d\.\d\d\b", every.split("wrote")[0])
 
 
 def test_the_headline_keeps_its_metric_when_nothing_is_scored() -> None:

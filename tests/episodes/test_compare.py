@@ -141,7 +141,9 @@ def test_compare_leaderboard_and_export_commands(tmp_path: Path, capsys: pytest.
     assert "paired: a - b: 50.0 [" in out and "McNemar p = 0.5" in out
     assert [r["player"] for r in csv.DictReader(out_csv.open())] == ["openai/model-a", "openai/model-b"]
     assert main(["leaderboard", str(runs), "--markdown", "--resamples", "0"]) == 0
-    assert "| a | creativity (static) | openai/model-a | exact |  | 4 | 75.0 |" in capsys.readouterr().out
+    markdown = capsys.readouterr().out
+    assert "**creativity (static): ranked on gold_correct_rate, one try**" in markdown
+    assert "| a | openai/model-a | exact | 4 | 1 | 75.0 | 75.0 |\n" in markdown
     target = tmp_path / "episodes.csv"
     assert main(["export", str(runs / "a"), "--format", "csv", "--out", str(target)]) == 0
     assert len(list(csv.DictReader(target.open()))) == 4

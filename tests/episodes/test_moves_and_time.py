@@ -131,7 +131,7 @@ def test_the_time_estimate_adds_reading_and_writing_and_says_how_to_shorten() ->
     assert estimate.high_s == pytest.approx((7000 + 280 * 60) / 100 + 6750 / 10)
     line = estimate.line()
     assert line.startswith("time: about 2 min to 15 min for 20-300 local model calls (local/smollm2, 1 thread")
-    assert "--limit 6 or --max-turns 9 keeps it near 10 min" in line
+    assert "--sample 6 or --max-turns 9 keeps it near 10 min" in line
     judge_only = estimate_time(dry, speed, "x", ["judge"])
     assert judge_only.calls == (10, 150) and judge_only.advice() is None
 

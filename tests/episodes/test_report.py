@@ -159,21 +159,25 @@ def test_render_and_print_metrics(tmp_path: Path) -> None:
 
 
 def test_compare_runs(tmp_path: Path) -> None:
-    """Runs as rows (best first within a benchmark), each with its facts and the papers' headline numbers."""
+    """Runs as rows, a board per benchmark (best first), each with its facts and the papers' headline numbers."""
     first = creativity_run(tmp_path / "run-a", "heuristic", (True, False, False))
     second = creativity_run(tmp_path / "run-b", "oracle", (True, True, True))
     third = splat_run(tmp_path / "run-s")
     console = Console(record=True, width=250)
     console.print(compare_runs([first, second, third], resamples=50))
-    lines = console.export_text().splitlines()
+    text = console.export_text()
+    lines = text.splitlines()
     rows = [[c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
     assert [r[0] for r in rows] == ["run-b", "run-a", "run-s"]  # oracle first: 100% beats 33%
-    assert rows[0][1:4] == ["creativity (static)", "oracle", "exact"]
-    assert rows[1][6].startswith("33.3 [") and rows[0][6] == "100.0 [100.0, 100.0]"  # gold_correct_rate
-    assert rows[2][6] == "" and rows[2][8].startswith("75.0 [")  # SPLAT: no gold rate; acc = mean(100, 50)
+    assert rows[0][1:5] == ["oracle", "exact", "3", "1"]
+    assert rows[1][5].startswith("33.3 [") and rows[0][5] == "100.0 [100.0, 100.0]"  # gold_correct_rate
+    assert rows[2][5].startswith("75.0 [")  # SPLAT's board: acc = mean(100, 50)
+    assert "creativity (static): ranked on gold_correct_rate, one try" in text
+    assert "splat (multiturn): ranked on acc, one try" in text
+    assert "not comparable: these runs differ in benchmark (creativity, splat)" in text
     markdown = compare_markdown([first, second, third], resamples=0)
-    assert "| run | benchmark | player | judge | dataset | episodes | gold_correct_rate |" in markdown
-    assert "| run-a | creativity (static) | heuristic | exact |  | 3 | 33.3 |" in markdown
+    assert "| run | player | judge | episodes | tries | gold_correct_rate |" in markdown
+    assert "| run-a | heuristic | exact | 3 | 1 | 33.3 |" in markdown
 
 
 def test_report_under_repeats_shows_both_variants(tmp_path: Path) -> None:

@@ -53,7 +53,7 @@ process reward, ``by_episode``, and their means). Each puzzle's ``split`` is its
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from lateralgym.envs._actions import Action, Ask, Commit
@@ -102,6 +102,10 @@ class ARBenchData(DataPart[ARBenchPuzzle]):
 
     formats = (DatasetFormat("arbench-sp", "AR-Bench data/sp/train.json or test.json", is_arbench, load_arbench),)
     jsonl_keys = frozenset({"story", "key_questions"})
+
+    def strata(self, item: ARBenchPuzzle) -> dict[str, Hashable]:
+        """The release's flags: stories with a supernatural element, then stories where someone dies."""
+        return {"supernatural": item.supernatural, "someone dies": item.someone_dies}
 
     def stat_axes(self, item: ARBenchPuzzle) -> dict[str, Any]:
         return {

@@ -39,7 +39,8 @@ chosen as the paper's notebooks choose them.
 
 ## Runs
 ``--limit N`` plays the first ``N`` puzzles and every other member of their groups, so each
-played group has all its variants and group accuracy stays defined.
+played group has all its variants and group accuracy stays defined; ``--sample N`` draws whole
+groups, sentence and word puzzles in proportion (``data.strata``).
 
 ## Metrics
 Instance accuracy per variant and group accuracy (ori&sem, ori&sem&con), as the paper's
@@ -68,7 +69,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -390,7 +391,7 @@ def _is_npy(path: Path, first_record: Any) -> bool:
 
 
 class BrainTeaserData(DataPart[MCQPuzzle]):
-    """The sample puzzles, the official ``.npy`` files, and whole groups for a ``--limit`` run."""
+    """The sample puzzles, the official ``.npy`` files, and whole groups for a ``--limit`` or ``--sample`` run."""
 
     sample_file = "brainteaser.jsonl"
     formats = (
@@ -404,12 +405,15 @@ class BrainTeaserData(DataPart[MCQPuzzle]):
     )
     jsonl_keys = frozenset({"choices", "group_id"})
 
-    def first_items(self, items: Sequence[MCQPuzzle], limit: int) -> list[MCQPuzzle]:
-        """The first ``limit`` puzzles plus every other member of the groups they touch, in dataset
-        order, so group accuracy is defined for every group a limited run plays (``--limit 5`` on
-        groups of three plays two whole groups, six puzzles)."""
-        groups = {_group(item) for item in list(items)[:limit]}
-        return [item for item in items if _group(item) in groups]
+    def group_of(self, item: MCQPuzzle) -> str:
+        """A puzzle's group (the original and its reconstructions), played whole: group accuracy is then
+        defined for every group a ``--limit`` or ``--sample`` run plays (``--limit 5`` on groups of three
+        plays two whole groups, six puzzles)."""
+        return _group(item)
+
+    def strata(self, item: MCQPuzzle) -> dict[str, Hashable]:
+        """Sentence and word puzzles (the paper's two tasks)."""
+        return {"kind": getattr(item, "kind", None)}
 
     def stats(self, records: Sequence[Any]) -> StatBlock:
         return puzzle_stats(records)

@@ -80,7 +80,7 @@ and their commands (``kb``, ``tasks``, ``train ppo``), the report's figures and 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -246,6 +246,10 @@ class CreativityData(DataPart[CreativityTask]):
     def split_of(self, item: CreativityTask) -> Split:
         """By gold entity (``task_split``), so a policy never trains on a test gold."""
         return task_split(item)
+
+    def strata(self, item: CreativityTask) -> dict[str, Hashable]:
+        """Scenes, then gold entities within a scene (a gold's tasks are variants of a few problems)."""
+        return {"scene": item.scene, "gold entity": item.gold.entity}
 
 
 class CreativityJudging(JudgingPart):

@@ -42,7 +42,7 @@ Terminated on a solution (one turn by default).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -99,6 +99,10 @@ with those objects, say that it is not possible and why.
 FORMAT = "End your reply with a line starting 'Solution:' followed by your steps (or 'not possible' and why).\n"
 
 
+def _kind(item: MacGyverProblem) -> str:
+    return "unsolvable" if not item.solvable else "unconventional" if item.unconventional else "conventional"
+
+
 class MacGyverData(DataPart[MacGyverProblem]):
     """The release's ``problem_solution_pair.xlsx``; ``data stats`` counts kinds, labels, human solutions."""
 
@@ -107,10 +111,13 @@ class MacGyverData(DataPart[MacGyverProblem]):
     )
     jsonl_keys = frozenset({"problem", "solvable"})
 
+    def strata(self, item: MacGyverProblem) -> dict[str, Hashable]:
+        """Unsolvable, conventional and unconventional problems (the paper's kinds)."""
+        return {"kind": _kind(item)}
+
     def stat_axes(self, item: MacGyverProblem) -> dict[str, Any]:
-        kind = "unsolvable" if not item.solvable else "unconventional" if item.unconventional else "conventional"
         return {
-            "kind": kind,
+            "kind": _kind(item),
             "label of the release's solution": item.label or "none",
             "human solutions": len(item.human_solutions),
         }

@@ -62,7 +62,7 @@ the auxiliary prompts of §5.3 (``aux=RUN_DIR``), the report's figure and ``data
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -199,6 +199,10 @@ class SplatData(DataPart[SituationPuzzle]):
         DatasetFormat("lateval", "LatEval english.json / chinese.json", _is_lateval, _here("_loaders:load_lateval")),
     )
     jsonl_keys = frozenset({"story"})
+
+    def strata(self, item: SituationPuzzle) -> dict[str, Hashable]:
+        """Difficulty bands (easy 1-3, medium 4-6, hard 7-9), as SPLAT reports them."""
+        return {"difficulty band": item.band}
 
     def stats(self, records: Sequence[Any]) -> StatBlock:
         from lateralgym.envs.benchmarks.splat._stats import puzzle_stats

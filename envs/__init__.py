@@ -57,7 +57,14 @@ if TYPE_CHECKING:
         item_key,
         usage_text,
     )
-    from lateralgym.envs._errors import ConfigError, DatasetError, DatasetTooLarge, LateralGymError, PlayerQuit
+    from lateralgym.envs._errors import (
+        ConfigError,
+        DatasetError,
+        DatasetTooLarge,
+        LateralGymError,
+        PlayerQuit,
+        UnknownDatasetFormat,
+    )
     from lateralgym.envs._fields import Count, Flag, FrozenRecord, Text, snake, spaced
     from lateralgym.envs._figures import BarFigure, BarPanel, breakdown_value, repeats_note
     from lateralgym.envs._grammar import ActionGrammar, FreeText, JsonForm, LineForm, OneOf, final_turn
@@ -128,7 +135,10 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     **dict.fromkeys(
         ("EpisodeOverError", "Handled", "LateralEnv", "Scene", "StepRecord", "item_key", "usage_text"), "_engine"
     ),
-    **dict.fromkeys(("ConfigError", "DatasetError", "DatasetTooLarge", "LateralGymError", "PlayerQuit"), "_errors"),
+    **dict.fromkeys(
+        ("ConfigError", "DatasetError", "DatasetTooLarge", "LateralGymError", "PlayerQuit", "UnknownDatasetFormat"),
+        "_errors",
+    ),
     **dict.fromkeys(("Count", "Flag", "FrozenRecord", "Text", "snake", "spaced"), "_fields"),
     **dict.fromkeys(("BarFigure", "BarPanel", "breakdown_value", "repeats_note"), "_figures"),
     **dict.fromkeys(("ActionGrammar", "FreeText", "JsonForm", "LineForm", "OneOf", "final_turn"), "_grammar"),
@@ -232,6 +242,7 @@ __all__ = [
     "Text",
     "UnclearLabel",
     "UnicodeText",
+    "UnknownDatasetFormat",
     "ViewSection",
     "action_to_text",
     "all_benchmarks",

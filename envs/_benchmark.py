@@ -162,6 +162,8 @@ class DatasetFormat:
         binary: True for formats that are not text (read before any text-based sniffing).
         fallback: True for a format that claims a kind of file only when no other format does (a
             spreadsheet reader whose errors explain look-alike workbooks it cannot read).
+        keys: The keys a text format's record holds, so a file no format claims is told which format
+            it comes closest to and which keys it lacks (empty: the format is left out of that).
     """
 
     name: str
@@ -170,6 +172,7 @@ class DatasetFormat:
     load: Callable[[Path], Sequence[Any]]
     binary: bool = False
     fallback: bool = False
+    keys: frozenset[str] = frozenset()
 
 
 class JudgeCase(BaseModel):

@@ -32,6 +32,11 @@ class DatasetTooLarge(DatasetError):  # noqa: N818 - a DatasetError of one kind,
     read, before it fills memory. Format detection passes it on as it is, never as "unknown format"."""
 
 
+class UnknownDatasetFormat(DatasetError):
+    """No format of the benchmark claims a dataset file: its first record is none of theirs. The
+    message names the closest format and the keys the record lacks or has too many."""
+
+
 class ConfigError(LateralGymError, ValueError):
     """An episode configuration is invalid or names something unknown."""
 

@@ -85,10 +85,13 @@ _LOG_CHARS = 400
 
 
 def local_runtime_missing() -> str | None:
-    """Why no GGUF can be served here (the runtime to install), or ``None`` when it can."""
+    """Why no GGUF can be served here (the server package to install), or ``None`` when it can."""
     missing = [name for name in _RUNTIME if not importlib.util.find_spec(name)]
     if missing:
-        return f"a local model needs llama-cpp-python's server ({', '.join(missing)} missing): {LOCAL_INSTALL_HINT}"
+        return (
+            f"a local model needs llama-cpp-python's server, which is not installed ({', '.join(missing)} "
+            f"missing): {LOCAL_INSTALL_HINT} (it may build llama.cpp from source: minutes, and a C compiler)"
+        )
     return None
 
 

@@ -151,6 +151,11 @@ class _Servers:
         target, model = _target(spec.model)
         settings = _server_settings(spec)
         with self._lock:
+            if (model.command if model is not None else llama_cpp_command) is llama_cpp_command:
+                # The server package first: without it no weights help, and its install is the long one.
+                reason = local_runtime_missing()
+                if reason is not None:
+                    raise LocalModelError(reason)
             path = model.locate() if model is not None else target
             info = read_gguf(path)  # a file that is no model is refused before a server starts for it
             # A server of the same file is shared unless the spec asks for other settings (the machine's
@@ -167,10 +172,6 @@ class _Servers:
                     return self._endpoint(server, served)
             threads = settings.get("threads") or choose_threads()
             context = settings.get("context") or choose_context(info)
-            if model is None:
-                reason = local_runtime_missing()
-                if reason is not None:
-                    raise LocalModelError(reason)
             server = LocalModelServer(
                 path,
                 alias=model.name if model is not None else None,
@@ -292,8 +293,11 @@ def _target(name: str) -> tuple[Path, LocalModel | None]:
     path = Path(name).expanduser()
     if path.suffix.lower() == ".gguf" or path.exists():
         return path, None
+    from lateralgym.envs import did_you_mean
+
     raise LocalModelError(
-        f"local/{name}: no such local model; known: {', '.join(f'local/{n}' for n in LOCAL_MODELS)} "
+        f"local/{name}: no such local model{did_you_mean(name, LOCAL_MODELS)}; known: "
+        f"{', '.join(f'local/{n}' for n in LOCAL_MODELS)} "
         "(lateralgym models lists them), or give a GGUF file: local/path/to/model.gguf"
     )
 

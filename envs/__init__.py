@@ -64,6 +64,8 @@ if TYPE_CHECKING:
         LateralGymError,
         PlayerQuit,
         UnknownDatasetFormat,
+        closest_name,
+        did_you_mean,
     )
     from lateralgym.envs._fields import Count, Flag, FrozenRecord, Text, snake, spaced
     from lateralgym.envs._figures import BarFigure, BarPanel, breakdown_value, repeats_note
@@ -136,7 +138,16 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         ("EpisodeOverError", "Handled", "LateralEnv", "Scene", "StepRecord", "item_key", "usage_text"), "_engine"
     ),
     **dict.fromkeys(
-        ("ConfigError", "DatasetError", "DatasetTooLarge", "LateralGymError", "PlayerQuit", "UnknownDatasetFormat"),
+        (
+            "ConfigError",
+            "DatasetError",
+            "DatasetTooLarge",
+            "LateralGymError",
+            "PlayerQuit",
+            "UnknownDatasetFormat",
+            "closest_name",
+            "did_you_mean",
+        ),
         "_errors",
     ),
     **dict.fromkeys(("Count", "Flag", "FrozenRecord", "Text", "snake", "spaced"), "_fields"),
@@ -248,8 +259,10 @@ __all__ = [
     "all_benchmarks",
     "benchmark_of",
     "breakdown_value",
+    "closest_name",
     "dataset_stats",
     "detect_format",
+    "did_you_mean",
     "final_turn",
     "formats",
     "get_benchmark",

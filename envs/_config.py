@@ -8,7 +8,6 @@ from the names of the configs shipped in the package (``EpisodeConfig.named(name
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 import tomllib
@@ -30,7 +29,7 @@ from pydantic import (
 )
 
 from lateralgym.envs._benchmark import NoOptions, get_benchmark, import_reference, load_benchmark
-from lateralgym.envs._errors import ConfigError, validation_message
+from lateralgym.envs._errors import ConfigError, did_you_mean, validation_problems
 
 ActionKind = Literal["inspect", "ask", "commit"]
 
@@ -279,9 +278,10 @@ class EpisodeConfig(BaseModel):
         try:
             return kind.model_validate(value)
         except ValidationError as exc:
-            where, message = validation_message(exc, "options")
+            found = validation_problems(exc, "options", kind.model_fields)
+            problems = "; ".join(p.removeprefix("field ") for p in found)
             known = ", ".join(kind.model_fields) or "none"
-            raise ValueError(f"{where}: {message} ({name}'s options: {known})") from None
+            raise ValueError(f"{problems} ({name}'s options: {known})") from None
 
     @model_validator(mode="after")
     def _consistent(self) -> EpisodeConfig:
@@ -367,8 +367,9 @@ class EpisodeConfig(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            field, message = validation_message(exc, "config")
-            raise ConfigError(f"{source}: field {field!r}: {message}") from exc
+            problems = validation_problems(exc, "config", known=cls.model_fields)
+            count = f"{len(problems)} fields are wrong: " if len(problems) > 1 else ""
+            raise ConfigError(f"{source}: {count}{'; '.join(problems)}") from exc
 
     @classmethod
     def named(cls, name: str, imports: tuple[str, ...] = ()) -> EpisodeConfig:
@@ -396,8 +397,7 @@ class EpisodeConfig(BaseModel):
         _load_named(name)
         if name in BENCHMARKS:
             return cls.from_dict(BENCHMARKS[name].default_config(), source=f"benchmark {name!r}")
-        close = difflib.get_close_matches(name, [*SHIPPED_CONFIGS, *BENCHMARKS], n=1)
-        guess = f" (did you mean {close[0]!r}?)" if close else ""
+        guess = did_you_mean(name, [*SHIPPED_CONFIGS, *BENCHMARKS])
         raise ConfigError(
             f"unknown config {name!r}{guess}: use one of {', '.join(SHIPPED_CONFIGS)}, the path of a YAML or TOML "
             "file, or the name of a benchmark (yours: lateralgym run --import FILE.py NAME)"

@@ -292,7 +292,10 @@ class EpisodeConfig(BaseModel):
         if "commit" not in self.allowed_actions:
             raise ValueError("allowed_actions must include 'commit', or no episode can be answered")
         if self.mode not in benchmark.modes:
-            raise ValueError(f"mode for {self.benchmark} must be one of {benchmark.modes}, got {self.mode!r}")
+            raise ValueError(
+                f"mode for {self.benchmark} must be one of {benchmark.modes}, got {self.mode!r}"
+                + did_you_mean(self.mode, benchmark.modes)
+            )
         benchmark.validate_config(self)
         unknown = [a for a in self.allowed_actions if a not in benchmark.action_forms]
         if unknown:
@@ -300,7 +303,8 @@ class EpisodeConfig(BaseModel):
                 f"{self.benchmark} has no {', '.join(unknown)} action; it knows {list(benchmark.action_forms)}"
             )
         if self.reveal not in benchmark.reveals:
-            raise ValueError(f"reveal for {self.benchmark} must be one of {benchmark.reveals}")
+            guess = did_you_mean(self.reveal, benchmark.reveals)
+            raise ValueError(f"reveal for {self.benchmark} must be one of {benchmark.reveals}{guess}")
         if not isinstance(self.options, benchmark.options_type):
             raise ValueError(f"options must be {benchmark.name}'s {benchmark.options_type.__name__}")
         if self.dataset_format is not None:
@@ -308,12 +312,15 @@ class EpisodeConfig(BaseModel):
 
             names = sorted(formats(benchmark.name))
             if self.dataset_format not in names:
-                raise ValueError(f"dataset_format for {self.benchmark} must be one of its formats {names}")
+                guess = did_you_mean(self.dataset_format, names)
+                raise ValueError(f"dataset_format for {self.benchmark} must be one of its formats {names}{guess}")
         known = {"correct", "invalid", "step", *benchmark.metrics.reward_fields}
         unknown_rewards = sorted(set(self.rewards.model_extra or {}) - known)
         if unknown_rewards:
+            name = unknown_rewards[0]
             raise ValueError(
-                f"rewards: {self.benchmark} has no reward {unknown_rewards[0]!r}; it knows {', '.join(sorted(known))}"
+                f"rewards: {self.benchmark} has no reward {name!r}{did_you_mean(name, known)}; "
+                f"it knows {', '.join(sorted(known))}"
             )
         return self
 

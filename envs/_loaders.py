@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from lateralgym.envs._benchmark import Benchmark, DatasetFormat, all_benchmarks, get_benchmark
-from lateralgym.envs._errors import DatasetError, DatasetTooLarge, UnknownDatasetFormat
+from lateralgym.envs._errors import DatasetError, DatasetTooLarge, UnknownDatasetFormat, did_you_mean
 from lateralgym.envs._format_match import Shape, model_shape, no_match_message
 from lateralgym.envs._jsonl import shared_lists
 from lateralgym.envs._samples import (
@@ -279,7 +279,8 @@ def load_items(path: str | Path, format: str | None = None, benchmark: str | Non
     known = formats(benchmark)
     if format is not None and format not in known:
         whose = f"{benchmark}'s formats" if benchmark is not None else "formats"
-        raise DatasetError(path, f"unknown format {format!r}; choose one of the {whose}: {sorted(known)}")
+        guess = did_you_mean(format, known)
+        raise DatasetError(path, f"unknown format {format!r}{guess}; choose one of the {whose}: {sorted(known)}")
     path = existing_file(path)
     try:
         chosen = format or detect_format(path, benchmark)

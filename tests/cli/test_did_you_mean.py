@@ -90,3 +90,13 @@ def test_one_bad_field_reads_as_before(tmp_path: Path) -> None:
         EpisodeConfig.from_dict(
             {"name": "x", "benchmark": "riddlesense", "mode": "mcq", "allowed_actions": ["commit"], "max_turns": 0}
         )
+
+
+def test_a_misspelt_value_of_the_benchmark() -> None:
+    base = {"name": "x", "benchmark": "splat", "mode": "multiturn", "allowed_actions": ["ask", "commit"]}
+    with pytest.raises(ConfigError, match=r"got 'multiturns' \(did you mean 'multiturn'\?\)"):
+        EpisodeConfig.from_dict({**base, "mode": "multiturns"})
+    with pytest.raises(ConfigError, match=r"has no reward 'corect' \(did you mean 'correct'\?\)"):
+        EpisodeConfig.from_dict({**base, "rewards": {"corect": 1.0}})
+    with pytest.raises(ConfigError, match=r"its formats \['jsonl', 'lateval', 'splat'\] \(did you mean 'lateval'\?\)"):
+        EpisodeConfig.from_dict({**base, "dataset_format": "latevel"})

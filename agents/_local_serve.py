@@ -151,11 +151,10 @@ class _Servers:
         target, model = _target(spec.model)
         settings = _server_settings(spec)
         with self._lock:
-            if (model.command if model is not None else llama_cpp_command) is llama_cpp_command:
-                # The server package first: without it no weights help, and its install is the long one.
-                reason = local_runtime_missing()
-                if reason is not None:
-                    raise LocalModelError(reason)
+            if model is not None and model.command is llama_cpp_command:
+                # The server package before the weights: without it no weights help, and its install is
+                # the long one (a file of one's own is read first: one that is no model says so at once).
+                self._runtime_needed()
             path = model.locate() if model is not None else target
             info = read_gguf(path)  # a file that is no model is refused before a server starts for it
             # A server of the same file is shared unless the spec asks for other settings (the machine's
@@ -172,6 +171,8 @@ class _Servers:
                     return self._endpoint(server, served)
             threads = settings.get("threads") or choose_threads()
             context = settings.get("context") or choose_context(info)
+            if model is None:
+                self._runtime_needed()
             server = LocalModelServer(
                 path,
                 alias=model.name if model is not None else None,
@@ -194,6 +195,12 @@ class _Servers:
             )
             self._running.append((server, served))
             return self._endpoint(server, served)
+
+    @staticmethod
+    def _runtime_needed() -> None:
+        reason = local_runtime_missing()
+        if reason is not None:
+            raise LocalModelError(reason)
 
     @staticmethod
     def _endpoint(server: LocalModelServer, served: ServedModel) -> LocalEndpoint:

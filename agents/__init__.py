@@ -61,7 +61,7 @@ if TYPE_CHECKING:
         serving,
         stop_local_servers,
     )
-    from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
+    from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent, offline_player_note
     from lateralgym.agents._parsing import parse_reply, read_model_reply
     from lateralgym.agents._prices import PRICES_AS_OF, price_per_million
     from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, opening_messages, prompt_plan
@@ -122,7 +122,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         ),
         "_local_serve",
     ),
-    **dict.fromkeys(("HeuristicAgent", "OracleAgent", "RandomAgent"), "_offline"),
+    **dict.fromkeys(("HeuristicAgent", "OracleAgent", "RandomAgent", "offline_player_note"), "_offline"),
     **dict.fromkeys(("parse_reply", "read_model_reply"), "_parsing"),
     **dict.fromkeys(("PRICES_AS_OF", "price_per_million"), "_prices"),
     **dict.fromkeys(("PromptPlan", "Reasoning", "conversation_start", "opening_messages", "prompt_plan"), "_prompts"),
@@ -195,6 +195,7 @@ __all__ = [
     "make_agent",
     "normalise_reply",
     "opening_messages",
+    "offline_player_note",
     "parse_constrain",
     "parse_reply",
     "player_factory",

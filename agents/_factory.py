@@ -9,7 +9,7 @@ from typing import Any
 from lateralgym.agents._base import Agent
 from lateralgym.agents._llm_spec import LOCAL_PROVIDER, ModelSpec, is_model_spec
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
-from lateralgym.envs import ConfigError
+from lateralgym.envs import ConfigError, did_you_mean
 
 OFFLINE_AGENTS: tuple[str, ...] = ("random", "heuristic", "oracle", "human")
 """Player specs that need no model."""
@@ -55,8 +55,8 @@ def check_player_spec(spec: str) -> None:
 
 def _unknown_player(spec: str) -> ConfigError:
     return ConfigError(
-        f"unknown player {spec!r}; offline players are: {', '.join(OFFLINE_AGENTS)}; "
-        "or name a model as provider/model (e.g. openai/gpt-4o-mini)"
+        f"unknown player {spec!r}{did_you_mean(spec, OFFLINE_AGENTS)}; offline players are: "
+        f"{', '.join(OFFLINE_AGENTS)}; or name a model as provider/model (e.g. openai/gpt-4o-mini)"
     )
 
 

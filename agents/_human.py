@@ -1,10 +1,12 @@
 """A person playing in the terminal: reads observations, types moves the way people write them.
 
-Besides the env's command forms (``inspect: ...``, ``ask: ...``, ``commit: ...``) a person may
-write what the benchmark's own reader understands: a bare letter for a multiple-choice answer, a
-bare question ending in ``?`` for a situation puzzle, ``Answer: ...`` for an explanation. ``help``,
-``hint`` and an unreadable line cost no turn; ``quit`` (or Ctrl-D) stops the run cleanly, leaving
-the episode to ``--resume``. After each episode the person sees the verdict and the reference
+Besides the game's own command forms (its ``action_forms``: ``ask: ...``, ``commit: ...``) a person
+may write what the benchmark's own reader understands (a bare letter for a multiple-choice answer, a
+bare question ending in ``?`` for a situation puzzle, ``Answer: ...`` for an explanation). ``help``
+lists the game's forms and the lines of its action grammar (``Answer: A|B|C|D``), never a move the game
+lacks. ``help``, ``hint``, an unreadable line and a move the game does not have (``inspect:`` in a game
+without inspections) cost no turn; ``quit`` (or Ctrl-D) stops the run cleanly, leaving the episode to
+``--resume``. After each episode the person sees the verdict and the reference
 solution (never shown to any model).
 
 After ``lateralgym run --resume`` the episode left under way goes on at the turn after the last one
@@ -18,15 +20,26 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, TextIO
 
 from lateralgym.agents._base import Agent, PlayedTurn
-from lateralgym.envs import Action, ConfigError, Invalid, PlayerQuit, get_benchmark, parse_action
+from lateralgym.envs import (
+    Action,
+    ConfigError,
+    FreeText,
+    Invalid,
+    LineForm,
+    OneOf,
+    PlayerQuit,
+    get_benchmark,
+    parse_action,
+)
 
 HELP = """\
 How to play:
   {forms}
-  You may also write: a letter (multiple choice), a question ending in '?' (situation puzzles),
-  'Answer: <your explanation>'.
   help  this text (costs no turn)      hint  what you know so far (costs no turn)
   quit  stop here (Ctrl-D too); finish later with 'lateralgym run --resume RUN_DIR'"""
+
+_ENV_FORMS = {"inspect": "inspect: <entity>", "ask": "ask: <question>", "commit": "commit: <answer>"}
+"""The engine's forms, for a benchmark that cannot be looked up."""
 
 
 class HumanAgent(Agent):
@@ -84,20 +97,26 @@ class HumanAgent(Agent):
 
     def _read(self, text: str, info: dict[str, Any]) -> Action:
         action = parse_action(text)
+        forms = _game_forms(info)
         if not isinstance(action, Invalid):
+            if action.kind not in forms:  # a move of the engine's the game does not have
+                return Invalid(raw=text, reason=f"this game has no {action.kind!r} move; write {_either(forms)}")
             return action
         try:
             benchmark = get_benchmark(str(info.get("benchmark")))
         except ConfigError:
             return action
-        return benchmark.prompts.parse_reply(text, info, None)
+        read = benchmark.prompts.parse_reply(text, info, None)
+        if isinstance(read, Invalid) and read.reason == action.reason:  # the engine's reason lists every form
+            return Invalid(raw=text, reason=f"write {_either(forms)}")
+        return read
 
     def _help(self, info: dict[str, Any]) -> str:
-        try:
-            forms = list(get_benchmark(str(info.get("benchmark"))).action_forms.values())
-        except ConfigError:
-            forms = ["inspect: <entity>", "ask: <question>", "commit: <answer>"]
-        return HELP.format(forms="\n  ".join(forms))
+        lines = list(_game_forms(info).values())
+        written = _grammar_lines(info)
+        if written:
+            lines.append("or as the prompt asks: " + "   ".join(written))
+        return HELP.format(forms="\n  ".join(lines))
 
     def _known(self, info: dict[str, Any]) -> str:
         public = info.get("public") or {}
@@ -107,11 +126,45 @@ class HumanAgent(Agent):
         revealed = public.get("revealed") or {}
         if revealed:
             return "Inspected so far: " + ", ".join(revealed)
-        return "Nothing asked or inspected yet; the judge gives no hints beyond its answers."
+        forms = _game_forms(info)
+        done = [word for kind, word in (("ask", "asked"), ("inspect", "inspected")) if kind in forms]
+        if not done:
+            return "Nothing to recall: this game has no questions or inspections; its puzzle is above."
+        return f"Nothing {' or '.join(done)} yet; the judge gives no hints beyond its answers."
 
     def _write(self, text: str) -> None:
         self.stdout.write(text)
         self.stdout.flush()
+
+
+def _game_forms(info: dict[str, Any]) -> dict[str, str]:
+    """The moves the episode's game has, kind -> how to write it (its ``action_forms``)."""
+    try:
+        return dict(get_benchmark(str(info.get("benchmark"))).action_forms)
+    except ConfigError:
+        return dict(_ENV_FORMS)
+
+
+def _either(forms: dict[str, str]) -> str:
+    return " or ".join(f"'{form}'" for form in forms.values())
+
+
+def _grammar_lines(info: dict[str, Any]) -> list[str]:
+    """The one-line replies of the game's action grammar now (``Answer: A|B|C|D``, ``Question: <...?>``);
+    none when it states no grammar or only JSON forms."""
+    try:
+        grammar = get_benchmark(str(info.get("benchmark"))).prompts.action_grammar(info, None)
+    except ConfigError:
+        return []
+    if grammar is None:
+        return []
+    return [form.label + _placeholder(form.value) for form in grammar.forms if isinstance(form, LineForm)]
+
+
+def _placeholder(value: OneOf | FreeText) -> str:
+    if isinstance(value, OneOf):
+        return "|".join(value.options) if len(value.options) <= 8 else f"<one of {len(value.options)} names>"
+    return "<a question ending in ?>" if value.end == "?" else "<text>"
 
 
 def move_text(action: dict[str, Any]) -> str:

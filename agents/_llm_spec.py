@@ -289,8 +289,12 @@ class ModelSpec(BaseModel):
         server = set(LOCAL_SERVER_KEYS) if self.provider == LOCAL_PROVIDER else set()
         unknown = sorted(set(self.options) - set(known) - server)
         if unknown:
+            from lateralgym.envs import did_you_mean
+
+            names = [*known, *GENERATION_KEYS, *server]
+            guessed = ", ".join(f"{key}{did_you_mean(key, names)}" for key in unknown)
             raise LLMConfigError(
-                f"{self.name}: unknown {role} option(s) {', '.join(unknown)}; {role} options are "
+                f"{self.name}: unknown {role} option(s) {guessed}; {role} options are "
                 f"{', '.join(known) or '(none)'}, generation settings are {', '.join(GENERATION_KEYS)}"
             )
         typed: dict[str, Any] = {}

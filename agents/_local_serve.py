@@ -185,6 +185,10 @@ class _Servers:
         settings = _server_settings(spec)
         runtime = _runtime_of(spec)
         with self._lock:
+            if model is not None and model.command is None:
+                # The server package before the weights: without it no weights help, and the weights may be
+                # fetched (a file of one's own is read first: one that is no model says so at once).
+                self._runtime_needed(runtime)
             path = model.locate() if model is not None else target
             info = read_gguf(path)  # a file that is no model is refused before a server starts for it
             # A server of the same file is shared unless the spec asks for other settings (the machine's
@@ -203,10 +207,8 @@ class _Servers:
             threads = settings.get("threads") or choose_threads()
             planned, slots = self.sizing(info.context_length)
             context = settings.get("context") or planned or choose_context(info)
-            if model is None or model.command is None:
-                reason = local_runtime_missing(runtime)
-                if reason is not None:
-                    raise LocalModelError(reason)
+            if model is None:
+                self._runtime_needed(runtime)
             server = LocalModelServer(
                 path,
                 alias=model.name if model is not None else None,
@@ -230,6 +232,12 @@ class _Servers:
             )
             self._running.append((server, served))
             return self._endpoint(server, served)
+
+    @staticmethod
+    def _runtime_needed(runtime: str) -> None:
+        reason = local_runtime_missing(runtime)
+        if reason is not None:
+            raise LocalModelError(reason)
 
     @staticmethod
     def _endpoint(server: LocalModelServer, served: ServedModel) -> LocalEndpoint:
@@ -340,8 +348,11 @@ def _target(name: str) -> tuple[Path, LocalModel | None]:
     path = Path(name).expanduser()
     if path.suffix.lower() == ".gguf" or path.exists():
         return path, None
+    from lateralgym.envs import did_you_mean
+
     raise LocalModelError(
-        f"local/{name}: no such local model; known: {', '.join(f'local/{n}' for n in LOCAL_MODELS)} "
+        f"local/{name}: no such local model{did_you_mean(name, LOCAL_MODELS)}; known: "
+        f"{', '.join(f'local/{n}' for n in LOCAL_MODELS)} "
         "(lateralgym models lists them), or give a GGUF file: local/path/to/model.gguf"
     )
 

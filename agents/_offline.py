@@ -15,6 +15,27 @@ from lateralgym.agents._base import Agent
 from lateralgym.envs import Action, PolicyPart, benchmark_of, get_benchmark, item_key
 
 
+def offline_player_note(benchmark: str, player: str) -> str | None:
+    """What an offline player does instead when ``benchmark`` defines no policy of its own for it, in
+    one line (``lateralgym run`` prints it with the results); None when it does, or for any other player."""
+    if player not in ("random", "heuristic", "oracle"):
+        return None
+    policies = get_benchmark(benchmark).policies
+    if policies.defines(player):
+        return None
+    if player == "oracle":
+        return f"{benchmark} defines no oracle policy (oracle_action): every oracle move was invalid"
+    blank = "answered 'I do not know.' every turn"
+    if player == "random":
+        return f"{benchmark} defines no random policy (random_action): the random player {blank}"
+    if policies.defines("random"):
+        return f"{benchmark} defines no heuristic policy (heuristic_action): the heuristic player played its random one"
+    return (
+        f"{benchmark} defines no heuristic or random policy (heuristic_action, random_action): "
+        f"the heuristic player {blank}"
+    )
+
+
 class _PolicyAgent(Agent):
     """An agent that plays its episode's benchmark's policies (held from ``reset``)."""
 

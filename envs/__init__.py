@@ -58,7 +58,16 @@ if TYPE_CHECKING:
         item_key,
         usage_text,
     )
-    from lateralgym.envs._errors import ConfigError, DatasetError, DatasetTooLarge, LateralGymError, PlayerQuit
+    from lateralgym.envs._errors import (
+        ConfigError,
+        DatasetError,
+        DatasetTooLarge,
+        LateralGymError,
+        PlayerQuit,
+        UnknownDatasetFormat,
+        closest_name,
+        did_you_mean,
+    )
     from lateralgym.envs._fields import Count, Flag, FrozenRecord, Text, snake, spaced
     from lateralgym.envs._figures import BarFigure, BarPanel, breakdown_value, repeats_note
     from lateralgym.envs._grammar import ActionGrammar, FreeText, JsonForm, LineForm, OneOf, final_turn
@@ -131,7 +140,19 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         ("EpisodeOverError", "Handled", "LateralEnv", "ProcessReward", "Scene", "StepRecord", "item_key", "usage_text"),
         "_engine",
     ),
-    **dict.fromkeys(("ConfigError", "DatasetError", "DatasetTooLarge", "LateralGymError", "PlayerQuit"), "_errors"),
+    **dict.fromkeys(
+        (
+            "ConfigError",
+            "DatasetError",
+            "DatasetTooLarge",
+            "LateralGymError",
+            "PlayerQuit",
+            "UnknownDatasetFormat",
+            "closest_name",
+            "did_you_mean",
+        ),
+        "_errors",
+    ),
     **dict.fromkeys(("Count", "Flag", "FrozenRecord", "Text", "snake", "spaced"), "_fields"),
     **dict.fromkeys(("BarFigure", "BarPanel", "breakdown_value", "repeats_note"), "_figures"),
     **dict.fromkeys(("ActionGrammar", "FreeText", "JsonForm", "LineForm", "OneOf", "final_turn"), "_grammar"),
@@ -239,13 +260,16 @@ __all__ = [
     "Text",
     "UnclearLabel",
     "UnicodeText",
+    "UnknownDatasetFormat",
     "ViewSection",
     "action_to_text",
     "all_benchmarks",
     "benchmark_of",
     "breakdown_value",
+    "closest_name",
     "dataset_stats",
     "detect_format",
+    "did_you_mean",
     "final_turn",
     "formats",
     "get_benchmark",

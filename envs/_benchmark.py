@@ -162,6 +162,8 @@ class DatasetFormat:
         binary: True for formats that are not text (read before any text-based sniffing).
         fallback: True for a format that claims a kind of file only when no other format does (a
             spreadsheet reader whose errors explain look-alike workbooks it cannot read).
+        keys: The keys a text format's record holds, so a file no format claims is told which format
+            it comes closest to and which keys it lacks (empty: the format is left out of that).
     """
 
     name: str
@@ -170,6 +172,7 @@ class DatasetFormat:
     load: Callable[[Path], Sequence[Any]]
     binary: bool = False
     fallback: bool = False
+    keys: frozenset[str] = frozenset()
 
 
 class JudgeCase(BaseModel):
@@ -479,6 +482,10 @@ def _import_source(target: str) -> Any:
         key = str(path)
         if key in _imported:
             return _imported[key]
+        same = _module_from(path)
+        if same is not None:  # imported already by its own name (``import twenty_questions``): that one
+            _imported[key] = same
+            return same
         name = f"lateralgym_user_{abs(hash(key)):x}_{path.stem}"
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
@@ -491,6 +498,7 @@ def _import_source(target: str) -> Any:
             sys.modules.pop(name, None)
             raise ConfigError(f"--import {target} failed: {type(exc).__name__}: {exc}") from exc
         _imported[key] = module
+        _importable_by_stem(module, path)
         return module
     try:
         return importlib.import_module(target)
@@ -500,6 +508,33 @@ def _import_source(target: str) -> Any:
         ) from exc
     except Exception as exc:
         raise ConfigError(f"--import {target} failed: {type(exc).__name__}: {exc}") from exc
+
+
+def _module_from(path: Path) -> Any:
+    """A module imported already from the file ``path`` (by its own name), or None."""
+    for module in list(sys.modules.values()):
+        origin = getattr(module, "__file__", None)
+        if isinstance(origin, str) and Path(origin).name == path.name and Path(origin).resolve() == path:
+            return module
+    return None
+
+
+def _importable_by_stem(module: Any, path: Path) -> None:
+    """Let ``import <stem>`` of the file ``load_benchmark`` imported give that same module, so a script
+    that loads a benchmark file and then imports its classes (``from twenty_questions import Animal``)
+    builds items of the registered benchmark's own classes, not of a second copy. Skipped when the name
+    is another module's (an installed one, or another file of that name)."""
+    stem = path.stem
+    if not stem.isidentifier() or stem in sys.modules:
+        return
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(stem)
+    except (ImportError, ValueError):
+        return
+    if found is None or (found.origin is not None and Path(found.origin).resolve() == path):
+        sys.modules[stem] = module
 
 
 _trusting_recorded = False

@@ -8,7 +8,6 @@ from the names of the configs shipped in the package (``EpisodeConfig.named(name
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 import tomllib
@@ -30,7 +29,7 @@ from pydantic import (
 )
 
 from lateralgym.envs._benchmark import NoOptions, get_benchmark, import_reference, load_benchmark
-from lateralgym.envs._errors import ConfigError, validation_message
+from lateralgym.envs._errors import ConfigError, did_you_mean, validation_problems
 
 ActionKind = Literal["inspect", "ask", "commit"]
 
@@ -298,9 +297,10 @@ class EpisodeConfig(BaseModel):
         try:
             return kind.model_validate(value)
         except ValidationError as exc:
-            where, message = validation_message(exc, "options")
+            found = validation_problems(exc, "options", kind.model_fields)
+            problems = "; ".join(p.removeprefix("field ") for p in found)
             known = ", ".join(kind.model_fields) or "none"
-            raise ValueError(f"{where}: {message} ({name}'s options: {known})") from None
+            raise ValueError(f"{problems} ({name}'s options: {known})") from None
 
     @model_validator(mode="after")
     def _consistent(self) -> EpisodeConfig:
@@ -311,7 +311,10 @@ class EpisodeConfig(BaseModel):
         if "commit" not in self.allowed_actions:
             raise ValueError("allowed_actions must include 'commit', or no episode can be answered")
         if self.mode not in benchmark.modes:
-            raise ValueError(f"mode for {self.benchmark} must be one of {benchmark.modes}, got {self.mode!r}")
+            raise ValueError(
+                f"mode for {self.benchmark} must be one of {benchmark.modes}, got {self.mode!r}"
+                + did_you_mean(self.mode, benchmark.modes)
+            )
         benchmark.validate_config(self)
         unknown = [a for a in self.allowed_actions if a not in benchmark.action_forms]
         if unknown:
@@ -319,7 +322,8 @@ class EpisodeConfig(BaseModel):
                 f"{self.benchmark} has no {', '.join(unknown)} action; it knows {list(benchmark.action_forms)}"
             )
         if self.reveal not in benchmark.reveals:
-            raise ValueError(f"reveal for {self.benchmark} must be one of {benchmark.reveals}")
+            guess = did_you_mean(self.reveal, benchmark.reveals)
+            raise ValueError(f"reveal for {self.benchmark} must be one of {benchmark.reveals}{guess}")
         if not isinstance(self.options, benchmark.options_type):
             raise ValueError(f"options must be {benchmark.name}'s {benchmark.options_type.__name__}")
         if self.dataset_format is not None:
@@ -327,12 +331,15 @@ class EpisodeConfig(BaseModel):
 
             names = sorted(formats(benchmark.name))
             if self.dataset_format not in names:
-                raise ValueError(f"dataset_format for {self.benchmark} must be one of its formats {names}")
+                guess = did_you_mean(self.dataset_format, names)
+                raise ValueError(f"dataset_format for {self.benchmark} must be one of its formats {names}{guess}")
         known = {"correct", "invalid", "step", *benchmark.metrics.reward_fields}
         unknown_rewards = sorted(set(self.rewards.model_extra or {}) - known)
         if unknown_rewards:
+            name = unknown_rewards[0]
             raise ValueError(
-                f"rewards: {self.benchmark} has no reward {unknown_rewards[0]!r}; it knows {', '.join(sorted(known))}"
+                f"rewards: {self.benchmark} has no reward {name!r}{did_you_mean(name, known)}; "
+                f"it knows {', '.join(sorted(known))}"
             )
         return self
 
@@ -386,8 +393,9 @@ class EpisodeConfig(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            field, message = validation_message(exc, "config")
-            raise ConfigError(f"{source}: field {field!r}: {message}") from exc
+            problems = validation_problems(exc, "config", known=cls.model_fields)
+            count = f"{len(problems)} fields are wrong: " if len(problems) > 1 else ""
+            raise ConfigError(f"{source}: {count}{'; '.join(problems)}") from exc
 
     @classmethod
     def named(cls, name: str, imports: tuple[str, ...] = ()) -> EpisodeConfig:
@@ -415,8 +423,7 @@ class EpisodeConfig(BaseModel):
         _load_named(name)
         if name in BENCHMARKS:
             return cls.from_dict(BENCHMARKS[name].default_config(), source=f"benchmark {name!r}")
-        close = difflib.get_close_matches(name, [*SHIPPED_CONFIGS, *BENCHMARKS], n=1)
-        guess = f" (did you mean {close[0]!r}?)" if close else ""
+        guess = did_you_mean(name, [*SHIPPED_CONFIGS, *BENCHMARKS])
         raise ConfigError(
             f"unknown config {name!r}{guess}: use one of {', '.join(SHIPPED_CONFIGS)}, the path of a YAML or TOML "
             "file, or the name of a benchmark (yours: lateralgym run --import FILE.py NAME)"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 from pydantic import ValidationError
 
 
@@ -32,6 +35,11 @@ class DatasetTooLarge(DatasetError):  # noqa: N818 - a DatasetError of one kind,
     read, before it fills memory. Format detection passes it on as it is, never as "unknown format"."""
 
 
+class UnknownDatasetFormat(DatasetError):
+    """No format of the benchmark claims a dataset file: its first record is none of theirs. The
+    message names the closest format and the keys the record lacks or has too many."""
+
+
 class ConfigError(LateralGymError, ValueError):
     """An episode configuration is invalid or names something unknown."""
 
@@ -44,8 +52,37 @@ class PlayerQuit(Exception):  # noqa: N818 - a request, not a failure: no "Error
     """
 
 
+def validation_problems(exc: ValidationError, default: str = "record", known: Iterable[str] = ()) -> list[str]:
+    """Every problem of a pydantic error, each as ``field 'name': message``, so one message lists them
+    all; a key the model does not have says so, with the ``known`` key it most likely misspells."""
+    problems = []
+    known = list(known)
+    for error in exc.errors():
+        field = ".".join(str(p) for p in error["loc"]) or default
+        message = " ".join(error["msg"].removeprefix("Value error, ").split())
+        if error["type"] == "extra_forbidden":
+            message = "no such field" + (did_you_mean(str(error["loc"][-1]), known) if len(error["loc"]) == 1 else "")
+        problems.append(f"field {field!r}: {message}")
+    return list(dict.fromkeys(problems))
+
+
 def validation_message(exc: ValidationError, default: str = "record") -> tuple[str, str]:
     """(field path, message) of a pydantic error's first problem, for one-line errors."""
     first = exc.errors()[0]
     field = ".".join(str(p) for p in first["loc"]) or default
     return field, " ".join(first["msg"].removeprefix("Value error, ").split())
+
+
+def closest_name(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The choice ``word`` most likely misspells (difflib's ratio at least ``cutoff``), or None."""
+    close = difflib.get_close_matches(word, list(dict.fromkeys(choices)), n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
+    """`` (did you mean 'x'?)`` for a misspelt name, to append to an error; empty when nothing is close.
+
+    The one "did you mean" of every error that names something unknown: configs, flags, players, options.
+    """
+    close = closest_name(word, choices, cutoff)
+    return f" (did you mean {close!r}?)" if close is not None else ""

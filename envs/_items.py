@@ -51,11 +51,17 @@ class ItemTable(tuple[Any, ...]):
         table = super().__new__(cls, items)
         label = label or f"benchmark {benchmark.name!r}"
         wanted = benchmark.item_type
-        bad = next((type(i).__name__ for i in table if not isinstance(i, wanted)), None)
+        bad = next((type(i) for i in table if not isinstance(i, wanted)), None)
+        if bad is not None and bad.__qualname__ == wanted.__qualname__:
+            raise ConfigError(
+                f"{label} needs items of its own {wanted.__name__} (module {wanted.__module__}); these are of "
+                f"another copy of that class (module {bad.__module__}): the benchmark's file was imported twice. "
+                f"Build items with get_benchmark({benchmark.name!r}).item_type, or load them with load_items"
+            )
         if bad is not None or not table:
             raise ConfigError(
                 f"{label} needs {wanted.__name__} items; got {len(table)} items"
-                + (f" including {bad}" if bad is not None else "")
+                + (f" including {bad.__name__}" if bad is not None else "")
             )
         ids = [benchmark.item_id(i) for i in table]
         index = {key: n for n, key in enumerate(ids)}

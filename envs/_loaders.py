@@ -25,7 +25,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from lateralgym.envs._benchmark import Benchmark, DatasetFormat, all_benchmarks, get_benchmark
-from lateralgym.envs._errors import DatasetError, DatasetTooLarge
+from lateralgym.envs._errors import DatasetError, DatasetTooLarge, UnknownDatasetFormat, did_you_mean
+from lateralgym.envs._format_match import Shape, model_shape, no_match_message
 from lateralgym.envs._jsonl import shared_lists
 from lateralgym.envs._samples import (
     MAX_NESTING,
@@ -89,17 +90,25 @@ def formats(benchmark: str | None = None) -> dict[str, DatasetFormat]:
 
 def _first_record(path: Path) -> Any:
     """The first JSON value of a text file: its first JSONL line, or a JSON list's first element."""
-    first = next((line for line in stream_lines(path) if line.strip()), None)
+    return _located_first_record(path)[1]
+
+
+def _located_first_record(path: Path) -> tuple[str | None, Any]:
+    """``(where, value)`` of a text file's first record: ``line N`` (its first non-blank JSONL line),
+    ``index 0`` (a JSON list's first element) or None (a JSON file holding one value)."""
+    first = next(((n, line) for n, line in enumerate(stream_lines(path), 1) if line.strip()), None)
     if first is None:
         raise DatasetError(path, "is empty")
+    number, line = first
     try:
-        data = parse_json(first, path, record="line 1")  # a JSONL record, or a JSON file on one line
+        data = parse_json(line, path, record=f"line {number}")  # a JSONL record, or a JSON file on one line
     except json.JSONDecodeError:
         found, element = _leading_element(path)
         if found:
-            return element
+            return "index 0", element
         data = read_json(path)  # not a list, or not valid JSON: the whole file, for its value or its error
-    return data[0] if isinstance(data, list) and data else data
+        return ("index 0", data[0]) if isinstance(data, list) and data else (None, data)
+    return ("index 0", data[0]) if isinstance(data, list) and data else (f"line {number}", data)
 
 
 _LEADING_LIMIT = 1 << 24
@@ -153,28 +162,23 @@ def detect_format(path: str | Path, benchmark: str | None = None) -> str:
     names no other data file (so a ``.jsonl`` is never unpickled); text formats by their first record.
 
     Raises:
-        DatasetError: no format claims the file (for a named benchmark, the message says when
-            another benchmark's format does: the file is that benchmark's).
+        UnknownDatasetFormat: no format claims the file; the message names the closest format and
+            the keys its first record lacks or has too many.
+        DatasetError: the file is another benchmark's (for a named benchmark: the message says
+            whose), or unreadable (bad JSON: the line and column).
     """
     path = existing_file(path)
     if path.suffix.lower() == ".zip":
         raise _archive_error(path)
     try:
         return _detect(path, benchmark)
-    except DatasetTooLarge:
-        raise  # no format's question: the file is refused whatever it holds
-    except DatasetError:
+    except UnknownDatasetFormat as unknown:
         if benchmark is None:
             raise
         try:
             other = _detect(path, None)
-        except DatasetError:
-            raise DatasetError(
-                path,
-                "cannot tell the dataset format from its first record; pass --format, one of "
-                f"{sorted(formats(benchmark))}",
-                record="line 1",
-            ) from None
+        except UnknownDatasetFormat:
+            raise unknown from None  # none of any benchmark's either: its own closest format is the news
         owner = _owner_of_format(path, other)
         raise DatasetError(
             path,
@@ -203,17 +207,29 @@ def _detect(path: Path, benchmark: str | None) -> str:
             return fmt.name
     if zipfile.is_zipfile(path):  # a zip no binary format claims (an .xlsx is a zip too): an archive
         raise _archive_error(path)
-    record = _first_record(path)
+    where, record = _located_first_record(path)
     # Our JSONL first: its records are the item models themselves, official ones are not.
     ordered = [known["jsonl"], *(f for f in known.values() if not f.binary and f.name != "jsonl")]
     for fmt in ordered:
         if fmt.sniff(path, record):
             return fmt.name
-    raise DatasetError(
+    whose = f"{benchmark}'s formats" if benchmark is not None else "the dataset formats"
+    raise UnknownDatasetFormat(
         path,
-        f"cannot tell the dataset format from its first record; pass format= one of {sorted(known)}",
-        record="line 1",
+        f"{no_match_message(record, _shapes(benchmark), whose)}; "
+        f"--format NAME reads it as one of {', '.join(sorted(known))} and names the field at fault",
+        record=where,
     )
+
+
+def _shapes(benchmark: str | None) -> list[Shape]:
+    """The record shapes a text dataset may have: our JSONL's record kinds, then each text format
+    that states its keys."""
+    shapes = [model_shape(f"jsonl ({model.__name__})", model) for _, model in jsonl_models(benchmark)]
+    shapes += [
+        Shape(f.name, f.keys) for unit in _units(benchmark) for f in unit.data.formats if f.keys and not f.binary
+    ]
+    return shapes
 
 
 def _jsonl_model(path: Path, benchmark: str | None = None) -> type[BaseModel]:
@@ -221,9 +237,11 @@ def _jsonl_model(path: Path, benchmark: str | None = None) -> type[BaseModel]:
         model = _jsonl_model_of(record, benchmark)
         if model is not None:
             return model
-        kinds = ", ".join(f"{'/'.join(sorted(keys))} ({model.__name__})" for keys, model in jsonl_models(benchmark))
+        kinds = [model_shape(model.__name__, model) for _, model in jsonl_models(benchmark)]
         raise DatasetError(
-            path, f"cannot tell the record kind: expected the keys of one of {kinds}", record=f"line {number}"
+            path,
+            f"cannot tell the record kind: it {no_match_message(record, kinds, 'the record kinds of our JSONL')}",
+            record=f"line {number}",
         )
     raise DatasetError(path, "is empty")
 
@@ -261,7 +279,8 @@ def load_items(path: str | Path, format: str | None = None, benchmark: str | Non
     known = formats(benchmark)
     if format is not None and format not in known:
         whose = f"{benchmark}'s formats" if benchmark is not None else "formats"
-        raise DatasetError(path, f"unknown format {format!r}; choose one of the {whose}: {sorted(known)}")
+        guess = did_you_mean(format, known)
+        raise DatasetError(path, f"unknown format {format!r}{guess}; choose one of the {whose}: {sorted(known)}")
     path = existing_file(path)
     try:
         chosen = format or detect_format(path, benchmark)

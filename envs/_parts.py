@@ -210,7 +210,18 @@ class JudgingPart(Part):
 
 
 class PolicyPart(Part, Generic[ItemT]):
-    """The offline players' moves: ``random``, ``heuristic`` and ``oracle``."""
+    """The offline players' moves: ``random``, ``heuristic`` and ``oracle``.
+
+    A policy left undefined falls back: ``heuristic`` plays ``random``, ``random`` answers "I do not
+    know." every time, ``oracle`` makes invalid moves; ``defines`` tells which are the benchmark's own,
+    and ``lateralgym run`` says in one line when a player falls back.
+    """
+
+    def defines(self, policy: str) -> bool:
+        """Whether this benchmark defines the offline policy ``policy`` (``random``, ``heuristic`` or
+        ``oracle``) itself, rather than falling back to the default."""
+        own = getattr(type(self), f"{policy}_action", None)
+        return own is not None and own is not getattr(PolicyPart, f"{policy}_action", None)
 
     def random_action(self, info: Mapping[str, Any], rng: np.random.Generator) -> Action:
         """A uniformly random move among the public options."""
@@ -297,8 +308,9 @@ class PromptPart(Part):
 class MetricsPart(Part, Generic[OutcomeT]):
     """How a run is scored: the scorer, the typed outcome, the headline, figures and rewards of its own."""
 
-    headline: ClassVar[tuple[str, ...]] = ("accuracy",)
-    """The metric names a summary line names first (the paper's headline numbers)."""
+    headline: ClassVar[tuple[str, ...]] = ()
+    """The metric names a summary line names first (the paper's headline numbers), each shown as ``n/a``
+    when a run scored nothing; none (the default): the scorer's metrics in its own order, none forced."""
     reward_fields: ClassVar[dict[str, str]] = {}
     """Rewards of its own a config may set under ``rewards:`` (name -> what earns it), besides the
     engine's ``correct``, ``invalid`` and ``step``."""

@@ -6,7 +6,7 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lateralgym.envs import BENCHMARKS, ConfigError, Judge, get_benchmark
+from lateralgym.envs import BENCHMARKS, ConfigError, Judge, did_you_mean, get_benchmark
 
 if TYPE_CHECKING:
     from lateralgym.agents import LLMClient
@@ -134,7 +134,7 @@ def make_judge(
 
 def _unknown(spec: str, known: dict[str, list[str]]) -> ConfigError:
     return ConfigError(
-        f"unknown judge {spec!r}; offline judges are: {', '.join(sorted(known))}; "
+        f"unknown judge {spec!r}{did_you_mean(spec, sorted(known))}; offline judges are: {', '.join(sorted(known))}; "
         "or name a model as provider/model (e.g. openai/gpt-4o-mini)"
     )
 

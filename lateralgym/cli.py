@@ -6,7 +6,6 @@ library); no logic of its own here."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -89,12 +88,10 @@ class _Parser(argparse.ArgumentParser):
         parsed, extras = self.parse_known_args(args, namespace)
         known = vars(parsed).pop(self._KNOWN, [])
         if extras:
+            from lateralgym.envs import closest_name  # only on a mistake
+
             flags = [e.partition("=")[0] for e in extras if e.startswith("--")]
-            guesses = [
-                f"{f}: did you mean {c[0]}?"
-                for f in flags
-                if (c := difflib.get_close_matches(f, known, n=1, cutoff=0.75))
-            ]
+            guesses = [f"{f}: did you mean {c}?" for f in flags if (c := closest_name(f, known, cutoff=0.75))]
             self.error(f"unrecognized arguments: {' '.join(extras)}" + (f" ({'; '.join(guesses)})" if guesses else ""))
         return parsed
 

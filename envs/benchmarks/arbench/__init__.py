@@ -67,7 +67,7 @@ from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import LateralEnv
 from lateralgym.envs._parts import DataPart, JudgingPart, MetricsPart, PromptPart
 from lateralgym.envs.benchmarks.arbench._judges import ARBenchReferenceJudge, KeyQuestionHits, key_question_hits
-from lateralgym.envs.benchmarks.arbench._loaders import is_arbench, load_arbench
+from lateralgym.envs.benchmarks.arbench._loaders import ARBENCH_KEYS, is_arbench, load_arbench
 from lateralgym.envs.benchmarks.arbench._metrics import ARBenchScorer
 from lateralgym.envs.benchmarks.arbench._options import ARBenchOptions
 from lateralgym.envs.benchmarks.arbench._scene import ARBenchOutcome, ARBenchScene, ProcessTotals, word_f1
@@ -100,7 +100,11 @@ __getattr__ = lazy_exports(__name__, _LAZY)  # the LLM-facing names load on firs
 class ARBenchData(DataPart[ARBenchPuzzle]):
     """AR-Bench's ``data/sp`` files; ``data stats`` counts by split, flags and key questions."""
 
-    formats = (DatasetFormat("arbench-sp", "AR-Bench data/sp/train.json or test.json", is_arbench, load_arbench),)
+    formats = (
+        DatasetFormat(
+            "arbench-sp", "AR-Bench data/sp/train.json or test.json", is_arbench, load_arbench, keys=ARBENCH_KEYS
+        ),
+    )
     jsonl_keys = frozenset({"story", "key_questions"})
 
     def strata(self, item: ARBenchPuzzle) -> dict[str, Hashable]:

@@ -22,14 +22,15 @@ from lateralgym.envs._errors import DatasetError
 from lateralgym.envs.benchmarks.arbench._schema import ARBenchPuzzle
 from lateralgym.envs.records import as_list, as_mapping, brief, build, existing_file, json_list, require, require_text
 
-__all__ = ["is_arbench", "load_arbench", "tree_nodes"]
+__all__ = ["ARBENCH_KEYS", "is_arbench", "load_arbench", "tree_nodes"]
 
-_KEYS = frozenset({"story_tree", "surface", "bottom"})
+ARBENCH_KEYS = frozenset({"story_tree", "surface", "bottom"})
+"""The keys every AR-Bench situation puzzle record holds."""
 
 
 def is_arbench(path: Path, record: Any) -> bool:
     """An AR-Bench situation puzzle record: ``story_tree``, ``surface`` and ``bottom``."""
-    return isinstance(record, dict) and _KEYS <= record.keys()
+    return isinstance(record, dict) and ARBENCH_KEYS <= record.keys()
 
 
 def tree_nodes(tree: Mapping[str, Any], path: Path, where: str) -> list[Mapping[str, Any]]:

@@ -117,6 +117,7 @@ from lateralgym.envs.benchmarks.creativity._judges import (
 )
 from lateralgym.envs.benchmarks.creativity._loaders import (
     GOLD_MARKER,
+    RELEASE_KEYS,
     SIMILARITY_TIERS,
     is_seed_entity,
     load_creativitybench,
@@ -231,7 +232,11 @@ class CreativityData(DataPart[CreativityTask]):
     }
     formats = (
         DatasetFormat(
-            "creativitybench", "CreativityBench task JSON (a list of tasks)", _is_release, load_creativitybench
+            "creativitybench",
+            "CreativityBench task JSON (a list of tasks)",
+            _is_release,
+            load_creativitybench,
+            keys=RELEASE_KEYS,
         ),
     )
     jsonl_keys = frozenset({"gold"})

@@ -358,6 +358,10 @@ def _creativity_task(record: Mapping[str, Any], index: int, path: Path) -> Creat
     )
 
 
+RELEASE_KEYS = frozenset({"task_id", "scenario", "setting", "golds", "entities", "task", "environment", "solution"})
+"""The keys a task of the release's JSON holds (``load_creativitybench`` requires each)."""
+
+
 def is_seed_entity(record: object) -> bool:
     """Whether a JSON record is a seed entity of the annotation pipeline (not a task)."""
     return isinstance(record, dict) and {"name", "scenario"} <= record.keys() and "task_id" not in record

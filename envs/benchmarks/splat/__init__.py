@@ -196,7 +196,13 @@ class SplatData(DataPart[SituationPuzzle]):
         DatasetFormat(
             "splat", "SPLAT puzzles.xlsx", _is_xlsx, _here("_loaders:load_splat"), binary=True, fallback=True
         ),
-        DatasetFormat("lateval", "LatEval english.json / chinese.json", _is_lateval, _here("_loaders:load_lateval")),
+        DatasetFormat(
+            "lateval",
+            "LatEval english.json / chinese.json",
+            _is_lateval,
+            _here("_loaders:load_lateval"),
+            keys=frozenset({"id", "question", "answer"}),
+        ),
     )
     jsonl_keys = frozenset({"story"})
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Coroutine, Sequence
@@ -36,7 +37,9 @@ from lateralgym.envs._errors import ConfigError, LateralGymError
 from lateralgym.envs._items import ItemTable, item_table
 from lateralgym.envs._judging import ANSWER_LABELS, QA, Judge, JudgeReply, check_verdict
 from lateralgym.envs._sync import run_sync
-from lateralgym.envs._text import sanitise, text_space
+from lateralgym.envs._text import MAX_TEXT, is_clean, sanitise, text_space
+
+_ACTION_TYPES = (Inspect, Ask, Commit, Invalid)
 
 MAX_ACTION = 4096
 """Longest action, in characters (the action space's ``max_length``). A longer action is answered
@@ -48,6 +51,16 @@ def action_length(action: Any) -> int:
     ``Action`` by its values (each as text; anything else is left to the parser, which refuses it)."""
     if isinstance(action, str):
         return len(action)
+    if type(action) in _ACTION_TYPES:
+        # What ``model_dump(exclude_none=True)`` gives, read off the fields (flat: text, numbers, an
+        # empty ``fields`` the dump leaves out): a trainer sends an ``Action`` every step.
+        length = 0
+        for value in action.__dict__.values():
+            if type(value) is str:
+                length += len(value)
+            elif value is not None and value != {}:
+                length += len(str(value))
+        return length
     if isinstance(action, BaseModel):
         action = action.model_dump(exclude_none=True)
     if isinstance(action, dict):
@@ -135,6 +148,9 @@ class Handled(BaseModel):
     """The judge's reply, when a judge was asked."""
     process: ProcessReward | None = None
     """The question's process reward, when the scene rewards questions (added to the step's reward)."""
+    clean: bool = False
+    """The message is already what ``sanitise`` makes of it (the scene built it from pieces it checked
+    once): the engine scans only what it appends."""
 
 
 ItemT = TypeVar("ItemT", bound=BaseModel)
@@ -154,6 +170,11 @@ class Scene(ABC, Generic[ItemT, OutcomeT]):
     answer_labels: ClassVar[tuple[str, ...]] = ANSWER_LABELS
     """The question labels this scene records as they are; any other becomes ``irrelevant``
     (a scene may add ``unclear``)."""
+
+    lean: bool = False
+    """Set by a lean env (``LateralEnv(lean=True)``, what RL trainers step): the scene may skip work
+    whose results only logs and reports read (a benchmark's other scoring rules, say). Rewards,
+    observations and the outcome's other fields must be what the full path gives."""
 
     def __init__(self, item: ItemT, config: EpisodeConfig, judge: Judge | None, rng: np.random.Generator) -> None:
         self.item = item
@@ -268,6 +289,9 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
             env's ``items`` (an ``ItemTable``) is shared as it is; anything else is checked and indexed.
         judge: the judge; None builds the one ``config.judge`` names.
         render_mode: ``None`` or ``"ansi"`` (a transcript string).
+        lean: step for a trainer (``Scene.lean``): each scene skips what only logs and reports
+            read, and ``info["outcome"]`` holds the outcome's flags and counts (``outcome_numbers``);
+            rewards, observations and those figures are the full path's. Runs keep the full path (False).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 - Gymnasium API
@@ -280,6 +304,7 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         items: Sequence[Any] | None = None,
         judge: Judge | None = None,
         render_mode: str | None = None,
+        lean: bool = False,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode {render_mode!r} is not supported; use None or 'ansi'")
@@ -288,6 +313,8 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         check_hints(config)  # a config copied without validation (model_copy) is checked all the same
         self.config = config
         self.render_mode = render_mode
+        self.lean = lean
+        """Step for a trainer: see ``Scene.lean`` (read at every ``reset``)."""
         self.benchmark: Benchmark[Any, Any] = get_benchmark(config.benchmark)
         if items is None:
             from lateralgym.envs._datasets import load_config_items
@@ -343,6 +370,8 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
             index = int(self.np_random.integers(len(self.items)))
         item = self.items[index]
         self.scene = self.benchmark.scene_type(item, self.config, self.judge, self.np_random)
+        if self.lean:
+            self.scene.lean = True
         self._key = item_key(self.benchmark.item_id(item))
         self.turn = 0
         self.invalid_actions = 0
@@ -388,16 +417,16 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         # answer): that is termination. Running out of a longer budget is truncation.
         terminated = handled.terminated or (out_of_turns and self.config.max_turns == 1)
         truncated = out_of_turns and not terminated
-        message = handled.message
-        if out_of_turns:
-            message += f"\nNo turns left ({self.config.max_turns} used). The episode is over."
+        added = f"\nNo turns left ({self.config.max_turns} used). The episode is over." if out_of_turns else ""
         self.done = terminated or truncated
         if not self.done:
-            message += self.scene.turn_notice(self.turn)
+            added += self.scene.turn_notice(self.turn)
         if self.done:
             reward += self.scene.final_reward()
         self.invalid_actions += not handled.valid
-        text = sanitise(message)
+        message = handled.message + added
+        # Clean pieces join clean (no carriage return to pair with a newline): only the added text is scanned.
+        text = message if handled.clean and len(message) <= MAX_TEXT and is_clean(added) else sanitise(message)
         # Built into a ``StepRecord`` when ``records`` is read (the runner does, an RL loop need not).
         self._pending.append((self.turn, parsed, handled, text, reward, terminated, truncated))
         return self._observation(text), reward, terminated, truncated, self._info(handled, handled.valid)
@@ -445,7 +474,8 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         if handled is not None and handled.judge is not None:
             info["judge_label"] = handled.judge.label
         if self.done:
-            info["outcome"] = self.outcome().model_dump(mode="json")
+            outcome = self.outcome()
+            info["outcome"] = outcome_numbers(outcome) if self.lean else outcome.model_dump(mode="json")
         return info
 
     def outcome(self) -> Outcome:
@@ -469,6 +499,16 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         if self.scene is None:
             raise EpisodeOverError("no episode yet: call reset() first")
         return self.scene.item
+
+
+def outcome_numbers(outcome: Outcome) -> dict[str, bool | int | float]:
+    """The outcome's flags and counts (its fields that are a bool or a finite number), as they are in
+    its JSON: what a lean env's ``info["outcome"]`` holds (``LateralEnv.outcome()`` has the rest)."""
+    return {
+        name: value
+        for name, value in outcome.__dict__.items()
+        if isinstance(value, bool | int) or (isinstance(value, float) and math.isfinite(value))
+    }
 
 
 def _record(

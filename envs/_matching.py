@@ -39,10 +39,19 @@ def match_name(query: str, names: Sequence[str]) -> str | None:
 class NameMatcher:
     """``match_name`` over names fixed in advance (a task's entities), their keys computed once."""
 
-    __slots__ = ("_keys",)
+    __slots__ = ("_keys", "_order_free")
 
     def __init__(self, names: Sequence[str]) -> None:
         self._keys = {name: _key(name) for name in names}
+        self._order_free: bool | None = None
+
+    @property
+    def order_free(self) -> bool:
+        """No two names share a key, so a match does not depend on the order the names came in (one
+        matcher serves every ordering of them; with shared keys the first listed wins a tie)."""
+        if self._order_free is None:
+            self._order_free = len(set(self._keys.values())) == len(self._keys)
+        return self._order_free
 
     def match(self, query: str) -> str | None:
         """``match_name(query, names)``."""

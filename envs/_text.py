@@ -76,7 +76,7 @@ def sanitise(text: str, max_length: int = MAX_TEXT) -> str:
     tab and newline dropped, lone surrogates replaced by U+FFFD, too long cut with a marker. Every
     other character (Chinese, π, emoji, accents) is kept as it is."""
     if len(text) <= max_length and _ODD.search(text) is None:
-        return text  # the common case, in one scan
+        return text  # the common case, in one scan (``is_clean``)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if _CONTROL.search(text):
         text = _CONTROL.sub("", text)
@@ -86,6 +86,12 @@ def sanitise(text: str, max_length: int = MAX_TEXT) -> str:
         marker = "\n[... cut ...]"
         text = text[: max_length - len(marker)] + marker
     return text
+
+
+def is_clean(text: str) -> bool:
+    """``sanitise`` would return ``text`` as it is. Two clean texts join clean while the whole fits
+    ``MAX_TEXT``: a clean text holds no carriage return, the one character that pairs across the join."""
+    return len(text) <= MAX_TEXT and _ODD.search(text) is None
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -26,7 +26,7 @@ from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._matching import content_stems, words
 from lateralgym.envs.benchmarks.creativity._lookup import TaskLookup, task_lookup
 from lateralgym.envs.benchmarks.creativity._official import as_written, grade_official, named_in_scene
-from lateralgym.envs.benchmarks.creativity._options import CreativityOptions, Scoring
+from lateralgym.envs.benchmarks.creativity._options import SCORINGS, CreativityOptions, Scoring
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity
 
 
@@ -188,8 +188,21 @@ def _official_facts(task: CreativityTask, commit: Commit, hallucinated: bool) ->
 
 
 def grade_creativity_by(task: CreativityTask, commit: Commit, scoring: Scoring) -> JudgeReply:
-    """The exact-match grade under a ``scoring`` rule."""
-    return _reply(grades_by_rule(task, commit)[scoring])
+    """The exact-match grade under a ``scoring`` rule (that rule alone is graded: ``rule_facts``)."""
+    return _reply(rule_facts(task, commit, scoring))
+
+
+def rule_facts(task: CreativityTask, commit: Commit, scoring: Scoring) -> AnswerFacts:
+    """The answer's facts under one rule, graded only if this answer was not graded under it already.
+
+    What a lean env (an RL trainer's) asks: its reward reads the config's rule alone, so the other
+    rules are never graded. ``grades_by_rule`` fills in the rest from the same memo.
+    """
+    graded = _graded(task, commit)
+    facts = graded.facts.get(scoring)
+    if facts is None:
+        facts = graded.facts[scoring] = graded.grade(scoring)
+    return facts
 
 
 def grades_by_rule(task: CreativityTask, commit: Commit) -> dict[str, AnswerFacts]:
@@ -197,28 +210,58 @@ def grades_by_rule(task: CreativityTask, commit: Commit) -> dict[str, AnswerFact
 
     The rules share the task's lookups and the scene entity the answer names (``strict``'s match is
     ``official``'s hallucination test). A judge grades a commit under the run's rule and the scene
-    then asks for every rule's facts: the last answer's facts are kept, so the second ask is free.
+    then asks for every rule's facts: the last answer's facts are kept, so a rule already graded is
+    not graded again.
     """
-    last = _last_grades[0]
-    key = (commit.entity, commit.part, commit.how_to_use, as_written(commit))
-    if last is not None and last[0] is task and last[1] == key:
-        return dict(last[2])
-    lookup = task_lookup(task)
-    chosen = lookup.entities.match(commit.entity or "")
-    grades: dict[str, AnswerFacts] = {
-        "official": _official_facts(task, commit, hallucinated=chosen is None),
-        "paper": _paper_facts(task, commit),
-        "strict": _strict_facts(lookup, chosen, commit),
-    }
-    _last_grades[0] = (task, key, grades)
-    return dict(grades)
+    graded = _graded(task, commit)
+    facts = graded.facts
+    for rule in SCORINGS:
+        if rule not in facts:
+            facts[rule] = graded.grade(rule)
+    return {rule: facts[rule] for rule in SCORINGS}
 
 
 _GradedAnswer = tuple[str | None, str | None, str | None, tuple[str, str]]
 """An answer as ``grades_by_rule`` recognises it: entity, part, how to use, and the names as written."""
 
-_last_grades: list[tuple[CreativityTask, _GradedAnswer, dict[str, AnswerFacts]] | None] = [None]
-"""The last answer ``grades_by_rule`` graded (task by identity, the answer's fields, its facts: all frozen)."""
+
+class _Graded:
+    """One answer to one task, with its facts under each rule graded so far."""
+
+    __slots__ = ("_chosen", "commit", "facts", "key", "task")
+
+    def __init__(self, task: CreativityTask, commit: Commit, key: _GradedAnswer) -> None:
+        self.task, self.commit, self.key = task, commit, key
+        self.facts: dict[str, AnswerFacts] = {}
+        self._chosen: tuple[str | None] | None = None
+
+    def chosen(self) -> str | None:
+        """The scene entity the answer's entity matches (``strict``'s match, ``official``'s hallucination test)."""
+        if self._chosen is None:
+            self._chosen = (task_lookup(self.task).entities.match(self.commit.entity or ""),)
+        return self._chosen[0]
+
+    def grade(self, rule: str) -> AnswerFacts:
+        task, commit = self.task, self.commit
+        if rule == "official":
+            return _official_facts(task, commit, hallucinated=self.chosen() is None)
+        if rule == "paper":
+            return _paper_facts(task, commit)
+        return _strict_facts(task_lookup(task), self.chosen(), commit)
+
+
+def _graded(task: CreativityTask, commit: Commit) -> _Graded:
+    """The last answer graded, if ``commit`` is it (task by identity, the answer's fields), else a new memo."""
+    key = (commit.entity, commit.part, commit.how_to_use, as_written(commit))
+    last = _last_graded[0]
+    if last is not None and last.task is task and last.key == key:
+        return last
+    graded = _last_graded[0] = _Graded(task, commit, key)
+    return graded
+
+
+_last_graded: list[_Graded | None] = [None]
+"""The last answer graded (task by identity, the answer's fields, its facts so far: all frozen)."""
 
 
 @runtime_checkable

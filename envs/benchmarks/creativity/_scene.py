@@ -24,11 +24,12 @@ from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._errors import ConfigError
 from lateralgym.envs._fields import snake
 from lateralgym.envs._judging import Judge, question_counts
-from lateralgym.envs._matching import match_name
+from lateralgym.envs._matching import NameMatcher, match_name
 from lateralgym.envs._scoring import ExplorationOutcome
 from lateralgym.envs._text import MAX_TEXT, sanitise
 from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement
-from lateralgym.envs.benchmarks.creativity._judges import AnswerFacts, answer_facts, grades_by_rule
+from lateralgym.envs.benchmarks.creativity._judges import AnswerFacts, answer_facts, grades_by_rule, rule_facts
+from lateralgym.envs.benchmarks.creativity._lookup import task_lookup
 from lateralgym.envs.benchmarks.creativity._options import CreativityOptions, Scoring
 from lateralgym.envs.benchmarks.creativity._render import described, task_text
 from lateralgym.envs.benchmarks.creativity._schema import ClusterBand, CreativityTask, DistractorSimilarity, Entity
@@ -95,7 +96,8 @@ class CreativityOutcome(ExplorationOutcome):
     denominator)."""
     rules: dict[str, AnswerFacts] = Field(default_factory=dict)
     """The committed answer graded under every rule (``official``, ``paper``, ``strict``), so a run
-    reports the other rules' rates beside its own; empty without a commit (and in older logs)."""
+    reports the other rules' rates beside its own; empty without a commit (and in older logs). A lean
+    env (``LateralEnv(lean=True)``, what the RL trainers step) grades the config's rule alone."""
     unparsed: bool
     """No answer was graded and the episode's last action was unusable as one: unparsable text
     (``Invalid``), an action the mode does not allow, or a commit without an entity or a part."""
@@ -176,6 +178,12 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         self.names = [names[n] for n in self._order]
         self._by_name = view.by_name
         self.inspected: list[str] = []
+        self._entity_mask = np.zeros(options.max_entities, dtype=np.int8)
+        self._entity_mask[: len(self.names)] = 1
+        self._inspected_mask = np.zeros(options.max_entities, dtype=np.int8)
+        """Which entity slots are inspected (``fields``), kept as ``_inspect`` adds to ``inspected``."""
+        self._gold_seen = False
+        """The gold entity was inspected (``final_reward`` pays for it, the outcome records it)."""
         self.asks = 0
         self.committed: Commit | None = None
         self.first_commit_turn: int | None = None
@@ -189,6 +197,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         """Inspectable scene items by name (shared by every episode of the task: read only)."""
         self.items_inspected: list[str] = []
         self.things = [*self.names, *self._items]
+        self._matcher: NameMatcher | None = None
         if self.paper_protocol:
             # The official harness shuffles entities and items into one list: no hint which is which.
             self.rng.shuffle(self.things)
@@ -236,7 +245,10 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         return await self._commit(action)
 
     def _inspect(self, query: str) -> Handled:
-        name = match_name(query, self.names)
+        if self._matcher is None:  # the task's own (built once per task) unless the scene's order could matter
+            shared = task_lookup(self.item).entities
+            self._matcher = shared if shared.order_free else NameMatcher(self.names)
+        name = self._matcher.match(query)
         if name is None and self._items:
             item = match_name(query, list(self._items))
             if item is not None:
@@ -251,7 +263,12 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             )
         if name not in self.inspected:
             self.inspected.append(name)
-        return Handled(message=described(self._entity(name)))
+            for slot, other in enumerate(self.names):  # every slot of that name (a name may repeat)
+                if other == name:
+                    self._inspected_mask[slot] = 1
+            self._gold_seen = self._gold_seen or snake(name) == self._gold_entity
+        # The task's descriptions were checked once (``TaskText.clean``): the engine need not scan them again.
+        return Handled(message=described(self._entity(name)), clean=self._view.clean)
 
     async def _commit(self, action: Commit) -> Handled:
         scoring = self.options.scoring
@@ -269,11 +286,12 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             reply = await grade_under(self.item, action, tuple(self.history), scoring, self.options)
         else:
             reply = await self.grade(action)
-        rules = grades_by_rule(self.item, action)
+        # A lean env's reward reads the config's rule alone: the other two are graded for runs' reports only.
+        rules = {scoring: rule_facts(self.item, action, scoring)} if self.lean else grades_by_rule(self.item, action)
         if scoring != "strict":
             # The rule's own correctness, whatever the judge (an LLM judge adds its rubric).
             own = rules[scoring]
-            if reply.detail != own:
+            if reply.detail is not own and reply.detail != own:
                 label = "correct" if own.part_correct else "incorrect"
                 reply = reply.model_copy(update={"label": label, "detail": own})
         if self.first_commit_turn is None:
@@ -315,12 +333,10 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
     def final_reward(self) -> float:
         """The ``gold_inspection`` reward if the gold entity was inspected: paid at the end, since a bonus
         on the inspecting step would tell the player which entity is the gold."""
-        gold_seen = any(snake(n) == self._gold_entity for n in self.inspected)
-        return self.config.rewards.extra("gold_inspection") if gold_seen else 0.0
+        return self.config.rewards.extra("gold_inspection") if self._gold_seen else 0.0
 
     def outcome(self, turns: int, invalid_actions: int) -> CreativityOutcome:
         task = self.item
-        gold_seen = any(snake(n) == self._gold_entity for n in self.inspected)
         committed = self.committed
         return CreativityOutcome(
             **self.common(turns, invalid_actions, committed=committed is not None),
@@ -337,7 +353,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             judgement=self.result.get("judgement"),
             inspections=len(self.inspected),
             inspected=list(self.inspected),
-            gold_inspected=gold_seen,
+            gold_inspected=self._gold_seen,
             entity_count=len(task.entities),
             asks=self.asks,
             items_inspected=list(self.items_inspected),
@@ -362,15 +378,8 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         }
 
     def fields(self) -> dict[str, Any]:
-        size = self.options.max_entities
-        mask = np.zeros(size, dtype=np.int8)
-        mask[: len(self.names)] = 1
-        inspected = np.zeros(size, dtype=np.int8)
-        if self.inspected:
-            for n, name in enumerate(self.names):
-                if name in self.inspected:
-                    inspected[n] = 1
-        return {"entity_mask": mask, "inspected_mask": inspected}
+        # Copies: an observation is the player's to keep (and change), the scene's masks live on.
+        return {"entity_mask": self._entity_mask.copy(), "inspected_mask": self._inspected_mask.copy()}
 
     @classmethod
     def extra_spaces(cls, config: EpisodeConfig) -> dict[str, spaces.Space[Any]]:

@@ -241,7 +241,7 @@ def evaluate_heuristic(
         ConfigError: if ``tasks`` is empty or ``repeats`` is below 1.
     """
     _check(tasks, repeats)
-    env = CreativityEnv(config, items=list(tasks))
+    env = CreativityEnv(config, items=list(tasks), lean=True)  # the figures read the outcome's flags and counts
     outcomes, returns = [], []
     for k in range(repeats * len(tasks)):
         _, info = env.reset(seed=seed + k, options={"index": k % len(tasks)})

@@ -57,12 +57,19 @@ knows nothing about tool repurposing (the best one-feature rule scored 15.5 % go
 with the file's order, mostly from ties going to slot 0, and 5.7 % with parts shuffled). The env
 (and an LLM's prompt) keeps the dataset's order; only the slots a policy sees are shuffled.
 
+``lean`` (default True) steps the wrapped env lean (``LateralEnv(lean=True)``): its reward reads the
+config's scoring rule alone, so the other two rules (which only a run's report shows) are never
+graded, and the outcome in ``info`` keeps its flags and counts. Rewards, masks, observations and
+``info["outcome"]`` are the same as with ``lean=False`` (a test replays seeded episodes both ways).
+
 ``info`` has the same keys and value types in every step of every episode (``item``, ``turn``,
 ``valid_action``, ``public``, ``action_mask``, and at the end a flat ``outcome`` of numbers and
 flags), so vector envs can merge it. ``make_vector_env`` builds a ``SyncVectorEnv`` (or
 ``AsyncVectorEnv``) of them.
 
 ## Version History
+* v3 (issue 39): ``lean``, on by default (the same figures, fewer rules graded); the mask is built
+  once per step.
 * v3 (issue 20): ``part_order``, shuffled by default.
 * v2 (issue 12): the per-action feature block, documented here.
 * v1: scene block and action masks.
@@ -139,13 +146,16 @@ def _relative(values: np.ndarray, where: np.ndarray) -> np.ndarray:
 class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any], gym.utils.RecordConstructorArgs):
     """Discrete actions and numeric features over a CreativityBench env (see the module docstring)."""
 
-    def __init__(self, env: gym.Env[dict[str, Any], Any], part_order: PartOrder = "shuffled") -> None:
-        gym.utils.RecordConstructorArgs.__init__(self, part_order=part_order)
+    def __init__(
+        self, env: gym.Env[dict[str, Any], Any], part_order: PartOrder = "shuffled", lean: bool = True
+    ) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, part_order=part_order, lean=lean)
         super().__init__(env)  # type: ignore[arg-type]  # Gymnasium types `env` with the wrapper's own types
         self._inner = env  # the same env, with its real types
         config = env.unwrapped.config  # type: ignore[attr-defined]
         if config.benchmark != "creativity":
             raise ValueError(f"DiscreteCreativity wraps CreativityBench envs, not {config.benchmark!r}")
+        env.unwrapped.lean = lean  # type: ignore[attr-defined]  # a LateralEnv (the benchmark check above)
         options = config.options_as(CreativityOptions)
         self.E, self.P = options.max_entities, options.max_parts
         self.max_turns = config.max_turns
@@ -161,6 +171,8 @@ class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any], gym.
         self.part_order: PartOrder = part_order
         self._part_rng = np.random.default_rng()
         self._slots: dict[str, list[tuple[str, str]]] = {}
+        self._mask = np.zeros(self.n_actions, dtype=bool)
+        """This step's action mask (``info["action_mask"]``), built once: ``action_masks`` hands out copies."""
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -191,6 +203,9 @@ class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any], gym.
 
     def action_masks(self) -> np.ndarray:
         """Which discrete actions are valid and useful now (True), in the order of the action space."""
+        return self._mask.copy()
+
+    def _masks_now(self) -> np.ndarray:
         mask = np.zeros(self.n_actions, dtype=bool)
         entities: list[str] = self._public.get("entities", [])[: self.E]
         revealed: dict[str, dict[str, str]] = self._public.get("revealed", {})
@@ -207,12 +222,13 @@ class DiscreteCreativity(gym.Wrapper[np.ndarray, int, dict[str, Any], Any], gym.
 
     def _info(self, info: dict[str, Any]) -> dict[str, Any]:
         """The same keys and value types every step, so vector envs can merge infos."""
+        self._mask = self._masks_now()
         flat: dict[str, Any] = {
             "item": info["item"],
             "turn": int(info["turn"]),
             "valid_action": bool(info["valid_action"]),
             "public": info["public"],
-            "action_mask": self.action_masks(),
+            "action_mask": self._mask.copy(),
         }
         outcome = info.get("outcome")
         if outcome is not None:

@@ -247,6 +247,10 @@ class CreativityData(DataPart[CreativityTask]):
         """By gold entity (``task_split``), so a policy never trains on a test gold."""
         return task_split(item)
 
+    def problem_of(self, item: CreativityTask) -> str:
+        """The task text: its distractor variants share it (and ``rl.evaluation.task_interval`` groups by it)."""
+        return item.task
+
 
 class CreativityJudging(JudgingPart):
     """The exact-match and knowledge-base judges, and its LLM judge."""

@@ -306,13 +306,14 @@ class Benchmark(Generic[ItemT, OutcomeT]):
 
     # ------------------------------------------------------------------ its parts
     data: DataPart[Any] = DataPart()
-    """Shipped sample, release formats, ``data stats`` counts, splits, the items a ``--limit`` run plays."""
+    """Shipped sample, release formats, ``data stats`` counts, splits, problems, the items a ``--limit`` run plays."""
     judging: JudgingPart = JudgingPart()
     """Offline, LLM and human judges, verdict labels, human-labelled judgement formats."""
     policies: PolicyPart[Any] = PolicyPart()
     """The offline players' moves (``random``, ``heuristic``, ``oracle``)."""
     prompts: PromptPart = PromptPart()
-    """The LLM player's prompts, reply parser, re-asks, fallback, action grammar, auxiliary prompts."""
+    """The LLM player's prompts, reply parser, the reply for a move, re-asks, fallback, action grammar, auxiliary
+    prompts."""
     metrics: MetricsPart[Any] = MetricsPart()
     """Scorer, typed outcome, headline metrics, the report's figures, rewards of its own."""
     leaks: LeakPart[Any] = LeakPart()

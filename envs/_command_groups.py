@@ -11,8 +11,8 @@ __all__ = ["TRAIN_DESCRIPTION", "TRAIN_HELP", "command_group"]
 
 TRAIN_HELP = "train a policy or an LLM on a benchmark's tasks, and test it on held-out ones"
 TRAIN_DESCRIPTION = (
-    "Train on a config's train items and evaluate on its held-out test items. Algorithms: grpo (an LLM, any "
-    "benchmark; the grpo extra) and each benchmark's own (ppo: a MaskablePPO policy; the rl extra)."
+    "Train on a config's train items and evaluate on its held-out test items. Algorithms: sft and grpo (an LLM, "
+    "any benchmark; the grpo extra) and each benchmark's own (ppo: a MaskablePPO policy; the rl extra)."
 )
 
 

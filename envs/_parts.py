@@ -5,12 +5,13 @@ modes, action forms, what is public and secret about an item) and holds six part
 defaults, so a benchmark overrides only the parts that differ:
 
 * ``data`` (``DataPart``): the sample it ships, the release formats it reads, ``data stats`` counts,
-  train / test sides, the items a ``--limit`` or ``--sample`` run plays (its groups and strata);
+  train / test sides, the problem an item's variants share, the items a ``--limit`` or ``--sample``
+  run plays (its groups and strata);
 * ``judging`` (``JudgingPart``): its offline judges, its LLM and human judges, its verdicts and the
   human-labelled judgement formats its judges are measured on;
 * ``policies`` (``PolicyPart``): the offline players' moves (``random``, ``heuristic``, ``oracle``);
 * ``prompts`` (``PromptPart``): the LLM player's protocol (prompts, worked examples, reply parser,
-  re-asks, fallback, action grammar, auxiliary prompts);
+  the reply that makes a move, re-asks, fallback, action grammar, auxiliary prompts);
 * ``metrics`` (``MetricsPart``): the scorer, the typed outcome, the headline, the report's figures
   and the rewards of its own;
 * ``leaks`` (``LeakPart``): what the no-leak walk probes (release markers, a twin item, probing moves).
@@ -149,6 +150,11 @@ class DataPart(Part, Generic[ItemT]):
         item's id (each item alone)."""
         return str(self.benchmark.item_id(item))
 
+    def problem_of(self, item: ItemT) -> str:
+        """The problem an item poses, shared by its variants (the same task among other distractors, a
+        reworded puzzle): an interval over items draws one problem's variants together. Default: the id."""
+        return self.benchmark.item_id(item)
+
     def strata(self, item: ItemT) -> dict[str, Hashable]:
         """What a ``--sample`` draw spreads its items over, coarsest first (level name -> the item's
         value: ``{"scene": ..., "gold entity": ...}``), and what a ``--limit`` cut is checked against.
@@ -270,6 +276,16 @@ class PromptPart(Part):
         from lateralgym.envs._actions import parse_action
 
         return parse_action(text.strip())
+
+    def reply_for(self, action: Action, info: Mapping[str, Any], reasoning: str | None) -> str:
+        """The reply a player following this prompt writes to make ``action`` here: what a supervised
+        warm start trains on (an oracle's move as a model would write it), so ``parse_reply`` must read
+        it back to ``action``. Default: the action as JSON (``action_to_text``), which the env's forms read."""
+        from lateralgym.envs._actions import action_to_text
+
+        if isinstance(action, Invalid):
+            return action.raw
+        return action_to_text(action)
 
     def reask_text(self, reason: str, request: PromptRequest) -> str:
         """The follow-up message that re-asks an LLM player whose reply could not be read."""

@@ -10,6 +10,9 @@
 * ``train_grpo(config, model, out, GRPOSettings(...))``: GRPO with TRL's ``GRPOTrainer`` on a
   config's train items, the env's own reward, greedy held-out evaluation before and after
   (``lateralgym train grpo``; the ``grpo`` extra). Its module imports no torch until it trains.
+* ``train_sft(config, model, out, SFTSettings(...))``: a warm start with TRL's ``SFTTrainer`` on the
+  oracle's train-split moves, written through the player's prompts and parser; its run folder is a
+  checkpoint ``train_grpo(..., init=FOLDER)`` continues from (``lateralgym train sft``).
 """
 
 from lateralgym.episodes import Rollout, RolloutTurn
@@ -22,6 +25,8 @@ from lateralgym.integrations.grpo import (
     GRPOSettings,
     GRPOSummary,
     HeldOut,
+    SFTSettings,
+    SFTSummary,
     StepFigures,
     episode_figures,
     grpo_missing,
@@ -30,6 +35,7 @@ from lateralgym.integrations.grpo import (
     play_greedy,
     resolve_model,
     train_grpo,
+    train_sft,
 )
 
 __all__ = [
@@ -44,6 +50,8 @@ __all__ = [
     "Message",
     "Rollout",
     "RolloutTurn",
+    "SFTSettings",
+    "SFTSummary",
     "StepFigures",
     "episode_figures",
     "grpo_missing",
@@ -53,4 +61,5 @@ __all__ = [
     "resolve_model",
     "rollout",
     "train_grpo",
+    "train_sft",
 ]

@@ -1,4 +1,10 @@
-"""GRPO on a LateralGym config: TRL's ``GRPOTrainer`` trains a causal LM with the env's own reward.
+"""LLM training on a LateralGym config: TRL's ``SFTTrainer`` (a warm start on the oracle's moves) and
+``GRPOTrainer`` (the env's own reward).
+
+``train_sft(config, model, out, settings)`` fine-tunes on the oracle's moves on the config's *train* items,
+each written in the reply format the LLM player's prompt asks for and read back by its parser
+(``_demos.py``), and writes a checkpoint folder with a manifest (``_manifest.py``) that
+``train_grpo(..., init=FOLDER)`` continues from, refusing a folder of another base model or config.
 
 ``train_grpo(config, model, out, settings)`` trains on the config's *train* items (the benchmark's
 split, ``lateralgym.envs.split_items``) and plays greedy episodes on held-out *test* items before and
@@ -25,7 +31,10 @@ the final model in ``model/``. Needs the ``grpo`` extra (torch CPU, trl, transfo
 gguf, datasets).
 """
 
+from lateralgym.integrations.grpo._demos import SFTDataError, SFTExample, oracle_examples, read_examples
 from lateralgym.integrations.grpo._files import out_of_memory
+from lateralgym.integrations.grpo._heldout import held_out, paired_difference, problem_interval
+from lateralgym.integrations.grpo._manifest import CheckpointError, CheckpointManifest, read_checkpoint
 from lateralgym.integrations.grpo._model import load_model, resolve_model
 from lateralgym.integrations.grpo._play import episode_figures, play_greedy
 from lateralgym.integrations.grpo._settings import (
@@ -35,26 +44,41 @@ from lateralgym.integrations.grpo._settings import (
     GRPOSettings,
     GRPOSummary,
     HeldOut,
+    ProblemInterval,
     StepFigures,
     grpo_missing,
-    held_out,
 )
+from lateralgym.integrations.grpo._sft import SFTSettings, SFTStep, SFTSummary, train_sft
 from lateralgym.integrations.grpo._train import train_grpo
 
 __all__ = [
     "GRPO_INSTALL_HINT",
+    "CheckpointError",
+    "CheckpointManifest",
     "EpisodeFigures",
     "GRPOError",
     "GRPOSettings",
     "GRPOSummary",
     "HeldOut",
+    "ProblemInterval",
+    "SFTDataError",
+    "SFTExample",
+    "SFTSettings",
+    "SFTStep",
+    "SFTSummary",
     "StepFigures",
     "episode_figures",
     "grpo_missing",
     "held_out",
     "load_model",
+    "oracle_examples",
     "out_of_memory",
+    "paired_difference",
     "play_greedy",
+    "problem_interval",
+    "read_checkpoint",
+    "read_examples",
     "resolve_model",
     "train_grpo",
+    "train_sft",
 ]

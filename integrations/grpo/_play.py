@@ -19,6 +19,7 @@ def episode_figures(chat: ChatEnv, state: EpisodeState) -> EpisodeFigures:
     outcome = state.env.outcome().model_dump(mode="json")
     return EpisodeFigures(
         item_id=state.item_id,
+        problem=state.env.benchmark.data.problem_of(state.env.item),
         reward=chat.reward(state),
         moves=len(state.turns),
         valid_moves=sum(t.valid for t in state.turns),
@@ -69,22 +70,25 @@ def generate(
 def play_greedy(
     model: Any, tokenizer: Any, chat: ChatEnv, rows: Sequence[dict[str, Any]], max_new_tokens: int, batch: int = 8
 ) -> list[EpisodeFigures]:
-    """Greedy episodes of ``rows`` (``ChatEnv.dataset`` rows), a batch of chats a turn at a time."""
+    """Greedy episodes of ``rows`` (``ChatEnv.dataset`` rows), a batch of chats a turn at a time; the
+    batches are of prompts of about one length (less padding to compute), the records in ``rows``' order."""
     was_training = model.training
     model.eval()
-    records: list[EpisodeFigures] = []
+    order = sorted(range(len(rows)), key=lambda k: sum(len(m["content"]) for m in rows[k]["prompt"]))
+    records: dict[int, EpisodeFigures] = {}
     try:
-        for start in range(0, len(rows), batch):
-            states = [chat.start(**episode_of(row)) for row in rows[start : start + batch]]
+        for start in range(0, len(order), batch):
+            picked = order[start : start + batch]
+            states = [chat.start(**episode_of(rows[k])) for k in picked]
             while active := [s for s in states if not s.done]:
                 replies = generate(model, tokenizer, [s.messages for s in active], max_new_tokens)
                 for state, reply in zip(active, replies, strict=True):
                     asyncio.run(chat.step(state, tokenizer.decode(reply, skip_special_tokens=True)))
-            records += [episode_figures(chat, s) for s in states]
+            records.update({k: episode_figures(chat, s) for k, s in zip(picked, states, strict=True)})
     finally:
         if was_training:
             model.train()
-    return records
+    return [records[k] for k in range(len(rows))]
 
 
 def play_greedy_tools(
@@ -142,6 +146,7 @@ def _tool_figures(env: Any, messages: list[dict[str, Any]]) -> EpisodeFigures:
 
     return EpisodeFigures(
         item_id=session.spec.item_id,
+        problem=session.env.benchmark.data.problem_of(session.env.item),
         reward=session.reward,
         moves=len(session.moves),
         valid_moves=sum(valid for _, valid in session.moves),

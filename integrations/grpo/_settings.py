@@ -19,8 +19,8 @@ __all__ = [
     "GRPOSummary",
     "HeldOut",
     "StepFigures",
+    "ProblemInterval",
     "grpo_missing",
-    "held_out",
     "mean_interval",
     "wilson",
 ]
@@ -84,6 +84,9 @@ class EpisodeFigures(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     item_id: str = ""
+    problem: str = ""
+    """The problem the item poses, shared by its variants (``DataPart.problem_of``): intervals over items
+    draw one problem's variants together."""
     reward: float
     """The episode's env reward, summed over its moves."""
     moves: int
@@ -112,6 +115,20 @@ class StepFigures(BaseModel):
     seconds: float
 
 
+class ProblemInterval(BaseModel):
+    """A held-out figure (or the difference of two models' on the same items) with its 95 % interval from
+    a bootstrap over the problems the items pose (``lateralgym.integrations.grpo._heldout``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mean: float
+    low: float
+    high: float
+    problems: int
+    """Distinct problems the items pose (what the bootstrap draws)."""
+    items: int
+
+
 class HeldOut(BaseModel):
     """Greedy play on the held-out items (rates 0-1, intervals 95 %)."""
 
@@ -121,10 +138,14 @@ class HeldOut(BaseModel):
     """Episodes played (one per held-out item)."""
     reward_mean: float
     reward_interval: tuple[float, float]
-    """Wilson interval when every reward is 0 or 1, else a normal interval of the mean."""
+    """Wilson interval when every reward is 0 or 1, else a normal interval of the mean (over episodes)."""
+    reward_over_problems: ProblemInterval | None = None
+    """The mean reward with a bootstrap interval over problems (a problem's variants drawn together)."""
     valid_rate: float
     """Share of the model's moves the env accepted (parsed, allowed)."""
     valid_interval: tuple[float, float]
+    valid_over_problems: ProblemInterval | None = None
+    """The valid-move share with a bootstrap interval over problems."""
     success_rate: float
     """Share of episodes whose outcome succeeded (``Outcome.succeeded``)."""
     success_interval: tuple[float, float]
@@ -157,7 +178,12 @@ class GRPOSummary(BaseModel):
     """Training wall time of this call (evaluations excluded)."""
     seconds_per_step: float | None
     eval_before: HeldOut
+    """The starting model: the base model, or ``init``'s."""
     eval_after: HeldOut
+    paired: dict[str, ProblemInterval] = Field(default_factory=dict)
+    """After minus before on the same items (``reward``, ``valid``), with intervals over problems."""
+    init: str | None = None
+    """The checkpoint folder training started from (``--init``; None: the base model)."""
     train_reward: list[float]
     """Mean reward of each step's rollouts."""
     train_valid: list[float]
@@ -188,28 +214,3 @@ def mean_interval(values: Sequence[float]) -> tuple[float, float]:
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / max(1, len(values) - 1))
     half = 1.959963984540054 * sd / math.sqrt(len(values))
     return (mean - half, mean + half)
-
-
-def held_out(records: Sequence[EpisodeFigures]) -> HeldOut:
-    """The held-out figures of greedy episodes."""
-    if not records:
-        raise GRPOError("no held-out episode to evaluate")
-    n = len(records)
-    rewards = [r.reward for r in records]
-    moves = sum(r.moves for r in records)
-    valid = sum(r.valid_moves for r in records)
-    success = sum(r.success for r in records)
-    flags = sorted({name for r in records for name in r.outcome_flags})
-    return HeldOut(
-        n=n,
-        reward_mean=sum(rewards) / n,
-        reward_interval=mean_interval(rewards),
-        valid_rate=valid / max(1, moves),
-        valid_interval=wilson(valid, max(1, moves)),
-        success_rate=success / n,
-        success_interval=wilson(success, n),
-        questions_per_episode=sum(r.questions for r in records) / n,
-        invalid_rate=1 - valid / max(1, moves),
-        mean_turns=moves / n,
-        outcome_rates={name: sum(r.outcome_flags.get(name, False) for r in records) / n for name in flags},
-    )

@@ -26,6 +26,14 @@ from lateralgym.integrations.grpo._files import (
     read_episodes,
     write_episodes,
 )
+from lateralgym.integrations.grpo._heldout import held_out, paired_difference
+from lateralgym.integrations.grpo._manifest import (
+    MANIFEST,
+    MODEL_DIR,
+    CheckpointManifest,
+    read_checkpoint,
+    write_checkpoint,
+)
 from lateralgym.integrations.grpo._model import load, tool_template
 from lateralgym.integrations.grpo._play import play_greedy, play_greedy_tools
 from lateralgym.integrations.grpo._settings import (
@@ -35,12 +43,11 @@ from lateralgym.integrations.grpo._settings import (
     GRPOSummary,
     StepFigures,
     grpo_missing,
-    held_out,
 )
 from lateralgym.integrations.grpo._text import REWARD_METRIC, VALID_METRIC, reward_funcs, rollout_func, training_rows
 from lateralgym.integrations.grpo._tools import tool_environment, tool_rewards
 
-__all__ = ["split_train_test", "train_grpo"]
+__all__ = ["evaluation", "split_train_test", "train_grpo"]
 
 
 def split_train_test(
@@ -66,6 +73,7 @@ def train_grpo(
     *,
     items: Sequence[Any] | None = None,
     resume: bool = False,
+    init: Path | None = None,
     cache_dir: Path | None = None,
     progress: Callable[[int, StepFigures], None] | None = None,
 ) -> GRPOSummary:
@@ -78,12 +86,15 @@ def train_grpo(
         settings: how to train (``GRPOSettings``).
         items: the items to split (default: the config's dataset or sample).
         resume: continue from the last checkpoint in ``out``.
+        init: a checkpoint folder (``train sft`` / ``train grpo`` wrote it, ``manifest.json``) to start from
+            instead of ``model``, which must be the base model its manifest names.
         cache_dir: where a GGUF is dequantised (default ``~/.cache/lateralgym/models``).
         progress: called after each step with the step number and its logged figures.
 
     Raises:
         GRPOError: a missing extra, a model that does not load, no train or test items, out of memory,
-            or a resume with no checkpoint (each a one-line message).
+            a resume with no checkpoint, an ``init`` of another base model or config or trained on a held-out
+            item (``CheckpointError``; each a one-line message, nothing in ``out`` overwritten).
     """
     missing = grpo_missing()
     if missing:
@@ -92,6 +103,8 @@ def train_grpo(
     checkpoint = last_checkpoint(out) if resume else None
     if resume and checkpoint is None:
         raise GRPOError(f"nothing to resume: {out} holds no checkpoints/checkpoint-N; start without --resume")
+    if not resume and ((out / MANIFEST).exists() or (out / MODEL_DIR).exists()):
+        raise GRPOError(f"--out {out} already holds a trained model: give a new folder")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
@@ -109,15 +122,21 @@ def train_grpo(
     # TRL 1.16 still calls transformers 5's renamed gradient-checkpointing API: noise, not the user's to fix
     warnings.filterwarnings("ignore", message=r".*gradient_checkpointing.*deprecated", category=FutureWarning)
     train, test = split_train_test(config, items, settings.eval_items)
-    lm, tokenizer, _ = load(model, cache_dir)
+    init_folder, manifest = None, None
+    if init is not None:
+        held = [str(getattr(item, "id", "")) for item in test]
+        init_folder, manifest = read_checkpoint(init, config, model, held)
+    lm, tokenizer, _ = load(str(init_folder / MODEL_DIR) if init_folder is not None else model, cache_dir)
     template = tool_template(tokenizer) if settings.rollout == "tools" else "the model's own"
     out.mkdir(parents=True, exist_ok=True)
-    evaluate = _evaluation(config, test, settings, tokenizer)
+    evaluate = evaluation(config, test, settings.eval_max_new_tokens, tokenizer, settings.rollout)
     before = read_episodes(out / "eval_before.jsonl") if checkpoint is not None else []
-    if len(before) != len(test):  # a resumed run keeps the base model's evaluation
+    if len(before) != len(test):  # a resumed run keeps the starting model's evaluation
+        before = _played_before(init_folder, manifest, test, settings)
+    if len(before) != len(test):
         with memory_guard(lambda: "the held-out evaluation before training", "--eval-items", out):
             before = evaluate(lm)
-        write_episodes(out / "eval_before.jsonl", before)
+    write_episodes(out / "eval_before.jsonl", before)
 
     steps = curve_until(out, checkpoint)
     write_episodes(out / CURVE, steps)
@@ -237,6 +256,8 @@ def train_grpo(
         seconds_per_step=sum(timed) / len(timed) if timed else None,
         eval_before=held_out(before),
         eval_after=held_out(after),
+        paired={m: paired_difference(after, before, m) for m in ("reward", "valid")},
+        init=str(init_folder) if init_folder is not None else None,
         train_reward=[s.reward for s in steps],
         train_valid=[s.valid for s in steps],
         multi_turn=multi_turn,
@@ -245,17 +266,42 @@ def train_grpo(
         checkpoint=str(final),
     )
     (out / "summary.json").write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    write_checkpoint(
+        out,
+        stage="grpo",
+        config=config,
+        model=model,
+        trained=summary.train_items,
+        seed=settings.seed,
+        settings=settings.model_dump(mode="json"),
+        versions=summary.versions,
+        init=init_folder,
+    )
     plot(summary, out / "learning_curve.png")
     return summary
 
 
-def _evaluation(
-    config: EpisodeConfig, test: Sequence[Any], settings: GRPOSettings, tokenizer: Any
+def evaluation(
+    config: EpisodeConfig, test: Sequence[Any], max_new_tokens: int, tokenizer: Any, rollout: str = "text"
 ) -> Callable[[Any], list[EpisodeFigures]]:
     """Greedy play of the held-out items, as the run's rollouts play: with the player's prompts, or tool calls."""
-    if settings.rollout == "tools":
+    if rollout == "tools":
         env_class, rows = tool_environment(config, test)
-        return lambda model: play_greedy_tools(model, tokenizer, env_class, rows, settings.eval_max_new_tokens)
+        return lambda model: play_greedy_tools(model, tokenizer, env_class, rows, max_new_tokens)
     chat = ChatEnv(config, items=test)
     rows = chat.dataset()
-    return lambda model: play_greedy(model, tokenizer, chat, rows, settings.eval_max_new_tokens)
+    return lambda model: play_greedy(model, tokenizer, chat, rows, max_new_tokens)
+
+
+def _played_before(
+    init: Path | None, manifest: CheckpointManifest | None, test: Sequence[Any], settings: GRPOSettings
+) -> list[EpisodeFigures]:
+    """The checkpoint's own held-out episodes (``eval_after.jsonl``) when they are this run's items played as
+    this run plays them (text rollouts, the same token cap): greedy play of the same model gives them again."""
+    if init is None or manifest is None or settings.rollout != "text":
+        return []
+    if manifest.settings.get("eval_max_new_tokens") != settings.eval_max_new_tokens:
+        return []
+    played = read_episodes(init / "eval_after.jsonl")
+    ids = [str(getattr(item, "id", "")) for item in test]
+    return played if [r.item_id for r in played] == ids else []

@@ -256,6 +256,10 @@ class CreativityData(DataPart[CreativityTask]):
         """Scenes, then gold entities within a scene (a gold's tasks are variants of a few problems)."""
         return {"scene": item.scene, "gold entity": item.gold.entity}
 
+    def problem_of(self, item: CreativityTask) -> str:
+        """The task text: its distractor variants share it (and ``rl.evaluation.task_interval`` groups by it)."""
+        return item.task
+
 
 class CreativityJudging(JudgingPart):
     """The exact-match and knowledge-base judges, and its LLM judge."""

@@ -3,6 +3,7 @@ interactive prompts, §5 and App. E), the reply parser, and the offline policies
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -367,6 +368,23 @@ class CreativityPrompts(PromptPart):
     def parse_reply(self, text: str, info: Mapping[str, Any], reasoning: str | None) -> Action:
         allowed = MODE_ACTIONS.get(str(info.get("mode")), ("commit",))
         return parse_creativity_reply(text, info.get("public") or {}, allowed)
+
+    def reply_for(self, action: Action, info: Mapping[str, Any], reasoning: str | None) -> str:
+        """The move as the mode's prompt asks for it, the JSON object alone (no reasoning before it):
+        static and CoT ``{"gold_entity", "gold_part", "how_to_use"}``; interactive ``{"action": "inspect",
+        "target"}`` or ``{"action": "answer", ...}``; explore ``inspect`` / ``ask`` / ``commit`` objects."""
+        mode = str(info.get("mode"))
+        data: dict[str, Any]
+        if isinstance(action, Commit) and mode in MODE_ACTIONS:
+            lead = {"interactive": {"action": "answer"}, "explore": {"action": "commit"}}.get(mode, {})
+            data = {**lead, "gold_entity": action.entity, "gold_part": action.part, "how_to_use": action.how_to_use}
+        elif isinstance(action, Inspect) and mode in EXPLORING:
+            data = {"action": "inspect", ("target" if mode == "interactive" else "entity"): action.entity}
+        elif isinstance(action, Ask) and mode == "explore":
+            data = {"action": "ask", "question": action.question}
+        else:
+            return super().reply_for(action, info, reasoning)
+        return json.dumps({k: v for k, v in data.items() if v is not None}, ensure_ascii=False)
 
     def action_grammar(self, info: Mapping[str, Any], reasoning: str | None) -> ActionGrammar | None:
         """The moves of ``info``'s mode as the prompts write them: static and CoT one answer object;

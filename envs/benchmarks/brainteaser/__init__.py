@@ -404,6 +404,10 @@ class BrainTeaserData(DataPart[MCQPuzzle]):
     )
     jsonl_keys = frozenset({"choices", "group_id"})
 
+    def problem_of(self, item: MCQPuzzle) -> str:
+        """The original puzzle: its semantic and context reconstructions pose the same problem."""
+        return _group(item)
+
     def first_items(self, items: Sequence[MCQPuzzle], limit: int) -> list[MCQPuzzle]:
         """The first ``limit`` puzzles plus every other member of the groups they touch, in dataset
         order, so group accuracy is defined for every group a limited run plays (``--limit 5`` on

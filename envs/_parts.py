@@ -152,8 +152,9 @@ class DataPart(Part, Generic[ItemT]):
 
     def problem_of(self, item: ItemT) -> str:
         """The problem an item poses, shared by its variants (the same task among other distractors, a
-        reworded puzzle): an interval over items draws one problem's variants together. Default: the id."""
-        return self.benchmark.item_id(item)
+        reworded puzzle): an interval over items draws one problem's variants together. Default: its
+        ``group_of`` (items played together pose one problem)."""
+        return self.group_of(item)
 
     def strata(self, item: ItemT) -> dict[str, Hashable]:
         """What a ``--sample`` draw spreads its items over, coarsest first (level name -> the item's

@@ -149,6 +149,20 @@ def test_intervals_draw_a_problems_variants_together() -> None:
         paired_difference(better[:4], base)
 
 
+def test_a_problem_is_shared_by_its_variants() -> None:
+    from lateralgym.envs import get_benchmark, load_sample_items
+
+    tasks = list(load_config_items(EpisodeConfig.named("creativity-static")))
+    creativity = get_benchmark("creativity").data
+    first = tasks[0]
+    variants = [t for t in tasks if t.task == first.task]
+    assert len(variants) > 1 and {creativity.problem_of(t) for t in variants} == {first.task}
+    puzzles = load_sample_items("brainteaser")[:3]  # an original and its two reconstructions
+    assert {get_benchmark("brainteaser").data.problem_of(p) for p in puzzles} == {puzzles[0].group_id}
+    riddle = load_sample_items("riddlesense")[0]
+    assert get_benchmark("riddlesense").data.problem_of(riddle) == riddle.id  # the default: the item
+
+
 # -- the training itself, on a tiny random model (the grpo extra) ------------------------------------
 
 needs_grpo = pytest.mark.skipif(grpo_missing() is not None, reason=f"needs the grpo extra: {grpo_missing()}")

@@ -172,13 +172,17 @@ def detect_format(path: str | Path, benchmark: str | None = None) -> str:
         raise _archive_error(path)
     try:
         return _detect(path, benchmark)
-    except UnknownDatasetFormat as unknown:
+    except DatasetTooLarge:
+        raise  # no format's question: the file is refused whatever it holds
+    except DatasetError as own:
         if benchmark is None:
             raise
         try:
             other = _detect(path, None)
-        except UnknownDatasetFormat:
-            raise unknown from None  # none of any benchmark's either: its own closest format is the news
+        except DatasetError:
+            # None of any benchmark's either: the benchmark's own reason is the news (bad JSON's line and
+            # column, the closest of its formats, a binary file).
+            raise own from None
         owner = _owner_of_format(path, other)
         raise DatasetError(
             path,

@@ -504,11 +504,14 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
 def outcome_numbers(outcome: Outcome) -> dict[str, bool | int | float]:
     """The outcome's flags and counts (its fields that are a bool or a finite number), as they are in
     its JSON: what a lean env's ``info["outcome"]`` holds (``LateralEnv.outcome()`` has the rest)."""
-    return {
-        name: value
-        for name, value in outcome.__dict__.items()
-        if isinstance(value, bool | int) or (isinstance(value, float) and math.isfinite(value))
-    }
+    numbers: dict[str, bool | int | float] = {}
+    for name, value in outcome.__dict__.items():
+        kind = type(value)
+        if kind is bool or kind is int or (kind is float and math.isfinite(value)):
+            numbers[name] = value  # the common types first: one look each
+        elif isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)):
+            numbers[name] = value
+    return numbers
 
 
 def _record(

@@ -55,6 +55,8 @@ class NameMatcher:
 
     def match(self, query: str) -> str | None:
         """``match_name(query, names)``."""
+        if query in self._keys and self._keys[query] and self.order_free:
+            return query  # one of the names as written (what a program sends): its key is its own
         key = _key(query)
         if not key:
             return None

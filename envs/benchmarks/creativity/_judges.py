@@ -67,6 +67,9 @@ def _graded(label: str, **facts: Any) -> JudgeReply:
 
 
 def _reply(facts: AnswerFacts) -> JudgeReply:
+    shared = _PLAIN_REPLIES.get(id(facts))
+    if shared is not None:  # the facts every plain grade shares, so their replies can be shared too (frozen)
+        return shared
     return JudgeReply(label="correct" if facts.part_correct else "incorrect", detail=facts)
 
 
@@ -77,6 +80,12 @@ _PLAIN: dict[tuple[bool, bool, bool], AnswerFacts] = {
     for hallucinated in (False, True)
 }
 """The facts ``strict`` and ``paper`` can give, built once: the models are frozen, so one object serves every commit."""
+
+_PLAIN_REPLIES: dict[int, JudgeReply] = {
+    id(facts): JudgeReply(label="correct" if facts.part_correct else "incorrect", detail=facts)
+    for facts in _PLAIN.values()
+}
+"""Each of ``_PLAIN``'s replies, by the facts' identity (``_PLAIN`` keeps them alive, so the ids stay theirs)."""
 
 
 def grade_creativity(task: CreativityTask, commit: Commit) -> JudgeReply:
@@ -198,7 +207,7 @@ def rule_facts(task: CreativityTask, commit: Commit, scoring: Scoring) -> Answer
     What a lean env (an RL trainer's) asks: its reward reads the config's rule alone, so the other
     rules are never graded. ``grades_by_rule`` fills in the rest from the same memo.
     """
-    graded = _graded(task, commit)
+    graded = _answer_memo(task, commit)
     facts = graded.facts.get(scoring)
     if facts is None:
         facts = graded.facts[scoring] = graded.grade(scoring)
@@ -213,7 +222,7 @@ def grades_by_rule(task: CreativityTask, commit: Commit) -> dict[str, AnswerFact
     then asks for every rule's facts: the last answer's facts are kept, so a rule already graded is
     not graded again.
     """
-    graded = _graded(task, commit)
+    graded = _answer_memo(task, commit)
     facts = graded.facts
     for rule in SCORINGS:
         if rule not in facts:
@@ -250,7 +259,7 @@ class _Graded:
         return _strict_facts(task_lookup(task), self.chosen(), commit)
 
 
-def _graded(task: CreativityTask, commit: Commit) -> _Graded:
+def _answer_memo(task: CreativityTask, commit: Commit) -> _Graded:
     """The last answer graded, if ``commit`` is it (task by identity, the answer's fields), else a new memo."""
     key = (commit.entity, commit.part, commit.how_to_use, as_written(commit))
     last = _last_graded[0]

@@ -26,7 +26,7 @@ from lateralgym.envs._fields import snake
 from lateralgym.envs._judging import Judge, question_counts
 from lateralgym.envs._matching import NameMatcher, match_name
 from lateralgym.envs._scoring import ExplorationOutcome
-from lateralgym.envs._text import MAX_TEXT, sanitise
+from lateralgym.envs._text import MAX_TEXT, is_clean, sanitise
 from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement
 from lateralgym.envs.benchmarks.creativity._judges import AnswerFacts, answer_facts, grades_by_rule, rule_facts
 from lateralgym.envs.benchmarks.creativity._lookup import task_lookup
@@ -173,15 +173,16 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         elif order == "official":
             gold = view.names.index(next(n for n in view.names if snake(n) == view.gold_entity))
             self._order = [gold, *(n for n in self._order if n != gold)]
-        entities, names = item.entities, view.names
-        self.entities = [entities[n] for n in self._order]
+        names = view.names
         self.names = [names[n] for n in self._order]
         self._by_name = view.by_name
         self.inspected: list[str] = []
-        self._entity_mask = np.zeros(options.max_entities, dtype=np.int8)
-        self._entity_mask[: len(self.names)] = 1
+        self._entity_mask = _entity_mask(options.max_entities, len(self.names))
+        """Which entity slots are in use (shared by every scene of that size: read only)."""
         self._inspected_mask = np.zeros(options.max_entities, dtype=np.int8)
         """Which entity slots are inspected (``fields``), kept as ``_inspect`` adds to ``inspected``."""
+        self._revealed: list[str] = []
+        """The inspected entities in the scene's order (what ``public`` reveals in the names mode)."""
         self._gold_seen = False
         """The gold entity was inspected (``final_reward`` pays for it, the outcome records it)."""
         self.asks = 0
@@ -201,6 +202,12 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
         if self.paper_protocol:
             # The official harness shuffles entities and items into one list: no hint which is which.
             self.rng.shuffle(self.things)
+
+    @property
+    def entities(self) -> list[Entity]:
+        """The scene's entities in the order the player sees them (``names``' order)."""
+        entities = self.item.entities
+        return [entities[n] for n in self._order]
 
     def brief(self) -> str:
         task, view = self.item, self._view
@@ -266,9 +273,9 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             for slot, other in enumerate(self.names):  # every slot of that name (a name may repeat)
                 if other == name:
                     self._inspected_mask[slot] = 1
+            self._revealed = [n for n in self.names if n in self.inspected]
             self._gold_seen = self._gold_seen or snake(name) == self._gold_entity
-        # The task's descriptions were checked once (``TaskText.clean``): the engine need not scan them again.
-        return Handled(message=described(self._entity(name)), clean=self._view.clean)
+        return _inspected(self._entity(name))
 
     async def _commit(self, action: Commit) -> Handled:
         scoring = self.options.scoring
@@ -368,7 +375,7 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
     def public(self) -> dict[str, Any]:
         """The task, entity names, and the parts and attributes of every revealed entity."""
         texts = self._view.text_by_name
-        revealed = self.names if self.config.reveal == "full" else [n for n in self.names if n in self.inspected]
+        revealed = self.names if self.config.reveal == "full" else self._revealed
         return {
             "task": self.item.task,
             "items": list(self._view.item_names),
@@ -387,6 +394,31 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             "entity_mask": spaces.MultiBinary(config.options_as(CreativityOptions).max_entities),
             "inspected_mask": spaces.MultiBinary(config.options_as(CreativityOptions).max_entities),
         }
+
+
+_inspect_replies: IdentityCache[Entity, Handled] = IdentityCache(8192)
+
+
+def _inspected(entity: Entity) -> Handled:
+    """The reply to inspecting ``entity``: its description (frozen, so one reply serves every episode),
+    marked clean when it is, so the engine does not scan it again."""
+    reply = _inspect_replies.get(entity)
+    if reply is None:
+        text = described(entity)
+        reply = _inspect_replies.put(entity, Handled(message=text, clean=is_clean(text)))
+    return reply
+
+
+_entity_masks: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _entity_mask(size: int, used: int) -> np.ndarray:
+    """``size`` slots, the first ``used`` set (one array per shape, never written: ``fields`` copies it)."""
+    mask = _entity_masks.get((size, used))
+    if mask is None:
+        mask = _entity_masks[size, used] = np.zeros(size, dtype=np.int8)
+        mask[:used] = 1
+    return mask
 
 
 _NO_QUESTIONS = question_counts(())

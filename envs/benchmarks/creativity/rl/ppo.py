@@ -56,7 +56,7 @@ from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
     training_config,
 )
 from lateralgym.envs.benchmarks.creativity.rl.model_file import ModelFileError, read_model
-from lateralgym.envs.benchmarks.creativity.rl.text import TextCreativity, TextEncoder, make_encoder
+from lateralgym.envs.benchmarks.creativity.rl.text import TextCreativity, TextEncoder, encode_tasks, make_encoder
 from lateralgym.envs.benchmarks.creativity.rl.wrappers import ACTION_FEATURES, DiscreteCreativity, PartOrder
 
 
@@ -381,6 +381,34 @@ def training_envs(
     return DummyVecEnv([lambda: Monitor(wrap(CreativityEnv(config, items=list(train))))] * n_envs)
 
 
+def ppo_model(
+    envs: Any, layout: DiscreteCreativity, *, seed: int = 0, text_init: float = TEXT_INIT, weight_decay: float = 0.0
+) -> MaskablePPO:
+    """``MaskablePPO`` with ``ActionScoringPolicy`` and ``train_ppo``'s settings over ``envs`` (a vector
+    env), the policy's rows laid out as ``layout``'s (a wrapper of the kind the envs hold)."""
+    return MaskablePPO(
+        ActionScoringPolicy,
+        envs,
+        policy_kwargs={
+            **policy_kwargs(layout, text_init, text_init * START_FIT_WEIGHT),
+            **(
+                {"optimizer_class": torch.optim.AdamW, "optimizer_kwargs": {"weight_decay": weight_decay}}
+                if weight_decay
+                else {}
+            ),
+        },
+        n_steps=128,
+        batch_size=256,
+        n_epochs=4,
+        learning_rate=1e-3,
+        ent_coef=0.01,
+        gamma=0.99,
+        seed=seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
 def train_ppo(
     config: EpisodeConfig,
     tasks: Sequence[CreativityTask],
@@ -436,6 +464,7 @@ def train_ppo(
     head = None
     if policy == "text":
         shared = make_encoder(encoder)
+        encode_tasks(shared, [*train, *test])  # in batches, once: the episodes then find every text cached
         try:
             head = fit_affordance_head(train, test, shared) if affordance_head else None
         except ValueError as error:
@@ -446,27 +475,7 @@ def train_ppo(
     plain = wrapper("features", part_order=part_order)
     one_thread()
     envs = training_envs(shaped, train, n_envs, wrap)
-    model = MaskablePPO(
-        ActionScoringPolicy,
-        envs,
-        policy_kwargs={
-            **policy_kwargs(envs.envs[0].env, text_init, text_init * START_FIT_WEIGHT),
-            **(
-                {"optimizer_class": torch.optim.AdamW, "optimizer_kwargs": {"weight_decay": weight_decay}}
-                if weight_decay
-                else {}
-            ),
-        },
-        n_steps=128,
-        batch_size=256,
-        n_epochs=4,
-        learning_rate=1e-3,
-        ent_coef=0.01,
-        gamma=0.99,
-        seed=seed,
-        device="cpu",
-        verbose=0,
-    )
+    model = ppo_model(envs, envs.envs[0].env, seed=seed, text_init=text_init, weight_decay=weight_decay)
 
     def on_test(name: str = "trained") -> Evaluation:
         return evaluate_policy(greedy(model), shaped, test, name=name, repeats=eval_repeats, seed=seed, wrap=wrap)

@@ -110,6 +110,15 @@ class LexicalEmbedder:
                 matrix[row, column] += sign * weight
         return _normalise(matrix)
 
+    def embed_tokens_now(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Per-text rows, one a content word (its hashed word and trigram features; an empty text gets one
+        zero row): the no-model stand-in for a model's token vectors."""
+        rows = []
+        for text in texts:
+            words = [w for w in _TOKEN.findall(text.lower()) if w not in _STOPWORDS]
+            rows.append(self.embed_now(words) if words else np.zeros((1, _LEXICAL_DIM), dtype=np.float32))
+        return rows
+
 
 def _features(text: str) -> dict[str, float]:
     words = [w for w in _TOKEN.findall(text.lower()) if w not in _STOPWORDS]
@@ -181,6 +190,16 @@ class SentenceTransformerEmbedder:
             return np.zeros((0, 1), dtype=np.float32)
         vectors = self._model.encode(list(texts), batch_size=64, convert_to_numpy=True, show_progress_bar=False)
         return _normalise(np.asarray(vectors, dtype=np.float64))
+
+    def embed_tokens_now(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """The model's last-layer vector of each word piece of each text (without the start and end marks),
+        L2-normalised rows, one array per text (an empty text gets its end mark's row)."""
+        found = self._model.encode(list(texts), batch_size=32, output_value="token_embeddings", show_progress_bar=False)
+        rows = []
+        for tokens in found:
+            matrix = np.asarray(tokens.detach().cpu().numpy(), dtype=np.float64)
+            rows.append(_normalise(matrix[1:-1] if len(matrix) > 2 else matrix[-1:]))
+        return rows
 
 
 class OpenAIEmbedder:

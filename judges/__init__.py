@@ -5,7 +5,8 @@ A benchmark's judges live in its folder: its offline judges (``Benchmark.judging
 imported only when a config asks for one) and a person judging in the terminal
 (``Benchmark.judging.human_judge``). ``make_judge(spec, benchmark=...)`` builds the one a spec names.
 ``evaluate_judge`` measures any judge against people's labels (a benchmark's ``judgement_formats``;
-``lateralgym judges eval``). ``LabelAsker`` and ``JUDGE_OPTIONS`` are the shared machinery of LLM
+``lateralgym judges eval``), ``cross_validate`` a learned judge on stories it was not trained on.
+``LabelAsker`` and ``JUDGE_OPTIONS`` are the shared machinery of LLM
 judges: a reply in a fixed vocabulary, re-asked when unclear, majority over samples. The LLM parts
 import the openai SDK, so the SDK loads on the first request; each name loads its module on first use
 (``_LAZY``).
@@ -30,13 +31,21 @@ if TYPE_CHECKING:
         majority,
         quoted,
     )
-    from lateralgym.judges._cards import JudgeCard, check_card, make_card, read_card, write_card
+    from lateralgym.judges._cards import JudgeCard, check_card, data_digest, make_card, read_card, write_card
+    from lateralgym.judges._crossval import (
+        DEFAULT_FOLDS,
+        CrossValidationError,
+        TrainableJudge,
+        cross_validate,
+        group_folds,
+    )
     from lateralgym.judges._evaluation import (
         GroupAccuracy,
         JudgeEvaluation,
         cohen_kappa,
         evaluate_judge,
         evaluate_judge_async,
+        evaluate_labels,
         score_labels,
     )
     from lateralgym.judges._factory import HUMAN, check_judge_spec, llm_judge_for, make_judge, offline_judges
@@ -60,10 +69,21 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         "_asker",
     ),
     **dict.fromkeys(
-        ("GroupAccuracy", "JudgeEvaluation", "cohen_kappa", "evaluate_judge", "evaluate_judge_async", "score_labels"),
+        (
+            "GroupAccuracy",
+            "JudgeEvaluation",
+            "cohen_kappa",
+            "evaluate_judge",
+            "evaluate_judge_async",
+            "evaluate_labels",
+            "score_labels",
+        ),
         "_evaluation",
     ),
-    **dict.fromkeys(("JudgeCard", "check_card", "make_card", "read_card", "write_card"), "_cards"),
+    **dict.fromkeys(
+        ("DEFAULT_FOLDS", "CrossValidationError", "TrainableJudge", "cross_validate", "group_folds"), "_crossval"
+    ),
+    **dict.fromkeys(("JudgeCard", "check_card", "data_digest", "make_card", "read_card", "write_card"), "_cards"),
     **dict.fromkeys(("HUMAN", "check_judge_spec", "llm_judge_for", "make_judge", "offline_judges"), "_factory"),
 }
 
@@ -72,7 +92,13 @@ if not TYPE_CHECKING:  # mypy reads the imports above: no fallback types a missp
 
 __all__ = [
     "ANSWER_REASK",
+    "DEFAULT_FOLDS",
     "HUMAN",
+    "CrossValidationError",
+    "TrainableJudge",
+    "cross_validate",
+    "evaluate_labels",
+    "group_folds",
     "GroupAccuracy",
     "JudgeCard",
     "JudgeEvaluation",
@@ -82,6 +108,7 @@ __all__ = [
     "LabelAsker",
     "check_card",
     "check_judge_spec",
+    "data_digest",
     "cohen_kappa",
     "make_card",
     "read_card",

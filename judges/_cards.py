@@ -49,6 +49,8 @@ class JudgeCard(BaseModel):
     kappa_high: float | None = None
     majority: float | None
     majority_label: str | None = None
+    cross_validation: str | None = None
+    """How a learned judge was measured when cross-validated (``stories, 8 folds``); None: as it is."""
     measured: str
     """When it was measured (UTC, ISO 8601)."""
     lateralgym: str = ""
@@ -74,6 +76,7 @@ class JudgeCard(BaseModel):
             f"{self.measured[:10]}): accuracy {figure(self.accuracy, self.accuracy_low, self.accuracy_high)}, "
             f"Cohen's kappa {figure(self.kappa, self.kappa_low, self.kappa_high)}; always "
             f"{self.majority_label!r} scores {majority}"
+            + (f" (cross-validated by {self.cross_validation})" if self.cross_validation else "")
         )
 
 
@@ -117,6 +120,7 @@ def make_card(evaluation: Any, *, judge: str, benchmark: str, data: Path, model_
         kappa_high=kappa[1],
         majority=evaluation.majority,
         majority_label=evaluation.majority_label,
+        cross_validation=evaluation.cross_validation,
         measured=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         lateralgym=measured_by,
     )

@@ -36,7 +36,15 @@ from pydantic import BaseModel, Field
 
 from lateralgym.envs import Commit, Judge, JudgeCase, LateralGymError
 
-__all__ = ["GroupAccuracy", "JudgeEvaluation", "cohen_kappa", "evaluate_judge", "evaluate_judge_async", "score_labels"]
+__all__ = [
+    "GroupAccuracy",
+    "JudgeEvaluation",
+    "cohen_kappa",
+    "evaluate_judge",
+    "evaluate_judge_async",
+    "evaluate_labels",
+    "score_labels",
+]
 
 DEFAULT_RESAMPLES = 1000
 """Bootstrap resamples of the 95 % intervals."""
@@ -86,6 +94,9 @@ class JudgeEvaluation(BaseModel):
     confusion_as_labelled: dict[str, dict[str, int]] = Field(default_factory=dict)
     """People's label as the file writes it -> the judge's own label -> cases (three-way where the data is:
     a file's Correct / Incorrect / Unknown against yes / no / irrelevant)."""
+    cross_validation: str | None = None
+    """How the labels were given when cross-validated (``stories, 8 folds``: each fold's cases by a judge
+    retrained on the other folds' stories); None: one judge labelled every case."""
 
     def group_spread(self) -> dict[str, float] | None:
         """The per-group accuracies' standard deviation, minimum and maximum (None without groups)."""
@@ -108,6 +119,7 @@ class JudgeEvaluation(BaseModel):
             "confusion_as_labelled": self.confusion_as_labelled,
             "mean_group_accuracy": self.mean_group_accuracy,
             "group_spread": self.group_spread(),
+            "cv": self.cross_validation,
         }
 
     def headline(self) -> dict[str, Any]:
@@ -247,14 +259,27 @@ async def evaluate_judge_async(
     seed: int = 0,
 ) -> JudgeEvaluation:
     """``evaluate_judge`` on the running event loop."""
-    gate = asyncio.Semaphore(max(1, concurrency))
-    answers = await asyncio.gather(*(_label(judge, case, gate) for case in cases))
-    labels = [a if isinstance(a, str) else None for a in answers]
-    first_error = next((str(a) for a in answers if isinstance(a, LateralGymError)), None)
+    labels, first_error = await _labels_async(judge, cases, concurrency)
     name = str(getattr(judge, "name", type(judge).__name__))
     return score_labels(
         cases, labels, judge=name, format=format, resamples=resamples, seed=seed, first_error=first_error
     )
+
+
+async def _labels_async(
+    judge: Judge, cases: Sequence[JudgeCase], concurrency: int
+) -> tuple[list[str | None], str | None]:
+    gate = asyncio.Semaphore(max(1, concurrency))
+    answers = await asyncio.gather(*(_label(judge, case, gate) for case in cases))
+    labels = [a if isinstance(a, str) else None for a in answers]
+    return labels, next((str(a) for a in answers if isinstance(a, LateralGymError)), None)
+
+
+def evaluate_labels(
+    judge: Judge, cases: Sequence[JudgeCase], *, concurrency: int = 8
+) -> tuple[list[str | None], str | None]:
+    """The judge's label of each case (None where its call failed for good) and the first failure's error."""
+    return asyncio.run(_labels_async(judge, cases, concurrency))
 
 
 def evaluate_judge(

@@ -54,6 +54,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "intervals, the majority baseline, the date): runs judged by it carry the card with --judge-card FILE, and "
         "their reports show the judge's agreement with people",
     )
+    evaluate.add_argument(
+        "--cv",
+        choices=["stories"],
+        help="cross-validate a learned judge: retrain it on all but one fold of stories (every case of a story in "
+        "one fold) and score it on the held-out fold, so no story scored was seen in training",
+    )
+    evaluate.add_argument(
+        "--folds", type=int, default=8, metavar="K", help="folds of --cv (default 8; at most the stories' number)"
+    )
     evaluate.add_argument("--format", metavar="NAME", help="skip detection: a format name (see above)")
     evaluate.add_argument("--benchmark", metavar="NAME", help="look among this benchmark's formats only")
     evaluate.add_argument(
@@ -102,7 +111,7 @@ def _find_format(path: Path, name: str | None, benchmark: str | None) -> tuple[A
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from lateralgym.envs import judge_note, load_items
-    from lateralgym.judges import evaluate_judge, make_judge
+    from lateralgym.judges import cross_validate, evaluate_judge, make_judge
 
     load_imports(args.imports)
     path = Path(args.data)
@@ -122,9 +131,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         cache_dir=args.cache_dir,
         use_cache=not args.no_cache,
     )
-    result = evaluate_judge(
-        judge, cases, format=fmt.name, concurrency=args.concurrency, resamples=args.resamples, seed=args.seed
-    )
+    trained_here = _trained_on(judge, path)
+    if args.cv:
+        result = cross_validate(
+            judge, cases, folds=args.folds, format=fmt.name, resamples=args.resamples, seed=args.seed
+        )
+    else:
+        result = evaluate_judge(
+            judge, cases, format=fmt.name, concurrency=args.concurrency, resamples=args.resamples, seed=args.seed
+        )
     if result.failed and not result.n:
         print(
             f"lateralgym: error: every judge call failed ({result.failed} of {result.failed}): {result.first_error}; "
@@ -132,6 +147,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_ALL_ERRORED
+    if trained_here and not args.cv:
+        print(
+            f"lateralgym: note: judge {args.judge} was trained on this very data, so these figures are in-sample, "
+            "not an estimate of how it judges new stories: add --cv stories",
+            file=sys.stderr,
+        )
     if args.save_card:
         _save_card(result, args, unit.name, path)
     if args.json:
@@ -149,6 +170,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         )
         return EXIT_SOME_ERRORED
     return EXIT_OK
+
+
+def _trained_on(judge: Any, data: Path) -> bool:
+    """Whether a learned judge's weights were trained on ``data`` (its ``training_data_sha256``)."""
+    trained = getattr(judge, "training_data_sha256", "")
+    if not trained:
+        return False
+    from lateralgym.judges import data_digest
+
+    return bool(trained == data_digest(data))
 
 
 def _save_card(result: Any, args: argparse.Namespace, benchmark: str, data: Path) -> None:
@@ -177,6 +208,11 @@ def _render(result: Any) -> str:
         f"judge {result.judge} on {result.format}: {result.n} judgements"
         + (f" ({result.failed} failed calls left out)" if result.failed else "")
     ]
+    if result.cross_validation:
+        lines.append(
+            f"  cross-validated by {result.cross_validation}: each case labelled by the judge retrained on the "
+            "other folds, so no story scored was seen in training"
+        )
     for name in ("accuracy", "precision", "recall", "f1"):
         low_high = result.intervals.get(name)
         interval = f"  95% [{low_high[0]:.4f}, {low_high[1]:.4f}]" if low_high else ""

@@ -97,11 +97,13 @@ if TYPE_CHECKING:
     from lateralgym.envs._figures import BarFigure, MetricsView
     from lateralgym.envs.benchmarks.splat._embed_judge import EmbeddingJudge
     from lateralgym.envs.benchmarks.splat._judges import key_facts
+    from lateralgym.envs.benchmarks.splat._learned_judge import LearnedJudge
     from lateralgym.envs.benchmarks.splat._loaders import load_lateval, load_splat, parse_clues
 
 _LAZY = {  # name -> the module of this folder that defines it (loaded on first use)
     "EmbeddingJudge": "_embed_judge",
     "key_facts": "_judges",
+    "LearnedJudge": "_learned_judge",
     "load_lateval": "_loaders",
     "load_splat": "_loaders",
     "parse_clues": "_loaders",
@@ -132,6 +134,7 @@ __all__ = [
     "UNCLEAR_MESSAGE",
     "DifficultyBand",
     "EmbeddingJudge",
+    "LearnedJudge",
     "MessageJudge",
     "ReferenceJudge",
     "SituationPuzzle",
@@ -158,6 +161,10 @@ __getattr__ = lazy_exports(__name__, _LAZY)
 
 EMBED_JUDGE = "reference-embed"
 """The embeddings judge's spec (``_embed_judge.EMBED_JUDGE``; its module loads when the judge is built)."""
+LEARNED_JUDGE = "learned"
+"""The learned judge's spec (``_learned_judge.LEARNED_JUDGE``; its module loads when the judge is built)."""
+_JUDGE_OPTIONS = {EMBED_JUDGE: ("model",), LEARNED_JUDGE: ("model", "weights")}
+"""The options each offline judge with options takes (``name?option=value&...``)."""
 
 
 def _here(reference: str) -> Any:
@@ -222,6 +229,7 @@ class SplatJudging(JudgingPart):
     offline_judges: ClassVar[Mapping[str, Any]] = {
         "reference": ReferenceJudge,
         EMBED_JUDGE: _here("_embed_judge:EmbeddingJudge"),
+        LEARNED_JUDGE: _here("_learned_judge:LearnedJudge"),
     }
     default_judge = "reference"
     llm_judge = "lateralgym.envs.benchmarks.splat._llm_judge:LLMSplatJudge"
@@ -244,25 +252,32 @@ class SplatJudging(JudgingPart):
     )
 
     def make_judge(self, spec: str) -> Judge | None:
-        """Its offline judges, and ``reference-embed?model=...`` (the embeddings judge on the model
-        the query names: ``st:``, ``st:PATH`` or ``lexical``)."""
+        """Its offline judges, ``reference-embed?model=...`` (the embeddings judge on the model the query
+        names: ``st:``, ``st:PATH`` or ``lexical``) and ``learned?weights=PATH&model=...`` (the learned
+        judge with another weights file or embedder)."""
         name, sep, query = spec.partition("?")
-        if not (sep and name == EMBED_JUDGE):
+        if not (sep and name in _JUDGE_OPTIONS):
             return super().make_judge(spec)
         from urllib.parse import parse_qsl
 
         from lateralgym.envs._errors import ConfigError
 
         options = dict(parse_qsl(query, keep_blank_values=True))
-        unknown = sorted(set(options) - {"model"})
+        unknown = sorted(set(options) - set(_JUDGE_OPTIONS[name]))
         if unknown:
+            taken = " and ".join(_JUDGE_OPTIONS[name])
             raise ConfigError(
-                f"judge {EMBED_JUDGE}: unknown option {unknown[0]!r}; its only option is model "
-                "(st:, st:PATH or lexical), e.g. reference-embed?model=st:"
+                f"judge {name}: unknown option {unknown[0]!r}; its options are {taken} "
+                "(model: st:, st:PATH or lexical), e.g. " + (f"{name}?model=st:")
             )
+        model = options.get("model") or "st:"
+        if name == LEARNED_JUDGE:
+            from lateralgym.envs.benchmarks.splat._learned_judge import LearnedJudge
+
+            return LearnedJudge(model=model, weights=options.get("weights") or None)
         from lateralgym.envs.benchmarks.splat._embed_judge import EmbeddingJudge
 
-        return EmbeddingJudge(model=options.get("model") or "st:")
+        return EmbeddingJudge(model=model)
 
 
 class SplatMetrics(MetricsPart[SplatOutcome]):

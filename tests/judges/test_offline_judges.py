@@ -153,5 +153,7 @@ def test_leak_guard() -> None:
 
 def test_make_judge() -> None:
     assert isinstance(make_judge("kb", benchmark="creativity"), KBJudge)
-    with pytest.raises(ConfigError, match="offline judges are: exact, kb, reference, reference-embed; or name a model"):
+    with pytest.raises(
+        ConfigError, match="offline judges are: exact, kb, learned, reference, reference-embed; or name a model"
+    ):
         make_judge("oracle", benchmark="creativity")

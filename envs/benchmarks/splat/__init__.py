@@ -44,7 +44,8 @@ Terminated when solved; truncated after ``max_turns`` rounds (15 by default, as 
 
 ## Also in this folder
 The item schema and the readers of SPLAT's ``puzzles.xlsx`` and LatEval's JSON (``lateval``
-format), the offline ``reference`` and ``reference-embed`` judges, the LLM judge
+format), the offline ``reference`` and ``reference-embed`` judges and the ``learned`` one (MiniLM
+with a head trained on TurtleBench's labels, ``_learned_judge.py``; weights ``learned_judge.npz``), the LLM judge
 (``LLMSplatJudge``, imported on first use), a person judging in the terminal (``--judge human``),
 the PettingZoo AEC env (``splat_v0``) with ``JudgeSeat``, judge/human agreement (SPLAT's M, R and
 Cohen's kappa; ``lateralgym agreement``), the human-labelled judgements its judges are measured on

@@ -12,8 +12,9 @@ settings) over 8 envs whose observation never changes: the LateralGym side's fir
 action mask, an episode ending every ``--episode-steps`` steps (default 3, about an untrained
 policy's episodes), no info. What SB3 and the network cost with an env that costs nothing.
 
-Rounds alternate floor and LateralGym (``--rounds``, default 3), each building its envs and model
-afresh; time is CPU time of this process (torch on one thread, as ``train_ppo`` sets; waiting for a
+After one untimed round of 1024 steps on each side (the first ``learn`` of a process pays for first
+touches of memory), rounds alternate floor and LateralGym (``--rounds``, default 3), each building its
+envs and model afresh; time is CPU time of this process (torch on one thread, as ``train_ppo`` sets; waiting for a
 core other jobs hold is not counted) and wall time is printed beside it. Then one more LateralGym
 round under cProfile gives the shares of ``learn``: the text encoder (``CachedEncoder.encode``), the
 observation rows (``TextCreativity._features``), the env (``LateralEnv.step`` and ``reset``), the
@@ -143,6 +144,8 @@ def main() -> None:
     def floor_envs() -> DummyVecEnv:
         return DummyVecEnv([lambda: Monitor(ConstantEnv(observation, mask, probe, args.episode_steps))] * N_ENVS)
 
+    timed_learn(floor_envs(), probe, 1024)  # untimed: the first learn on either side pays for first touches
+    timed_learn(lateralgym_envs(), probe, 1024)
     print(f"{'round':>5} {'floor steps/s':>13} {'LateralGym steps/s':>18} {'ratio':>6}  (CPU time; wall in brackets)")
     floors, ours, ratios = [], [], []
     for number in range(1, args.rounds + 1):

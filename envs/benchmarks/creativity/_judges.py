@@ -66,6 +66,13 @@ def _graded(label: str, **facts: Any) -> JudgeReply:
     return JudgeReply(label=label, detail=AnswerFacts(**facts))
 
 
+def shared_reply(reply: JudgeReply) -> JudgeReply | None:
+    """``reply`` if it is one of the plain replies every grade with the same facts shares (frozen, built
+    once), else None: what is made of it may be shared too."""
+    facts = reply.detail
+    return reply if facts is not None and _PLAIN_REPLIES.get(id(facts)) is reply else None
+
+
 def _reply(facts: AnswerFacts) -> JudgeReply:
     shared = _PLAIN_REPLIES.get(id(facts))
     if shared is not None:  # the facts every plain grade shares, so their replies can be shared too (frozen)

@@ -19,16 +19,22 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from lateralgym.envs._actions import Ask, Commit, Inspect
 from lateralgym.envs._benchmark import ViewSection
 from lateralgym.envs._cache import IdentityCache
-from lateralgym.envs._config import EpisodeConfig
+from lateralgym.envs._config import EpisodeConfig, RewardConfig
 from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._errors import ConfigError
 from lateralgym.envs._fields import snake
-from lateralgym.envs._judging import Judge, question_counts
+from lateralgym.envs._judging import Judge, JudgeReply, question_counts
 from lateralgym.envs._matching import NameMatcher, match_name
 from lateralgym.envs._scoring import ExplorationOutcome
 from lateralgym.envs._text import MAX_TEXT, is_clean, sanitise
 from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement
-from lateralgym.envs.benchmarks.creativity._judges import AnswerFacts, answer_facts, grades_by_rule, rule_facts
+from lateralgym.envs.benchmarks.creativity._judges import (
+    AnswerFacts,
+    answer_facts,
+    grades_by_rule,
+    rule_facts,
+    shared_reply,
+)
 from lateralgym.envs.benchmarks.creativity._lookup import task_lookup
 from lateralgym.envs.benchmarks.creativity._options import CreativityOptions, Scoring
 from lateralgym.envs.benchmarks.creativity._render import described, task_text
@@ -212,15 +218,12 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
     def brief(self) -> str:
         task, view = self.item, self._view
         if self.paper_protocol:
-            lines = [
-                f"TASK: {task.task}",
-                f"ENVIRONMENT: {task.environment}",
-                "THINGS IN THE SCENE: " + "; ".join(self.things),
+            return (
+                f"TASK: {task.task}\nENVIRONMENT: {task.environment}\nTHINGS IN THE SCENE: {'; '.join(self.things)}\n"
                 f"You have {self.config.max_turns} turns. Each turn, inspect ONE thing to read its description "
-                "(an entity's parts with their physical and state attributes), or give your final answer.",
-                usage_text(self.config),
-            ]
-            return "\n".join(lines)
+                "(an entity's parts with their physical and state attributes), or give your final answer.\n"
+                + usage_text(self.config)
+            )
         if self.config.reveal == "full":
             descriptions = view.descriptions
             lines = [view.head, *[descriptions[n] for n in self._order]]
@@ -323,7 +326,14 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             if entity_correct
             else "not the intended solution"
         )
-        return Handled(message=f"Answer recorded. Result: {verdict}.", reward=reward, terminated=True, judge=reply)
+        key = (id(reply), id(rewards), verdict)
+        shared = _commit_replies.get(key)
+        if shared is not None and shared[0] is reply and shared[1] is rewards:  # the same grade, rewards, verdict
+            return shared[2]
+        handled = Handled(message=f"Answer recorded. Result: {verdict}.", reward=reward, terminated=True, judge=reply)
+        if len(_commit_replies) < 256 and shared_reply(reply) is not None:  # a plain grade's reply is shared (frozen)
+            _commit_replies[key] = (reply, rewards, handled)
+        return handled
 
     def _entity(self, name: str) -> Entity:
         return self._by_name[name]
@@ -335,7 +345,10 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             return ""
         if left == 1:
             return "\n[1 turn left: this is your last turn, give your final answer now.]"
-        return f"\n[{left} turns left.]"
+        notice = _notices.get(left)
+        if notice is None:
+            notice = _notices[left] = f"\n[{left} turns left.]"
+        return notice
 
     def final_reward(self) -> float:
         """The ``gold_inspection`` reward if the gold entity was inspected: paid at the end, since a bonus
@@ -395,6 +408,13 @@ class CreativityScene(Scene[CreativityTask, CreativityOutcome]):
             "inspected_mask": spaces.MultiBinary(config.options_as(CreativityOptions).max_entities),
         }
 
+
+_notices: dict[int, str] = {}
+"""The countdown's texts by turns left."""
+
+_commit_replies: dict[tuple[int, int, str], tuple[JudgeReply, RewardConfig, Handled]] = {}
+"""The replies to commits graded with one of the shared plain replies (``shared_reply``), by that
+reply's and the config's rewards' identities (both kept alive here) and the verdict: a few dozen."""
 
 _inspect_replies: IdentityCache[Entity, Handled] = IdentityCache(8192)
 

@@ -64,7 +64,7 @@ class GRPOSettings(BaseModel):
     eval_max_new_tokens: int = Field(default=64, ge=1)
     """Tokens per move in the greedy held-out evaluation."""
     eval_items: int | None = Field(default=None, ge=1)
-    """Held-out items evaluated (None: every test item of the config)."""
+    """Held-out items evaluated, spread evenly over the test split (None: every test item of the config)."""
     valid_shaping: float = Field(default=0.0, ge=0)
     """Weight of a reward for the share of moves the parser could read (0: the env's reward alone)."""
     threads: int = Field(default=2, ge=1)

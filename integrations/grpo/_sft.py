@@ -50,7 +50,7 @@ class SFTSettings(BaseModel):
     max_length: int = Field(default=4096, ge=16)
     """Tokens of prompt and reply; a longer example is left out, never cut (a cut one loses its reply)."""
     eval_items: int | None = Field(default=None, ge=1)
-    """Held-out items evaluated (None: every test item of the config)."""
+    """Held-out items evaluated, spread evenly over the test split (None: every test item of the config)."""
     eval_max_new_tokens: int = Field(default=64, ge=1)
     """Tokens per move in the greedy held-out evaluation."""
     threads: int = Field(default=2, ge=1)

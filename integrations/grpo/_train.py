@@ -47,7 +47,7 @@ from lateralgym.integrations.grpo._settings import (
 from lateralgym.integrations.grpo._text import REWARD_METRIC, VALID_METRIC, reward_funcs, rollout_func, training_rows
 from lateralgym.integrations.grpo._tools import tool_environment, tool_rewards
 
-__all__ = ["evaluation", "split_train_test", "train_grpo"]
+__all__ = ["evaluation", "split_train_test", "spread", "train_grpo"]
 
 
 def split_train_test(
@@ -62,7 +62,15 @@ def split_train_test(
         )
     if not test:
         raise GRPOError(f"config {config.name!r}: no held-out (test) item to evaluate on; give a larger dataset")
-    return train, test[:eval_items] if eval_items else test
+    return train, spread(test, eval_items) if eval_items else test
+
+
+def spread(items: Sequence[Any], count: int) -> list[Any]:
+    """``count`` of ``items`` evenly spaced over their order (all when there are no more): a dataset lists
+    one answer's items together, so its first ``count`` would be a few answers' variants."""
+    if count >= len(items):
+        return list(items)
+    return [items[int(k * len(items) / count)] for k in range(count)]
 
 
 def train_grpo(

@@ -95,7 +95,7 @@ def register(sub: Subparsers) -> None:
     grpo.add_argument("--num-generations", type=int, default=8, help="completions per prompt, GRPO's group (8)")
     grpo.add_argument("--prompts-per-step", type=int, default=1, help="items per optimizer step (1)")
     grpo.add_argument("--max-completion-length", type=int, default=32, help="tokens per move (32)")
-    grpo.add_argument("--eval-items", type=int, help="held-out items evaluated (default: every test item)")
+    grpo.add_argument("--eval-items", type=int, help="held-out items evaluated, spread over the test split (all)")
     grpo.add_argument("--eval-max-new-tokens", type=int, default=64, help="tokens per move when evaluating (64)")
     grpo.add_argument("--valid-shaping", type=float, default=0.0, help="weight of a reward for readable moves (0)")
     grpo.add_argument("--save-every", type=int, default=10, help="steps between checkpoints (10)")
@@ -194,9 +194,9 @@ def _register_sft(algorithms: argparse._SubParsersAction[argparse.ArgumentParser
     sft.add_argument("--batch-size", type=int, default=4, help="examples per step (4)")
     sft.add_argument("--lr", type=float, default=5e-5, help="peak learning rate, decayed linearly to 0 (5e-5)")
     sft.add_argument(
-        "--max-length", type=int, default=4096, help="tokens of prompt and reply; longer examples are left out"
+        "--max-length", type=int, default=4096, help="tokens of prompt and reply (4096); longer examples are left out"
     )
-    sft.add_argument("--eval-items", type=int, help="held-out items evaluated (default: every test item)")
+    sft.add_argument("--eval-items", type=int, help="held-out items evaluated, spread over the test split (all)")
     sft.add_argument("--eval-max-new-tokens", type=int, default=64, help="tokens per move when evaluating (64)")
     sft.add_argument("--out", type=Path, help="run folder, a new one (default runs/sft-<config>-<time>)")
     sft.add_argument("--threads", type=int, default=2, help="torch threads (2)")

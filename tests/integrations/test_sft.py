@@ -28,6 +28,7 @@ from lateralgym.integrations.grpo import (
 )
 from lateralgym.integrations.grpo._demos import write_examples
 from lateralgym.integrations.grpo._manifest import write_checkpoint
+from lateralgym.integrations.grpo._train import split_train_test, spread
 
 
 def _train(name: str, count: int = 3) -> tuple[EpisodeConfig, list[Any]]:
@@ -161,6 +162,13 @@ def test_a_problem_is_shared_by_its_variants() -> None:
     assert {get_benchmark("brainteaser").data.problem_of(p) for p in puzzles} == {puzzles[0].group_id}
     riddle = load_sample_items("riddlesense")[0]
     assert get_benchmark("riddlesense").data.problem_of(riddle) == riddle.id  # the default: the item
+
+
+def test_held_out_items_are_spread_over_the_split() -> None:
+    assert spread(list(range(10)), 3) == [0, 3, 6] and spread([1, 2], 5) == [1, 2]
+    config = EpisodeConfig.named("creativity-static-graded")
+    _, test = split_train_test(config, None, 100)
+    assert len(test) == 100 and len({t.gold.entity for t in test}) > 50  # the first 100 hold 16 golds
 
 
 # -- the training itself, on a tiny random model (the grpo extra) ------------------------------------

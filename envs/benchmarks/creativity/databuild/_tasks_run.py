@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -37,6 +37,7 @@ from lateralgym.envs.benchmarks.creativity.databuild._tasks_pipeline import (
     STAGE_COMPARE,
     STAGE_INTRA,
     STAGE_TEXT,
+    TaskBuild,
     build_tasks,
 )
 from lateralgym.envs.benchmarks.creativity.databuild._tasks_prompts import compare_messages, task_text_messages
@@ -197,18 +198,23 @@ def run_build(job: TaskBuildJob, console: Console | None = None) -> int:
         elif job.judge == "llm" and not job.only_seeded:
             raise DataBuildError("give --model for the LLM stages, or --judge rules --only-seeded to build offline")
         with StageProgress(enabled=not job.quiet) as progress:
-            build = asyncio.run(
-                build_tasks(
-                    kb,
-                    embedder=embedder,
-                    store=store,
-                    config=job.config,
-                    client=client,
-                    judge=job.judge,
-                    only_stored_golds=job.only_seeded,
-                    progress=progress,
+            kept: list[TaskBuild] = []
+            asyncio.run(
+                _keep(
+                    build_tasks(
+                        kb,
+                        embedder=embedder,
+                        store=store,
+                        config=job.config,
+                        client=client,
+                        judge=job.judge,
+                        only_stored_golds=job.only_seeded,
+                        progress=progress,
+                    ),
+                    kept,
                 )
             )
+            build = kept[0]
     console.print(build.summary())  # also when nothing came of it: the counts say which stage gave out
     console.print(counters_table(build.counters.values()))
     for line in invalid_reasons(build.counters.values()):
@@ -221,6 +227,13 @@ def run_build(job: TaskBuildJob, console: Console | None = None) -> int:
     write_tasks(build.tasks, job.out, official=official)
     console.print(f"wrote {len(build.tasks)} tasks to {job.out} (checkpoints in {checkpoints})")
     return 0
+
+
+async def _keep(work: Coroutine[Any, Any, TaskBuild], into: list[TaskBuild]) -> None:
+    """Await ``work`` into ``into`` rather than return it: ``asyncio.run``'s Ctrl-C handler holds the main
+    task, and on the way out Python 3.11's ``signal`` module formats that task's repr, its result
+    included; a build's tasks and verdicts took tens of seconds to format."""
+    into.append(await work)
 
 
 def run_stats(path: Path, console: Console | None = None) -> int:

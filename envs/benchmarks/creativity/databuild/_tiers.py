@@ -95,27 +95,75 @@ def limit_strata(strata: dict[Stratum, list[GoldRef]], most: int | None) -> dict
     return strata if most is None else dict(list(strata.items())[:most])
 
 
+@dataclass(frozen=True)
+class _PoolTable:
+    """What ``candidate_pools`` reads of a KB and its index, built once per build (not once per gold)."""
+
+    kb: AffordanceKB
+    index: AffordanceIndex
+    entities: dict[str, Entity]
+    ids: list[str]
+    """Every entity id, by position."""
+    position: dict[str, int]
+    names: list[str]
+    """Each position's entity name, snake-cased (variants share it)."""
+    ref_entity: np.ndarray
+    """Each index ref's entity position."""
+    name_code: np.ndarray
+    scene_code: np.ndarray
+
+
+_TABLE: list[_PoolTable] = []
+
+
+def _pool_table(kb: AffordanceKB, index: AffordanceIndex) -> _PoolTable:
+    if _TABLE and _TABLE[0].kb is kb and _TABLE[0].index is index:
+        return _TABLE[0]
+    entities = {e.id: e for e in kb.entities}
+    ids = list(entities)
+    position = {entity_id: n for n, entity_id in enumerate(ids)}
+    names = [snake(entities[i].name) for i in ids]
+    name_codes = {name: n for n, name in enumerate(dict.fromkeys(names))}
+    scene_codes = {scene: n for n, scene in enumerate(dict.fromkeys(entities[i].scene for i in ids))}
+    table = _PoolTable(
+        kb=kb,
+        index=index,
+        entities=entities,
+        ids=ids,
+        position=position,
+        names=names,
+        ref_entity=np.array([position[ref.entity_id] for ref in index.refs], dtype=np.intp),
+        name_code=np.array([name_codes[name] for name in names], dtype=np.intp),
+        scene_code=np.array([scene_codes[entities[i].scene] for i in ids], dtype=np.intp),
+    )
+    _TABLE[:] = [table]
+    return table
+
+
 def candidate_pools(
     gold: GoldRef, kb: AffordanceKB, index: AffordanceIndex, *, scope: str, pool_size: int
 ) -> tuple[list[Entity], list[Entity]]:
     """Stage E: the near and far candidate pools of a gold (see the module docstring)."""
-    entities = {e.id: e for e in kb.entities}
-    gold_entity = entities[gold.entity_id]
+    table = _pool_table(kb, index)
+    gold_at = table.position[gold.entity_id]
     distances = 1.0 - index.vectors @ index.vectors[index.row_of[gold]]
-    distance: dict[str, float] = {}
-    for ref, d in zip(index.refs, distances.tolist(), strict=True):
-        entity = entities[ref.entity_id]
-        if snake(entity.name) == snake(gold_entity.name) or (scope == "scene" and entity.scene != gold_entity.scene):
-            continue
-        distance[entity.id] = min(distance.get(entity.id, 2.0), round(d, 6))
+    owners = table.ref_entity
+    keep = table.name_code[owners] != table.name_code[gold_at]
+    if scope == "scene":
+        keep &= table.scene_code[owners] == table.scene_code[gold_at]
+    smallest = np.full(len(table.ids), np.inf)
+    np.minimum.at(smallest, owners[keep], distances[keep])
+    # an entity's distance: its nearest affordance's, rounded (rounding keeps the order, so rounding
+    # the smallest is the smallest rounded), at most 2
+    distance = {table.ids[n]: min(2.0, round(float(smallest[n]), 6)) for n in np.flatnonzero(np.isfinite(smallest))}
     nearest: dict[str, str] = {}  # name -> the variant nearest the gold
     for entity_id in sorted(distance, key=lambda i: (distance[i], i)):
-        nearest.setdefault(snake(entities[entity_id].name), entity_id)
+        nearest.setdefault(table.names[table.position[entity_id]], entity_id)
     ranked = sorted(nearest.values(), key=lambda i: (distance[i], i))
     near_n = min(pool_size, math.ceil(len(ranked) / 2)) if len(ranked) < 2 * pool_size else pool_size
     near = ranked[:near_n]
     far = ranked[near_n:][-pool_size:]
-    return [entities[i] for i in near], [entities[i] for i in far]
+    return [table.entities[i] for i in near], [table.entities[i] for i in far]
 
 
 def split_verdicts(

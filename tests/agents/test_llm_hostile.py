@@ -87,7 +87,8 @@ def _client(server: ScriptedLLMServer, cache_dir: Path, **fields: object) -> LLM
         base_url=server.base_url,
         cache_dir=cache_dir,
         backoff_base_s=0.001,
-        **{"timeout": 5.0, "max_retries": 2, **fields},
+        # generous: no test here is about time, and litellm's first call imports for seconds on a busy machine
+        **{"timeout": 120.0, "max_retries": 2, **fields},
     )
 
 

@@ -14,7 +14,16 @@ def _node(value: str, key: str, children: tuple[dict[str, Any], ...] = ()) -> di
     return {"value": value, "based_question": "Why?", "key_question": key, "children": list(children)}
 
 
-def story(index: int, surface: str, bottom: str, facts: list[str], keys: list[str]) -> dict[str, Any]:
+def story(
+    index: int,
+    surface: str,
+    bottom: str,
+    facts: list[str],
+    keys: list[str],
+    *,
+    supernatural: bool = False,
+    someone_dies: bool = False,
+) -> dict[str, Any]:
     """One release record: ``facts`` are the tree's seven nodes (root first), ``keys`` its six key questions."""
     tree = {
         "value": facts[0],
@@ -26,13 +35,13 @@ def story(index: int, surface: str, bottom: str, facts: list[str], keys: list[st
         ],
     }
     return {
-        "supernatural": False,
-        "someone_dies": False,
+        "supernatural": supernatural,
+        "someone_dies": someone_dies,
         "core_sentence": facts[0],
         "story_tree": tree,
         "bottom": bottom,
         "surface": surface,
-        "key_question": list(reversed(keys)),
+        "key_question": list(reversed(keys)),  # the release's list is in arbitrary order
         "index": index,
     }
 

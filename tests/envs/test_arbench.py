@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _arbench_release import story
 from llm_server import ScriptedLLMServer
 
 from lateralgym.cli import main
@@ -23,34 +24,7 @@ from lateralgym.envs.benchmarks.arbench import (
 from lateralgym.envs.testing import check_scene
 from lateralgym.episodes import run
 
-
-def _node(value: str, key: str, children: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
-    return {"value": value, "based_question": "Why?", "key_question": key, "children": list(children)}
-
-
-def _puzzle(index: int, surface: str, bottom: str, facts: list[str], keys: list[str], **flags: bool) -> dict[str, Any]:
-    tree = {
-        "value": facts[0],
-        "based_question": "",
-        "key_question": "",
-        "children": [
-            _node(facts[1], keys[0], (_node(facts[2], keys[1]), _node(facts[3], keys[2]))),
-            _node(facts[4], keys[3], (_node(facts[5], keys[4]), _node(facts[6], keys[5]))),
-        ],
-    }
-    return {
-        "supernatural": flags.get("supernatural", False),
-        "someone_dies": flags.get("someone_dies", True),
-        "core_sentence": facts[0],
-        "story_tree": tree,
-        "bottom": bottom,
-        "surface": surface,
-        "key_question": list(reversed(keys)),  # the release's list is in arbitrary order
-        "index": index,
-    }
-
-
-BAKER = _puzzle(
+BAKER = story(
     1,
     "A baker throws away a perfect cake every night at midnight. Why?",
     "The baker's late wife baked her last cake at midnight, so he bakes one in her memory and cannot bear to eat it.",
@@ -71,8 +45,9 @@ BAKER = _puzzle(
         "Is eating the cake too painful for him?",
         "Does he throw it away every night?",
     ],
+    someone_dies=True,
 )
-DIVER = _puzzle(
+DIVER = story(
     98,
     "A diver surfaces, smiles, and then never dives again. Why?",
     "The diver found the ring his grandfather lost at sea, so his search was over forever.",
@@ -93,7 +68,6 @@ DIVER = _puzzle(
         "Was finding it his only reason to dive?",
         "Was he afraid of water?",
     ],
-    someone_dies=False,
 )
 
 

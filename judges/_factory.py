@@ -122,6 +122,12 @@ def make_judge(
         return llm_judge_for(benchmark, client, **options)
     known = offline_judges()
     name, _, settings = spec.partition("?")
+    if benchmark is not None and not get_benchmark(benchmark).judging.offline_judges:
+        raise ConfigError(
+            f"benchmark {benchmark!r} defines no offline judge, so judge {spec!r} cannot judge it: give its class "
+            "`judging = JudgingPart.having(offline_judges={'name': JudgeClass}, default_judge='name')` "
+            "(docs/adding-a-benchmark.md), or name a model judge as provider/model"
+        )
     if name in known and benchmark in known[name]:
         raise ConfigError(f"judge {name!r} is an offline judge and takes no settings; drop '?{settings}'")
     if name in known:

@@ -125,3 +125,16 @@ def test_a_person_is_shown_the_game_own_moves(folder: Path) -> None:
     assert "(not a move: write 'commit: <one word>'; type 'help'" in out
     assert out.count("cost no turn") == 3
     assert out.count("Right.") == 2  # the one move it has still plays, each on its first turn
+
+
+def test_a_game_without_a_judge_is_told_what_to_add(folder: Path) -> None:
+    """A benchmark class with no ``judging`` part has no offline judge: one line says what to give it."""
+    game = (folder / "riddles.py").read_text(encoding="utf-8")
+    without = "\n".join(line for line in game.splitlines() if not line.lstrip().startswith("judging ="))
+    (folder / "riddles.py").write_text(without + "\n", encoding="utf-8")
+    done = lateralgym(folder, "--player", "random")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    said = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(said) == 1, done.stderr
+    assert "benchmark 'bare-riddles' defines no offline judge" in said[0]
+    assert "JudgingPart.having(offline_judges=" in said[0]

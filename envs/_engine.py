@@ -36,7 +36,6 @@ from lateralgym.envs._config import EpisodeConfig, check_hints
 from lateralgym.envs._errors import ConfigError, LateralGymError
 from lateralgym.envs._items import ItemTable, item_table
 from lateralgym.envs._judging import ANSWER_LABELS, QA, Judge, JudgeReply, check_verdict
-from lateralgym.envs._sync import run_sync
 from lateralgym.envs._text import MAX_TEXT, is_clean, sanitise, text_space
 
 _ACTION_TYPES = (Inspect, Ask, Commit, Invalid)
@@ -389,6 +388,8 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         coroutine = self.astep(action)
         if getattr(self.judge, "synchronous", False):
             return drive(coroutine)
+        from lateralgym.envs._sync import run_sync  # a judge that awaits a model: the background loop
+
         return run_sync(coroutine)
 
     async def astep(self, action: Any) -> StepResult:

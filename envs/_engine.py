@@ -34,7 +34,7 @@ from lateralgym.envs._benchmark import Benchmark, Outcome, get_benchmark
 from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._config import EpisodeConfig, check_hints
 from lateralgym.envs._errors import ConfigError, LateralGymError
-from lateralgym.envs._items import ItemTable, item_table
+from lateralgym.envs._items import ItemTable, item_table, load_config_items
 from lateralgym.envs._judging import ANSWER_LABELS, QA, Judge, JudgeReply, check_verdict
 from lateralgym.envs._text import MAX_TEXT, is_clean, sanitise, text_space
 
@@ -316,8 +316,6 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         """Step for a trainer: see ``Scene.lean`` (read at every ``reset``)."""
         self.benchmark: Benchmark[Any, Any] = get_benchmark(config.benchmark)
         if items is None:
-            from lateralgym.envs._datasets import load_config_items
-
             items = load_config_items(config)
         # Checked and indexed once per table: an env given another env's ``items`` costs no work per item.
         self.items: ItemTable = item_table(self.benchmark, items, label=f"config {config.name!r}")

@@ -24,12 +24,11 @@ from lateralgym.envs import EpisodeConfig, Judge, LateralEnv, benchmark_of
 from lateralgym.episodes._episode import run_episode
 from lateralgym.episodes._failures import FailureWatch
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, StepLogWriter, Usage, read_log
-from lateralgym.episodes._moves import Moves, MovesTally
+from lateralgym.episodes._moves import Moves, MovesTally, UsageTally
 from lateralgym.episodes._options import RunOptions
 from lateralgym.episodes._plan import EpisodeSpec
 from lateralgym.episodes._roles import AgentFactory
 from lateralgym.episodes._rundir import SUMMARY, write_json
-from lateralgym.episodes._usage import UsageTally
 
 if TYPE_CHECKING:
     from lateralgym.episodes._continue import Continuation

@@ -19,9 +19,8 @@ from lateralgym.envs import ConfigError, get_benchmark
 from lateralgym.episodes._log import Usage
 from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import RunMetrics
-from lateralgym.episodes._moves import Moves, MovesTally
+from lateralgym.episodes._moves import Moves, MovesTally, metrics_and_usage
 from lateralgym.episodes._report_facts import partial_warning, run_facts
-from lateralgym.episodes._usage import metrics_and_usage
 
 if TYPE_CHECKING:
     from lateralgym.episodes._plots import Plot

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         default_constraint,
         parse_constrain,
     )
-    from lateralgym.agents._factory import OFFLINE_AGENTS, check_player_spec, make_agent, player_factory
+    from lateralgym.agents._factory import OFFLINE_AGENTS, check_player_spec, is_model_spec, make_agent, player_factory
     from lateralgym.agents._gguf import GGUFInfo, LocalModelError, read_gguf
     from lateralgym.agents._human import HumanAgent
     from lateralgym.agents._llm_backends import MalformedReplyError, normalise_reply
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from lateralgym.agents._llm_player import PLAYER_OPTIONS, LLMPlayer
     from lateralgym.agents._llm_probe import EndpointCheckError, check_endpoints
     from lateralgym.agents._llm_secrets import display_url, redact, safe_spec, scrub_credentials
-    from lateralgym.agents._llm_spec import GENERATION_KEYS, LOCAL_PROVIDER, ModelSpec, OptionParser, is_model_spec
+    from lateralgym.agents._llm_spec import GENERATION_KEYS, LOCAL_PROVIDER, ModelSpec, OptionParser
     from lateralgym.agents._llm_usage import UsageMeter, UsageSummary, litellm_available, lookup_cost_usd
     from lateralgym.agents._local_identity import LocalServerIdentityError
     from lateralgym.agents._local_model import (
@@ -53,18 +53,17 @@ if TYPE_CHECKING:
     from lateralgym.agents._local_serve import (
         LOCAL_MODELS,
         LocalModel,
-        ServedModel,
         local_model_rows,
         plan_local,
         register_local_model,
         served_models,
-        serving,
         stop_local_servers,
     )
     from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent, offline_player_note
     from lateralgym.agents._parsing import parse_reply, read_model_reply
     from lateralgym.agents._prices import PRICES_AS_OF, price_per_million
     from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, opening_messages, prompt_plan
+    from lateralgym.agents._served import ServedModel, serving
     from lateralgym.agents._speed import Speed, measure_speed
 
 _LAZY = {  # name -> the module that defines it, imported on first use
@@ -83,7 +82,9 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         ),
         "_constraint",
     ),
-    **dict.fromkeys(("OFFLINE_AGENTS", "check_player_spec", "make_agent", "player_factory"), "_factory"),
+    **dict.fromkeys(
+        ("OFFLINE_AGENTS", "check_player_spec", "is_model_spec", "make_agent", "player_factory"), "_factory"
+    ),
     **dict.fromkeys(("GGUFInfo", "LocalModelError", "read_gguf"), "_gguf"),
     "HumanAgent": "_human",
     **dict.fromkeys(("ResponseCache", "request_key"), "_llm_cache"),
@@ -103,7 +104,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     **dict.fromkeys(("PLAYER_OPTIONS", "LLMPlayer"), "_llm_player"),
     **dict.fromkeys(("EndpointCheckError", "check_endpoints"), "_llm_probe"),
     **dict.fromkeys(("display_url", "redact", "safe_spec", "scrub_credentials"), "_llm_secrets"),
-    **dict.fromkeys(("GENERATION_KEYS", "LOCAL_PROVIDER", "ModelSpec", "OptionParser", "is_model_spec"), "_llm_spec"),
+    **dict.fromkeys(("GENERATION_KEYS", "LOCAL_PROVIDER", "ModelSpec", "OptionParser"), "_llm_spec"),
     **dict.fromkeys(("UsageMeter", "UsageSummary", "litellm_available", "lookup_cost_usd"), "_llm_usage"),
     **dict.fromkeys(
         ("LOCAL_INSTALL_HINT", "LocalModelServer", "choose_context", "choose_threads", "smollm2_gguf"), "_local_model"
@@ -112,16 +113,15 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         (
             "LOCAL_MODELS",
             "LocalModel",
-            "ServedModel",
             "local_model_rows",
             "plan_local",
             "register_local_model",
             "served_models",
-            "serving",
             "stop_local_servers",
         ),
         "_local_serve",
     ),
+    **dict.fromkeys(("ServedModel", "serving"), "_served"),  # what a manifest records; a run's server block
     **dict.fromkeys(("HeuristicAgent", "OracleAgent", "RandomAgent", "offline_player_note"), "_offline"),
     **dict.fromkeys(("parse_reply", "read_model_reply"), "_parsing"),
     **dict.fromkeys(("PRICES_AS_OF", "price_per_million"), "_prices"),

@@ -1,4 +1,5 @@
-"""Build players from spec strings: offline names or LLM model specs."""
+"""Build players from spec strings: offline names or LLM model specs (``is_model_spec`` tells them apart
+without loading the model-spec parser, so a run of offline players never does)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,17 @@ from pathlib import Path
 from typing import Any
 
 from lateralgym.agents._base import Agent
-from lateralgym.agents._llm_spec import LOCAL_PROVIDER, ModelSpec, is_model_spec
 from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent
 from lateralgym.envs import ConfigError, did_you_mean
 
 OFFLINE_AGENTS: tuple[str, ...] = ("random", "heuristic", "oracle", "human")
 """Player specs that need no model."""
+
+
+def is_model_spec(spec: str) -> bool:
+    """Whether ``spec`` names a model (``provider/model[?options]``) rather than an offline agent or judge."""
+    provider, sep, model = spec.partition("?")[0].partition("/")
+    return bool(sep and provider.strip() and model.strip())
 
 
 def make_agent(spec: str, items: Sequence[Any] = (), seed: int | None = None) -> Agent:
@@ -50,6 +56,8 @@ def check_player_spec(spec: str) -> None:
         return
     if not is_model_spec(spec):
         raise _unknown_player(spec)
+    from lateralgym.agents._llm_spec import ModelSpec
+
     ModelSpec.parse(spec)
 
 
@@ -87,6 +95,7 @@ def player_factory(
     from lateralgym.agents._constraint import Constraint, default_constraint
     from lateralgym.agents._llm_client import LLMClient
     from lateralgym.agents._llm_player import PLAYER_OPTIONS, LLMPlayer
+    from lateralgym.agents._llm_spec import LOCAL_PROVIDER, ModelSpec
 
     model = ModelSpec.parse(spec)
     if model.base_url is None and model.provider != LOCAL_PROVIDER:  # a local model gets its own server

@@ -50,7 +50,7 @@ from lateralgym.envs import ModelCall
 from lateralgym.envs.support import background, capped
 
 if TYPE_CHECKING:
-    from lateralgym.agents._local_serve import ServedModel
+    from lateralgym.agents._served import ServedModel
 
 __all__ = [
     "DEFAULT_CACHE_DIR",

@@ -33,7 +33,6 @@ __all__ = [
     "ModelSpec",
     "OptionParser",
     "flag",
-    "is_model_spec",
 ]
 
 Backend = Literal["openai", "litellm"]
@@ -76,12 +75,6 @@ def flag(value: str) -> bool:
     if word in _TRUE | _FALSE:
         return word in _TRUE
     raise ValueError(f"expected true/false, got {value!r}")
-
-
-def is_model_spec(spec: str) -> bool:
-    """Whether ``spec`` names a model (``provider/model[?options]``) rather than an offline agent or judge."""
-    provider, sep, model = spec.partition("?")[0].partition("/")
-    return bool(sep and provider.strip() and model.strip())
 
 
 def _split_name(name: str) -> tuple[str, str]:

@@ -12,7 +12,8 @@ nothing stops it).
 
 Every ``LLMClient`` of a ``local/`` spec asks ``serve`` for its server: the first starts it (and waits
 until it answers), the others share it (the judge on the player's model). Servers stop when the
-outermost ``serving()`` block ends (each command and each run is one), else when the process exits; the
+outermost ``serving()`` block ends (each command and each run is one; the block and ``ServedModel`` live in
+``_served``, so a run without a ``local/`` spec never loads this module), else when the process exits; the
 guard (``_local_guard``) covers a process killed outright. A run records what it was served
 (``ServedModel``: the file, its sha256, threads, context, runtime) in its manifest.
 
@@ -25,15 +26,12 @@ them and replies of different servers never mix.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from pydantic import BaseModel, ConfigDict
 
 from lateralgym.agents._gguf import LocalModelError, read_gguf
 from lateralgym.agents._llm_spec import LOCAL_SERVER_KEYS
@@ -53,6 +51,7 @@ from lateralgym.agents._local_model import (
     smollm2_gguf,
     transformers_command,
 )
+from lateralgym.agents._served import ServedModel, on_serving_end
 
 if TYPE_CHECKING:
     from lateralgym.agents._llm_spec import ModelSpec
@@ -61,14 +60,12 @@ __all__ = [
     "LOCAL_MODELS",
     "LocalEndpoint",
     "LocalModel",
-    "ServedModel",
     "local_api_key",
     "local_model_rows",
     "plan_local",
     "register_local_model",
     "serve",
     "served_models",
-    "serving",
     "stop_local_servers",
 ]
 
@@ -111,25 +108,6 @@ def register_local_model(model: LocalModel) -> None:
     LOCAL_MODELS[model.name] = model
 
 
-class ServedModel(BaseModel):
-    """A model a ``local/`` spec was served by, as a run's manifest records it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    spec: str
-    """``local/<name>`` or ``local/<path>``, as the spec named it."""
-    path: str
-    """The GGUF file, absolute."""
-    sha256: str
-    threads: int
-    context: int
-    """Context tokens the server was started with."""
-    runtime: str
-    """What served it (``transformers 5.24.0 (torch 2.13.0+cpu, llguidance 1.9.1)``, ``llama-cpp-python 0.3.36``)."""
-    base_url: str
-    """Where it answered during the run (a new run or a resume starts it again on a free port)."""
-
-
 @dataclass(frozen=True)
 class LocalEndpoint:
     """How a client reaches a running local server: where, with which key, and what to key replies by.
@@ -167,7 +145,6 @@ class _Servers:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running: list[tuple[LocalModelServer, ServedModel]] = []
-        self._depth = 0
         self.plan: _Plan | None = None
 
     def sizing(self, trained: int | None) -> tuple[int | None, int]:
@@ -253,19 +230,10 @@ class _Servers:
         with self._lock:
             return [served for server, served in self._running if server.running()]
 
-    @contextlib.contextmanager
-    def scope(self) -> Iterator[None]:
-        with self._lock:
-            self._depth += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._depth -= 1
-                last = self._depth == 0
-            if last:
-                self.stop_all()
-                self.plan = None
+    def end(self) -> None:
+        """The outermost ``serving()`` block ended: stop every server, forget the plan."""
+        self.stop_all()
+        self.plan = None
 
     def stop_all(self) -> None:
         with self._lock:
@@ -276,6 +244,7 @@ class _Servers:
 
 _servers = _Servers()
 atexit.register(_servers.stop_all)
+on_serving_end(_servers.end)
 
 
 def serve(spec: ModelSpec) -> LocalEndpoint:
@@ -307,11 +276,6 @@ def local_api_key(base_url: str) -> str | None:
 def served_models() -> list[ServedModel]:
     """The local models this process serves now."""
     return _servers.served()
-
-
-def serving() -> contextlib.AbstractContextManager[None]:
-    """A block whose end stops the local servers started in it (the outermost block's end stops all)."""
-    return _servers.scope()
 
 
 def stop_local_servers() -> None:

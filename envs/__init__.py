@@ -10,7 +10,7 @@ writing a benchmark's loaders are in ``lateralgym.envs.records``, the conformanc
 
 from typing import TYPE_CHECKING
 
-from lateralgym.envs._lazy import lazy_exports
+from lateralgym.envs.support import lazy_exports
 
 if TYPE_CHECKING:
     from lateralgym.envs._actions import (
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     )
     from lateralgym.envs._calls import ModelCall
     from lateralgym.envs._config import SHIPPED_CONFIGS, EpisodeConfig, RewardConfig
-    from lateralgym.envs._datasets import load_config_items
     from lateralgym.envs._engine import (
         EpisodeOverError,
         Handled,
@@ -71,7 +70,7 @@ if TYPE_CHECKING:
     from lateralgym.envs._fields import Count, Flag, FrozenRecord, Text, snake, spaced
     from lateralgym.envs._figures import BarFigure, BarPanel, breakdown_value, repeats_note
     from lateralgym.envs._grammar import ActionGrammar, FreeText, JsonForm, LineForm, OneOf, final_turn
-    from lateralgym.envs._items import ItemTable, item_table
+    from lateralgym.envs._items import ItemTable, item_table, load_config_items
     from lateralgym.envs._jsonl import SharedList, jsonl_lines, write_jsonl
     from lateralgym.envs._judging import (
         ADVERSARIAL_QUESTIONS,
@@ -135,7 +134,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     ),
     "ModelCall": "_calls",
     **dict.fromkeys(("SHIPPED_CONFIGS", "EpisodeConfig", "RewardConfig"), "_config"),
-    "load_config_items": "_datasets",
+    "load_config_items": "_items",
     **dict.fromkeys(
         ("EpisodeOverError", "Handled", "LateralEnv", "ProcessReward", "Scene", "StepRecord", "item_key", "usage_text"),
         "_engine",

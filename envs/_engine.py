@@ -34,9 +34,8 @@ from lateralgym.envs._benchmark import Benchmark, Outcome, get_benchmark
 from lateralgym.envs._calls import ModelCall
 from lateralgym.envs._config import EpisodeConfig, check_hints
 from lateralgym.envs._errors import ConfigError, LateralGymError
-from lateralgym.envs._items import ItemTable, item_table
+from lateralgym.envs._items import ItemTable, item_table, load_config_items
 from lateralgym.envs._judging import ANSWER_LABELS, QA, Judge, JudgeReply, check_verdict
-from lateralgym.envs._sync import run_sync
 from lateralgym.envs._text import MAX_TEXT, is_clean, sanitise, text_space
 
 _ACTION_TYPES = (Inspect, Ask, Commit, Invalid)
@@ -317,8 +316,6 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         """Step for a trainer: see ``Scene.lean`` (read at every ``reset``)."""
         self.benchmark: Benchmark[Any, Any] = get_benchmark(config.benchmark)
         if items is None:
-            from lateralgym.envs._datasets import load_config_items
-
             items = load_config_items(config)
         # Checked and indexed once per table: an env given another env's ``items`` costs no work per item.
         self.items: ItemTable = item_table(self.benchmark, items, label=f"config {config.name!r}")
@@ -389,6 +386,8 @@ class LateralEnv(gym.Env[dict[str, Any], Any]):
         coroutine = self.astep(action)
         if getattr(self.judge, "synchronous", False):
             return drive(coroutine)
+        from lateralgym.envs._sync import run_sync  # a judge that awaits a model: the background loop
+
         return run_sync(coroutine)
 
     async def astep(self, action: Any) -> StepResult:

@@ -1,4 +1,5 @@
-"""The items an env draws episodes from: type-checked and indexed by id once, then shared.
+"""The items an env draws episodes from: type-checked and indexed by id once, then shared; and which
+items a config runs on (``load_config_items``: its dataset file, or the benchmark's sample data).
 
 Building a ``LateralEnv`` used to check, copy and index every item, so each new env (one per
 episode in flight, one per chat rollout) cost time in proportion to the dataset: ~28 ms at 14,000
@@ -11,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from lateralgym.envs._errors import ConfigError
+from lateralgym.envs._errors import ConfigError, DatasetError
 
 if TYPE_CHECKING:
     from lateralgym.envs._benchmark import Benchmark
+    from lateralgym.envs._config import EpisodeConfig
 
-__all__ = ["ItemTable", "duplicate_ids", "item_table"]
+__all__ = ["ItemTable", "duplicate_ids", "item_table", "load_config_items"]
 
 
 def duplicate_ids(ids: Iterable[str]) -> list[str]:
@@ -89,3 +91,42 @@ def item_table(benchmark: Benchmark[Any, Any], items: Iterable[Any], *, label: s
     if isinstance(items, ItemTable) and items.benchmark == benchmark.name:
         return items
     return ItemTable(benchmark, items, label=label)
+
+
+def load_config_items(config: EpisodeConfig, path: str | None = None) -> ItemTable:
+    """Items for ``config``: from ``path`` / ``config.dataset`` when given (a file, or the name of a dataset
+    the benchmark ships, a first sample kept by name), else the sample data.
+
+    Returns:
+        The items, checked and indexed once (``ItemTable``): every env built on them shares the table.
+
+    Raises:
+        DatasetError: the file cannot be read, or holds items of another benchmark.
+    """
+    from lateralgym.envs._benchmark import get_benchmark  # the registry sits above the table
+
+    benchmark = get_benchmark(config.benchmark)
+    source = path or config.dataset
+    label = f"config {config.name!r}"
+    if source is None:
+        return item_table(benchmark, benchmark.data.sample_items(), label=label)
+    from pathlib import Path
+
+    from lateralgym.envs._loaders import load_items
+
+    if not Path(source).exists() and source in benchmark.data.sample_data:  # a shipped dataset by name
+        from lateralgym.envs._samples import sample_path
+
+        source = str(sample_path(source))
+    items = load_items(source, format=config.dataset_format if path is None else None, benchmark=benchmark.name)
+    wanted = benchmark.item_type
+    if not items:
+        raise DatasetError(source, "the file holds no items")
+    if not all(isinstance(i, wanted) for i in items):
+        found = type(items[0]).__name__
+        raise DatasetError(
+            source,
+            f"holds {found} records but config {config.name!r} runs {wanted.__name__} items; "
+            f"pick a config for this benchmark",
+        )
+    return item_table(benchmark, items, label=label)

@@ -305,11 +305,19 @@ def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
     A model with ``shared_lists`` reads both forms: the compact one, whose items are
     defined once by ``{"entity": {...}}`` lines and listed by id, and the embedded one (see ``_jsonl``).
     """
-    from lateralgym.envs._jsonl import SharedItems, repeated_lists, shared_lists  # it uses this module's plain()
-
     path = Path(path)
     with _collector_paused():
-        return _read_jsonl(path, model, SharedItems(path, shared_lists(model), repeated_lists(model)))
+        return _read_jsonl(path, model, _shared_items(path, model))
+
+
+def _shared_items(path: Path, model: type[BaseModel]) -> SharedItems | None:
+    """What the records of a file share (``_jsonl``); None when ``model`` has no list whose items are written
+    once or repeat (most models: their lines are read as they are, and ``_jsonl`` is not loaded)."""
+    if not (getattr(model, "shared_lists", ()) or getattr(model, "repeated_lists", ())):
+        return None
+    from lateralgym.envs._jsonl import SharedItems, repeated_lists, shared_lists  # it uses this module's plain()
+
+    return SharedItems(path, shared_lists(model), repeated_lists(model))
 
 
 @contextlib.contextmanager
@@ -335,11 +343,11 @@ def iter_jsonl(path: str | Path, model: type[M]) -> Iterator[M]:
     yield from stream_records(path, model, SharedItems(path, shared_lists(model), repeated_lists(model)))
 
 
-def _read_jsonl(path: Path, model: type[M], shared: SharedItems) -> list[M]:
+def _read_jsonl(path: Path, model: type[M], shared: SharedItems | None) -> list[M]:
     return list(_records(path, model, shared))
 
 
-def _records(path: Path, model: type[M], shared: SharedItems) -> Iterator[M]:
+def _records(path: Path, model: type[M], shared: SharedItems | None) -> Iterator[M]:
     seen: dict[str, int] = {}
     for number, data in json_lines(path, stream_lines(path)):
         record = json_record(path, model, shared, seen, number, data)
@@ -348,28 +356,29 @@ def _records(path: Path, model: type[M], shared: SharedItems) -> Iterator[M]:
 
 
 def json_record(
-    path: Path, model: type[M], shared: SharedItems, seen: dict[str, int], number: int, data: Any
+    path: Path, model: type[M], shared: SharedItems | None, seen: dict[str, int], number: int, data: Any
 ) -> M | None:
     """The record a parsed JSONL line holds, validated; None for a line defining a shared item.
 
     Args:
         path: The file, for errors.
         model: The records' model.
-        shared: The file's shared items so far (``_jsonl``).
+        shared: The file's shared items so far (``_jsonl``; None: its model shares none).
         seen: The line of each record id so far; ``record``'s is added.
         number: The line's number.
         data: The line's JSON value; its shared lists are resolved in place.
     """
-    if shared.define(data, number):
+    if shared is not None and shared.define(data, number):
         return None
-    raw = shared.resolve(data, number)
+    raw = shared.resolve(data, number) if shared is not None else None
     try:
         record = model.model_validate(data)
     except ValidationError as exc:
         field, message = validation_message(exc)
         raise DatasetError(path, message, record=f"line {number}", field=field) from exc
     unique_id(path, record, seen, number)
-    shared.remember(raw, record)
+    if shared is not None and raw:
+        shared.remember(raw, record)
     return record
 
 

@@ -19,8 +19,8 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from lateralgym.envs._errors import DatasetError, validation_message
-from lateralgym.envs._lazy import lazy_exports
 from lateralgym.envs._samples import brief, parse_json, plain, read_text
+from lateralgym.envs.support import lazy_exports
 
 if TYPE_CHECKING:
     from lateralgym.envs._npy import read_npy

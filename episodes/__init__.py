@@ -68,7 +68,14 @@ if TYPE_CHECKING:
         compute_metrics,
         metrics_from_log,
     )
-    from lateralgym.episodes._moves import INVALID_WARNING_RATE, Moves, MovesTally
+    from lateralgym.episodes._moves import (
+        INVALID_WARNING_RATE,
+        Moves,
+        MovesTally,
+        UsageTally,
+        metrics_and_usage,
+        usage_from_log,
+    )
     from lateralgym.episodes._options import RunOptions
     from lateralgym.episodes._plan import EpisodeSpec, episode_seed, plan_episodes
     from lateralgym.episodes._play import RunResult
@@ -91,7 +98,6 @@ if TYPE_CHECKING:
     from lateralgym.episodes._runs_index import write_runs_index
     from lateralgym.episodes._served import REMOTE_PLAYER, EpisodeSessions
     from lateralgym.episodes._session import EpisodeSession, RecordWriter, SessionStep
-    from lateralgym.episodes._usage import UsageTally, metrics_and_usage, usage_from_log
     from lateralgym.episodes._viewer import VIEWER_FILE, ViewerError, write_viewer
 
 _LAZY = {  # name -> the module that defines it, imported on first use
@@ -168,7 +174,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     "write_runs_index": "_runs_index",
     **dict.fromkeys(("REMOTE_PLAYER", "EpisodeSessions"), "_served"),
     **dict.fromkeys(("EpisodeSession", "RecordWriter", "SessionStep"), "_session"),
-    **dict.fromkeys(("UsageTally", "metrics_and_usage", "usage_from_log"), "_usage"),
+    **dict.fromkeys(("UsageTally", "metrics_and_usage", "usage_from_log"), "_moves"),
     **dict.fromkeys(("VIEWER_FILE", "ViewerError", "write_viewer"), "_viewer"),
 }
 

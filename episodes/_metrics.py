@@ -34,7 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lateralgym.envs import ConfigError, LateralGymError, ScoredEpisode, get_benchmark, pass_k_rates
+from lateralgym.envs import ConfigError, LateralGymError, ScoredEpisode, get_benchmark
 from lateralgym.envs.support import validation_message
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
 
@@ -174,6 +174,12 @@ class MetricsAccumulator:
     def result(self) -> RunMetrics:
         """The metrics of every episode added so far."""
         scored = self._scorer.score()
+        tries = self._scorer.tries()
+        reliability: dict[str, float] = {}
+        if any(len(t) > 1 for t in tries):  # pass^k and pass@k measure items tried more than once
+            from lateralgym.envs import pass_k_rates
+
+            reliability = pass_k_rates(tries)
         return RunMetrics(
             benchmark=self.benchmark,
             mode=self.mode,
@@ -181,7 +187,7 @@ class MetricsAccumulator:
             errored=len(self._errored),
             items=len(self._scorer.items),
             repeats=max(self._scorer.repeats, 1),
-            headline={**scored.headline, **pass_k_rates(self._scorer.tries())},
+            headline={**scored.headline, **reliability},
             breakdowns=scored.breakdowns,
             exploration=scored.exploration,
             warnings=list(scored.warnings),

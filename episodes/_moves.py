@@ -1,21 +1,28 @@
-"""How valid a run's player moves were, in one number: ``summary.json``'s ``moves``.
+"""What a run's episodes did, tallied in one pass over its log for ``summary.json``: how valid the
+player's moves were (``moves``) and the model usage per role (``llm_usage``).
 
 A move is one player step of the log. It is *invalid* when the env could not use it (an unreadable
 reply, an action the config does not allow, a name not in the scene); *re-asked* when the LLM player
 asked again for the format before it (``ModelCall.format_reasks``); *fallback* when a reply still
 unreadable was read by the benchmark's fallback; *constrained* by the mode its reply was decoded under
-(``grammar``, ``json_schema``). An episode run again after a resume counts once, by its last run.
+(``grammar``, ``json_schema``). Model usage is summed from each episode's last end record. An episode
+run again after a resume counts once, by its last run.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from lateralgym.episodes._log import EpisodeStart, StepLine
+from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, StepLine, Usage, read_log
 
-__all__ = ["INVALID_WARNING_RATE", "Moves", "MovesTally"]
+if TYPE_CHECKING:
+    from lateralgym.episodes._metrics import RunMetrics
+
+__all__ = ["INVALID_WARNING_RATE", "Moves", "MovesTally", "UsageTally", "metrics_and_usage", "usage_from_log"]
 
 INVALID_WARNING_RATE = 0.10
 """Above this share of invalid moves, a report leads with the run's validity."""
@@ -86,3 +93,62 @@ class MovesTally:
         return Moves(
             total=total, invalid=invalid, invalid_rate=rate, reasked=reasked, fallback=fallback, constrained=dict(modes)
         )
+
+
+class UsageTally:
+    """Model usage per role over a stream of episode ends, the last end of each episode counting.
+
+    Each episode's usage is kept as a tuple of numbers (not its ``EpisodeEnd``, which carries the
+    whole outcome), so a report over a million-line log stays small."""
+
+    _FIELDS = tuple(Usage.model_fields)
+
+    def __init__(self) -> None:
+        self._latest: dict[str, tuple[tuple[str, tuple[Any, ...]], ...]] = {}
+
+    def add(self, record: object) -> None:
+        """Note ``record`` if it is an episode end (others are ignored)."""
+        if isinstance(record, EpisodeEnd):
+            self._latest[record.episode_id] = tuple(
+                (role, tuple(getattr(usage, name) for name in self._FIELDS)) for role, usage in record.usage.items()
+            )
+
+    def totals(self) -> dict[str, Usage]:
+        """The usage per role summed over the episodes noted."""
+        totals: dict[str, Usage] = {}
+        for roles in self._latest.values():
+            for role, values in roles:
+                totals.setdefault(role, Usage()).merge(
+                    Usage.model_construct(**dict(zip(self._FIELDS, values, strict=True)))
+                )
+        return totals
+
+
+def usage_from_log(log_path: Path) -> dict[str, Usage]:
+    """Model usage per role over every episode end of a step log (the last record of each episode)."""
+    tally = UsageTally()
+    if log_path.exists():
+        for record in read_log(log_path):
+            tally.add(record)
+    return tally.totals()
+
+
+def metrics_and_usage(log_path: Path, moves: MovesTally | None = None) -> tuple[RunMetrics, dict[str, Usage]]:
+    """The run's metrics and its model usage per role, in one pass over the step log (which also
+    counts the player's ``moves`` when a tally is given).
+
+    Raises:
+        MetricsError: the log does not exist or holds no episodes.
+        LogError: a line other than the last is not a valid record.
+    """
+    from lateralgym.episodes._metrics import metrics_from_log
+
+    tally = UsageTally()
+
+    def note(record: object) -> None:
+        tally.add(record)
+        if moves is not None:
+            moves.add(record)
+
+    metrics = metrics_from_log(log_path, on_record=note)
+    return metrics, tally.totals()

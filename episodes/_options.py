@@ -20,14 +20,16 @@ from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, fie
 from lateralgym.agents import check_player_spec, display_url, safe_spec
 from lateralgym.envs import ConfigError, EpisodeConfig, LateralGymError
 from lateralgym.envs.support import validation_message
-from lateralgym.episodes._failures import STOP_AFTER_ERRORS
 from lateralgym.judges import check_judge_spec
 
-__all__ = ["HUMAN", "RecordedOptions", "RunOptions", "check_people"]
+__all__ = ["HUMAN", "STOP_AFTER_ERRORS", "RecordedOptions", "RunOptions", "check_people"]
 
 _FLAGS = {"ray_actors": "--actors", "ray_address": "--address"}
 """The flags spelled otherwise than their option; every other flag is the option's name with
 dashes (``--judge-base-url`` for ``judge_base_url``)."""
+
+STOP_AFTER_ERRORS = 10
+"""The default number of errored episodes in a row that stops a run (``FailureWatch``)."""
 
 HUMAN = "human"
 """The spec of a person playing or judging at this terminal."""

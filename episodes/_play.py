@@ -7,34 +7,112 @@ episode a person left under way goes on from its last logged move (``_continue.p
 unfinished and errored episodes lose their lines and run again from turn 1. On a
 stop, a failure (a full disk) or Ctrl-C every episode still running is cancelled before the log
 is closed, so none writes after it.
+
+Failures are loud (``FailureWatch``): an API outage, a wrong key or a setting the server refuses makes
+every episode end in an error, and a person watching the bar should not have to open the log to see
+it. The first episode to fail in a new way (``HTTP 401``, ``connection``, ``timeout``, a crash of a
+given type) is printed on stderr at once, later ones of that kind only counted; after ``stop_after``
+episodes in a row end in an error the run stops, its unfinished episodes kept for ``--resume``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
+import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import BaseModel, ConfigDict
 
 from lateralgym.agents import safe_spec, scrub_credentials
 from lateralgym.envs import EpisodeConfig, Judge, LateralEnv, benchmark_of
-from lateralgym.episodes._episode import run_episode
-from lateralgym.episodes._failures import FailureWatch
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, StepLogWriter, Usage, read_log
-from lateralgym.episodes._moves import Moves, MovesTally
-from lateralgym.episodes._options import RunOptions
+from lateralgym.episodes._moves import Moves, MovesTally, UsageTally
+from lateralgym.episodes._options import STOP_AFTER_ERRORS, RunOptions
 from lateralgym.episodes._plan import EpisodeSpec
 from lateralgym.episodes._roles import AgentFactory
 from lateralgym.episodes._rundir import SUMMARY, write_json
-from lateralgym.episodes._usage import UsageTally
+from lateralgym.episodes._session import run_episode
 
 if TYPE_CHECKING:
     from lateralgym.episodes._continue import Continuation
 
-__all__ = ["RollOut", "RunResult", "roll_out"]
+__all__ = ["FailureWatch", "RollOut", "RunResult", "error_kind", "roll_out"]
+
+_SHOWN_CHARS = 300
+_HTTP = re.compile(r"\bHTTP (\d{3})\b")
+_CLIENT_KIND = re.compile(r"(?:retries exhausted|not retried): (timeout|connection|tls|malformed|config|error)\b")
+_EXCEPTION = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)(?::|$)")
+
+
+def error_kind(message: str) -> str:
+    """The kind of an episode's error, from its logged message: ``HTTP 401``, ``connection``, ``tls``,
+    ``timeout``, ``malformed`` (the LLM client's words), else the exception's type name."""
+    http = _HTTP.search(message)
+    if http is not None:
+        return f"HTTP {http.group(1)}"
+    client = _CLIENT_KIND.search(message)
+    if client is not None:
+        return client.group(1)
+    exception = _EXCEPTION.match(message.strip())
+    return exception.group(1) if exception is not None else "error"
+
+
+class FailureWatch:
+    """Watches episode ends: prints each new kind of error, and says when the run should stop.
+
+    Args:
+        stop_after: Stop after this many errored episodes in a row (None or 0: never).
+        stream: Where the lines go (default: stderr at the time of writing, so a live progress
+            bar can redirect it).
+    """
+
+    def __init__(self, stop_after: int | None = STOP_AFTER_ERRORS, stream: TextIO | None = None) -> None:
+        self.stop_after = stop_after or None
+        self.stream = stream
+        self.kinds: dict[str, int] = {}
+        """Each kind of error seen, with its count."""
+        self.in_a_row = 0
+        self.finished = 0
+        """Episodes that ended (an end record written) in this call."""
+        self.errored = 0
+        self.stopped: str | None = None
+        """Why the run stopped early (None: it did not)."""
+
+    def _say(self, line: str) -> None:
+        print(line, file=self.stream if self.stream is not None else sys.stderr, flush=True)
+
+    def episode_ended(self, end: EpisodeEnd) -> bool:
+        """Count an ended episode; True when the run should stop now."""
+        self.finished += 1
+        if end.error is None:
+            self.in_a_row = 0
+            return False
+        self.errored += 1
+        self.in_a_row += 1
+        kind = error_kind(end.error)
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        if self.kinds[kind] == 1:
+            shown = " ".join(end.error.split())[:_SHOWN_CHARS]
+            self._say(
+                f"lateralgym: episode {end.episode_id} ended in an error ({kind}; later errors of this kind are "
+                f"counted, not shown): {shown}"
+            )
+        if self.stop_after is not None and self.in_a_row >= self.stop_after and self.stopped is None:
+            self.stopped = (
+                f"{self.in_a_row} episodes in a row ended in an error, so the run stopped early; the unfinished "
+                "episodes are kept for --resume"
+            )
+            self._say(f"lateralgym: {self.stopped}")
+            return True
+        return False
+
+    def summary(self) -> str:
+        """The errors seen by kind, e.g. ``HTTP 401 x 12, timeout x 1`` (empty when none)."""
+        return ", ".join(f"{kind} x {count}" for kind, count in self.kinds.items())
 
 
 class RunResult(BaseModel):

@@ -103,7 +103,7 @@ class EpisodeWorker:
 
     async def episode(self, spec: EpisodeSpec) -> list[Record]:
         """Play one episode to its end and return its records, in order."""
-        from lateralgym.episodes._episode import run_episode
+        from lateralgym.episodes._session import run_episode
 
         env = self.free.pop() if self.free else LateralEnv(self.config, items=self.items, judge=self.judge)
         writer = _ListWriter()

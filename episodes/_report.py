@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from lateralgym.envs import ConfigError, get_benchmark, pass_key_order
+from lateralgym.envs import ConfigError, get_benchmark
 from lateralgym.episodes._log import Usage
 from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import RunMetrics
-from lateralgym.episodes._moves import Moves, MovesTally
+from lateralgym.episodes._moves import Moves, MovesTally, metrics_and_usage
 from lateralgym.episodes._report_facts import partial_warning, run_facts
-from lateralgym.episodes._usage import metrics_and_usage
 
 if TYPE_CHECKING:
     from lateralgym.episodes._plots import Plot
@@ -77,7 +76,8 @@ def _headline_rows(metrics: RunMetrics) -> dict[str, Any]:
     (every episode errored or dropped), so the number a reader looks for never silently disappears."""
     named = _named_headline(metrics)
     rows: dict[str, Any] = {}
-    others = {k: v for k, v in metrics.headline.items() if pass_key_order(k) is None}  # pass^k: a table of its own
+    passes = _pass_keys(metrics)
+    others = {k: v for k, v in metrics.headline.items() if k not in passes}  # pass^k: a table of its own
     # n/a only when none of them was scored: a benchmark may name alternatives a run reports one of
     # (a rule's own rates are the plain names, the other rules' carry the rule's name)
     none_scored = not any(key == n or key.startswith(f"{n}_") for n in named for key in metrics.headline)
@@ -93,11 +93,19 @@ def pass_k_rows(metrics: RunMetrics) -> list[tuple[int, Any, Any]]:
     """``(k, pass^k, pass@k)`` for k = 1 .. the most tries of one item (None where a run lacks one);
     empty with one repeat."""
     found: dict[int, dict[int, Any]] = {}
-    for name, value in metrics.headline.items():
-        order = pass_key_order(name)
-        if order is not None:
-            found.setdefault(order[1], {})[order[0]] = value
+    for name, order in _pass_keys(metrics).items():
+        found.setdefault(order[1], {})[order[0]] = metrics.headline[name]
     return [(k, found[k].get(0), found[k].get(1)) for k in sorted(found)]
+
+
+def _pass_keys(metrics: RunMetrics) -> dict[str, tuple[int, int]]:
+    """The headline's ``pass^k`` / ``pass@k`` names with their order (``pass_key_order``); none in a run
+    of one try per item, which has no spread to measure (``pass_k_terms``)."""
+    if metrics.repeats < 2:
+        return {}
+    from lateralgym.envs import pass_key_order
+
+    return {name: order for name in metrics.headline if (order := pass_key_order(name)) is not None}
 
 
 def _named_headline(metrics: RunMetrics) -> tuple[str, ...]:
@@ -288,6 +296,7 @@ def write_report(
         figures = write_plots(metrics, run_dir)
     else:
         figures = {}
+    pass_keys = _pass_keys(metrics)
     about = [
         ("run", (manifest.run_id if manifest else "") or run_dir.name),
         ("player", (manifest.options.player if manifest else None) or ""),
@@ -318,7 +327,7 @@ def write_report(
         *(f"**warning: {note}**" for note in metrics.warnings),
         _NOTE if plots else f"{_NOTE} Figures: `lateralgym report {run_dir}` adds them to this report.",
         "## Headline",
-        markdown_table(["metric", "value"], ((k, v) for k, v in metrics.headline.items() if pass_key_order(k) is None)),
+        markdown_table(["metric", "value"], ((k, v) for k, v in metrics.headline.items() if k not in pass_keys)),
     ]
     passes = pass_k_rows(metrics)
     if passes:

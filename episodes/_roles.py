@@ -58,9 +58,13 @@ def _config_temperature(spec: str, temperature: float | None) -> float | None:
     """The config's temperature for a model judge whose spec sets none (the spec's own wins)."""
     if temperature is None:
         return None
-    from lateralgym.agents import ModelSpec, is_model_spec
+    from lateralgym.agents import is_model_spec
 
-    return temperature if is_model_spec(spec) and ModelSpec.parse(spec).temperature is None else None
+    if not is_model_spec(spec):
+        return None
+    from lateralgym.agents import ModelSpec
+
+    return temperature if ModelSpec.parse(spec).temperature is None else None
 
 
 async def check_model_servers(factory: Any, judge: Any, *, resuming: bool) -> None:

@@ -31,22 +31,18 @@ import yaml
 
 from lateralgym.agents import (
     DEFAULT_CONCURRENCY,
-    LOCAL_PROVIDER,
-    ModelSpec,
     ServedModel,
     is_model_spec,
-    plan_local,
     safe_spec,
     serving,
     set_default_concurrency,
 )
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, load_config_items
 from lateralgym.envs.support import check_hints
-from lateralgym.episodes._failures import FailureWatch
 from lateralgym.episodes._manifest import Manifest, new_manifest, read_manifest, require_run_dir
 from lateralgym.episodes._options import HUMAN, RunOptions, check_people
 from lateralgym.episodes._plan import limit_note, plan_episodes
-from lateralgym.episodes._play import RollOut, RunResult, roll_out
+from lateralgym.episodes._play import FailureWatch, RollOut, RunResult, roll_out
 from lateralgym.episodes._roles import AgentFactory, build_judge, build_player, check_model_servers
 from lateralgym.episodes._rundir import (
     CONFIG_FILE,
@@ -229,7 +225,11 @@ async def run_async(
 
 
 def _local(spec: str | None) -> bool:
-    return spec is not None and is_model_spec(spec) and ModelSpec.parse(spec).provider == LOCAL_PROVIDER
+    if spec is None or not is_model_spec(spec):
+        return False
+    from lateralgym.agents import LOCAL_PROVIDER, ModelSpec  # a model's spec: parsed only for one
+
+    return ModelSpec.parse(spec).provider == LOCAL_PROVIDER
 
 
 def _plan_local_servers(config: EpisodeConfig, options: RunOptions, items: Sequence[Any]) -> DryRun | None:
@@ -238,6 +238,7 @@ def _plan_local_servers(config: EpisodeConfig, options: RunOptions, items: Seque
     roles = sum(1 for spec in (options.player, options.judge) if _local(spec))
     if not roles:
         return None
+    from lateralgym.agents import plan_local
     from lateralgym.episodes._dryrun import dry_run
 
     dry = dry_run(config, options, items=items)

@@ -105,10 +105,10 @@ def make_judge(
         offline = get_benchmark(benchmark).judging.make_judge(spec)
         if offline is not None:
             return offline
-    from lateralgym.agents import LOCAL_PROVIDER, ModelSpec, is_model_spec
+    from lateralgym.agents import is_model_spec
 
     if is_model_spec(spec):
-        from lateralgym.agents import LLMClient
+        from lateralgym.agents import LOCAL_PROVIDER, LLMClient, ModelSpec
         from lateralgym.judges._asker import JUDGE_OPTIONS
 
         client_args = {name: fields.pop(name) for name in _CLIENT_ARGS if name in fields}

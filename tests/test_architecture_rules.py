@@ -132,6 +132,21 @@ LAZY_UPWARD = {
 }
 """The lazy upward imports the README names (README, Architecture); no other is allowed."""
 
+README_NAMES = {
+    ("envs/_engine.py", "lateralgym.judges"): "`LateralEnv` building a config's judge",
+    ("envs/benchmarks/splat/_judge_labels.py", "lateralgym.episodes"): "SPLAT's agreement reading a log",
+}
+"""How the README's Architecture section names each of ``LAZY_UPWARD``."""
+
+
+def test_the_readme_names_each_lazy_upward_import() -> None:
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert set(README_NAMES) == LAZY_UPWARD and len(LAZY_UPWARD) <= 2  # issue 33: at most two, each named
+    said = {0: "No import goes up", 1: "One import goes up", 2: "Two imports go up"}[len(LAZY_UPWARD)]
+    assert said in readme, said
+    missing = [phrase for phrase in README_NAMES.values() if phrase not in readme]
+    assert not missing, f"README's Architecture section does not name: {missing}"
+
 
 def _layer_of_module(module: str) -> int | None:
     if module == "lateralgym_env" or module.startswith("lateralgym_env."):

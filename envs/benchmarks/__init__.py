@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from lateralgym.envs._lazy import lazy_exports
+from lateralgym.envs.support import lazy_exports
 
 if TYPE_CHECKING:
     from lateralgym.envs.benchmarks import arbench, brainteaser, creativity, macgyver, riddlesense, splat

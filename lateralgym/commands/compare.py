@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from lateralgym.commands._imports import add_trust_flags, open_run_dirs
+from lateralgym.commands import add_trust_flags, open_run_dirs
 from lateralgym.envs import LateralGymError
 
 _RESAMPLES = 1000

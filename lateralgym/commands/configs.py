@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lateralgym.commands._imports import add_import_flag, load_imports
+from lateralgym.commands import add_import_flag, load_imports
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from lateralgym.commands._imports import add_import_flag, load_imports
+from lateralgym.commands import add_import_flag, load_imports
 from lateralgym.envs import LateralGymError
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from lateralgym.commands._imports import add_trust_flags, open_run_dirs
+from lateralgym.commands import add_trust_flags, open_run_dirs
 
 _FORMATS = ("jsonl", "trl", "verifiers", "csv")
 

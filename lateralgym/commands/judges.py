@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from lateralgym.cli import EXIT_ALL_ERRORED, EXIT_OK, EXIT_SOME_ERRORED
-from lateralgym.commands._imports import add_import_flag, load_imports
+from lateralgym.commands import add_import_flag, load_imports
 from lateralgym.envs import LateralGymError
 
 

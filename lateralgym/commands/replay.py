@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from lateralgym.cli import EXIT_DIVERGED, EXIT_OK
-from lateralgym.commands._imports import add_trust_flags, open_run_dirs
+from lateralgym.commands import add_trust_flags, open_run_dirs
 from lateralgym.commands._paths import one_run
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lateralgym.commands._imports import add_trust_flags, open_run_dirs
+from lateralgym.commands import add_trust_flags, open_run_dirs
 from lateralgym.commands._paths import one_run
 from lateralgym.envs import LateralGymError
 

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lateralgym.cli import EXIT_ALL_ERRORED, EXIT_CODES, EXIT_OK, EXIT_SOME_ERRORED
-from lateralgym.commands import wants_help
-from lateralgym.commands._imports import add_import_flag, add_trust_flags, load_imports
+from lateralgym.commands import add_import_flag, add_trust_flags, load_imports, wants_help
 from lateralgym.envs import SHIPPED_CONFIGS, LateralGymError
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 from lateralgym.cli import EXIT_OK
-from lateralgym.commands._imports import add_import_flag, load_imports
+from lateralgym.commands import add_import_flag, load_imports
 from lateralgym.envs import SHIPPED_CONFIGS
 
 

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lateralgym.commands._imports import add_import_flag, load_imports
+from lateralgym.commands import add_import_flag, load_imports
 from lateralgym.envs.support import TRAIN_DESCRIPTION, TRAIN_HELP, command_group
 
 if TYPE_CHECKING:

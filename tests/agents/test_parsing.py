@@ -12,7 +12,7 @@ from lateralgym.envs import _reply_text as _parsing_text
 from lateralgym.envs._reply_text import JSON_SCAN_LIMIT
 from lateralgym.envs.benchmarks._mcq_reply import parse_mcq_reply
 from lateralgym.envs.benchmarks.creativity._player import parse_creativity_reply
-from lateralgym.envs.benchmarks.splat._player import parse_situation_reply
+from lateralgym.envs.benchmarks.splat._reply import parse_situation_reply
 
 # -- JSON extraction -----------------------------------------------------------------------------
 

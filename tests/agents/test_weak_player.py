@@ -15,7 +15,8 @@ from llm_server import ScriptedLLMServer, count_words
 import lateralgym
 from lateralgym.agents._llm_client import LLMClient, LLMConfigError
 from lateralgym.agents._llm_player import LLMPlayer
-from lateralgym.envs.benchmarks.splat._player import REASK, fallback_move
+from lateralgym.envs.benchmarks.splat._player import REASK
+from lateralgym.envs.benchmarks.splat._reply import fallback_move
 from lateralgym.episodes import StepLine, read_log, run, write_report
 
 MODEL = "openai/weak-model"

@@ -12,7 +12,7 @@ from test_exit_codes import dead_url, llm_run, one_line_error
 
 from lateralgym.cli import main
 from lateralgym.episodes import EpisodeEnd, read_log
-from lateralgym.episodes._failures import FailureWatch, error_kind
+from lateralgym.episodes._play import FailureWatch, error_kind
 
 KEY = "sk-loud-failures-test"
 

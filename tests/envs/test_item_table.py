@@ -19,7 +19,7 @@ from lateralgym.envs import (
     load_sample_items,
     write_jsonl,
 )
-from lateralgym.envs._datasets import load_config_items
+from lateralgym.envs._items import load_config_items
 
 
 def test_an_env_built_on_another_envs_items_shares_their_table() -> None:

@@ -81,13 +81,13 @@ from lateralgym.envs._judging import ADVERSARIAL_QUESTIONS, Judge
 from lateralgym.envs._parts import DataPart, JudgingPart, LeakPart, MetricsPart, PromptPart
 from lateralgym.envs.benchmarks.splat._judges import ReferenceJudge
 from lateralgym.envs.benchmarks.splat._metrics import SplatAttempt, SplatScorer
-from lateralgym.envs.benchmarks.splat._options import SplatOptions
 from lateralgym.envs.benchmarks.splat._player import SplatPolicies, SplatPrompts
 from lateralgym.envs.benchmarks.splat._scene import (
     REPLY_CODES,
     UNCLEAR_MESSAGE,
     MessageJudge,
     SituationScene,
+    SplatOptions,
     SplatOutcome,
     opening_text,
 )

@@ -6,6 +6,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 from gymnasium import spaces
+from pydantic import BaseModel, ConfigDict
 
 from lateralgym.envs._actions import Ask, Commit, Inspect, explanation
 from lateralgym.envs._config import EpisodeConfig
@@ -21,9 +22,21 @@ from lateralgym.envs._judging import (
     question_counts,
 )
 from lateralgym.envs._scoring import ExplorationOutcome
-from lateralgym.envs.benchmarks.splat._lateval import clues_covered, question_divergence, relevant_questions
-from lateralgym.envs.benchmarks.splat._options import SplatOptions
 from lateralgym.envs.benchmarks.splat._schema import DifficultyBand, SituationPuzzle
+
+SplatProtocol = Literal["commit", "paper"]
+
+
+class SplatOptions(BaseModel):
+    """SPLAT's own config settings (the ``options:`` block of its configs): which of its protocols an
+    episode follows."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    protocol: SplatProtocol = "commit"
+    """``commit`` (questions and explicit explanations, the judge sees earlier questions); ``paper``
+    as in the official game: the judge remembers no earlier questions and every player message may
+    solve the puzzle (the judge decides). The leak guard applies in both."""
 
 
 @runtime_checkable
@@ -186,6 +199,8 @@ class SituationScene(Scene[SituationPuzzle, SplatOutcome]):
     def outcome(self, turns: int, invalid_actions: int) -> SplatOutcome:
         lateval: dict[str, Any] = {}
         if self.lateval_metrics and self.item.clues and self.item.difficulty is None:  # LatEval's puzzles
+            from lateralgym.envs.benchmarks.splat._lateval import clues_covered, question_divergence, relevant_questions
+
             questions = [qa.question for qa in self.history]
             lateval = {
                 "clue_count": len(self.item.clues),

@@ -19,8 +19,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from lateralgym.envs._config import EpisodeConfig, RewardConfig
-from lateralgym.envs._datasets import load_config_items
 from lateralgym.envs._errors import ConfigError
+from lateralgym.envs._items import load_config_items
 from lateralgym.envs._splits import Split as Split
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity._player import heuristic_action

@@ -20,10 +20,12 @@ cancels whatever is in flight at once and ``--llm-concurrency`` bounds both role
 from __future__ import annotations
 
 import asyncio
+import gc
 import shutil
 import sys
-from collections.abc import Sequence
-from contextlib import ExitStack
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +76,51 @@ def current_run_dir() -> Path | None:
     """The run directory this process is running or resuming (None before one is made), for the
     line that tells a person who stopped a run how to finish it."""
     return _state.run_dir
+
+
+class _Collector:
+    """Python's cyclic garbage collector kept off the objects a run finds made (``gc.freeze``).
+
+    A full collection walks every object the process holds, and most are the modules, classes and
+    functions imported before the run: ~180,000 of them with an LLM client, 0.1-0.3 s of CPU a walk
+    on the benchmark machine, two or three walks in a run of 600 episodes (set-up and the metrics'
+    re-reading of the log allocate enough to start one), a quarter of a short run's CPU. Frozen,
+    they are skipped; what the run makes is still collected as usual, and the frozen objects go back
+    to the oldest generation when the last run of the process ends. A process that froze objects
+    itself (``gc.get_freeze_count()``) or turned the collector off is left as it is.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._runs = 0
+        self._ours = False
+
+    @contextmanager
+    def frozen(self) -> Iterator[None]:
+        """Freeze what exists for the block's length (runs may nest or overlap in threads)."""
+        with self._lock:
+            if self._runs == 0:
+                self._ours = gc.isenabled() and gc.get_freeze_count() == 0
+            self._runs += 1
+            if self._ours:
+                gc.freeze()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._runs -= 1
+                if self._runs == 0 and self._ours:
+                    self._ours = False
+                    gc.unfreeze()
+
+    def refreeze(self) -> None:
+        """Freeze what a run's set-up made too (items, envs, modules it imported), before its episodes."""
+        with self._lock:
+            if self._ours:
+                gc.freeze()
+
+
+_collector = _Collector()
 
 
 def run(
@@ -141,6 +188,7 @@ async def run_async(
     request = resume
     manifest: Manifest | None = None
     with ExitStack() as held:
+        held.enter_context(_collector.frozen())
         held.enter_context(serving())  # local/ models' servers stop with the run, however it ends
         if request is not None:
             from lateralgym.episodes._resume import resume_options
@@ -213,6 +261,7 @@ async def run_async(
             # each distinct prompt sent, once, in prompts/; all on disk before the lock is released
             held.callback(attach_prompt_store(run_dir, factory, judge).close)
         watch = FailureWatch(options.stop_after_errors)
+        _collector.refreeze()
         try:
             return await roll_out(
                 RollOut(config, options, plan, run_dir, run_id, items, envs, judge, judge_obj, factory, watch)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -234,3 +236,56 @@ def test_errored_splat_episodes_count_the_runs_own_round_limit(tmp_path: Path) -
 
     result = run(config, agent_factory=lambda seed: Fails(), limit=2, out=tmp_path, progress=False)
     assert result.metrics.errored == 2 and result.metrics.headline["rnd"] == 5.0
+
+
+class _Cycle:
+    """An object in a reference cycle: only the cyclic collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+class FreezeWatcher(Agent):
+    """Commits option 0, noting how many objects the collector has frozen and whether a cycle the
+    agent drops is still collected during the run."""
+
+    name = "freeze-watcher"
+    seen: list[tuple[int, bool]] = []
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Action:
+        dropped = weakref.ref(_Cycle())
+        gc.collect()
+        FreezeWatcher.seen.append((gc.get_freeze_count(), dropped() is None))
+        return Commit(choice=0)
+
+
+def _watched_run(tmp_path: Path) -> list[tuple[int, bool]]:
+    FreezeWatcher.seen = []
+    run("brainteaser", agent_factory=lambda seed: FreezeWatcher(), limit=3, out=tmp_path, progress=False)
+    return FreezeWatcher.seen
+
+
+def test_a_run_freezes_what_existed_and_still_collects_what_it_makes(tmp_path: Path) -> None:
+    assert gc.get_freeze_count() == 0
+    before = weakref.ref(_Cycle())  # garbage from before the run: frozen with the rest, freed after it
+    seen = _watched_run(tmp_path)
+    assert len(seen) == 3 and all(frozen > 1000 and collected for frozen, collected in seen)
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert before() is None
+
+
+def test_a_process_that_freezes_or_turns_the_collector_off_is_left_as_it_is(tmp_path: Path) -> None:
+    gc.freeze()
+    try:
+        mine = gc.get_freeze_count()  # falls as frozen objects are freed (by their reference counts)
+        assert all(frozen <= mine for frozen, _ in _watched_run(tmp_path / "frozen"))
+        assert mine / 2 < gc.get_freeze_count() <= mine  # not thawed by the run
+    finally:
+        gc.unfreeze()
+    gc.disable()
+    try:
+        assert all(frozen == 0 for frozen, _ in _watched_run(tmp_path / "off"))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -33,7 +33,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -370,9 +370,16 @@ class StepLogWriter:
         path: The log file, created (with its folder) when missing, appended to otherwise.
         sync_interval_s: ``sync`` calls ``fsync`` when this long has passed since the last one
             (0: every time); None: ``SYNC_INTERVAL_S``.
+        on_write: Called with each record and its line (without the newline) once written.
     """
 
-    def __init__(self, path: str | Path, *, sync_interval_s: float | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        sync_interval_s: float | None = None,
+        on_write: Callable[[EpisodeStart | StepLine | EpisodeEnd, str], None] | None = None,
+    ) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)  # never through a link
@@ -382,14 +389,18 @@ class StepLogWriter:
         self._unsynced = False
         self.fsyncs = 0
         """``fsync`` calls made so far."""
+        self.on_write = on_write
 
     def write(self, record: EpisodeStart | StepLine | EpisodeEnd) -> None:
         """Append one record as one line; text that cannot be UTF-8 is written with U+FFFD in its place."""
-        data = (_json_line(record) + "\n").encode("utf-8")
+        line = _json_line(record)
+        data = (line + "\n").encode("utf-8")
         written = os.write(self._fd, data)
         if written != len(data):  # pragma: no cover - regular files write whole buffers
             raise OSError(f"short write to {self.path}: {written} of {len(data)} bytes")
         self._unsynced = True
+        if self.on_write is not None:
+            self.on_write(record, line)
 
     def sync(self, *, force: bool = False) -> None:
         """Make what was written durable, at most once every ``sync_interval_s`` unless ``force``d

@@ -194,6 +194,52 @@ class MetricsAccumulator:
         )
 
 
+class LogScorer:
+    """``compute_metrics`` a record at a time: ``add`` the records of a log in order, then ``result``.
+
+    Args:
+        max_turns: the round limit, counted for unsolved episodes that were not truncated.
+    """
+
+    def __init__(self, *, max_turns: int = DEFAULT_MAX_ROUNDS) -> None:
+        self._max_turns = max_turns
+        self._accumulator: MetricsAccumulator | None = None
+        self._duplicates = DuplicateEpisodes()
+        self._mode: str | None = None
+        self._started: str | None = None
+
+    def add(self, record: Record) -> None:
+        """Take the next record of the log.
+
+        Raises:
+            MetricsError: the records mix benchmarks, or an outcome is not the benchmark's.
+        """
+        self._duplicates.add(record)
+        if isinstance(record, EpisodeStart):
+            self._started = self._started or record.benchmark
+            if self._mode is None:
+                self._mode = record.mode
+                if self._accumulator is not None and self._accumulator.mode is None:
+                    self._accumulator.mode = self._mode
+        elif isinstance(record, EpisodeEnd):
+            if self._accumulator is None:
+                self._accumulator = MetricsAccumulator(record.benchmark, mode=self._mode, max_turns=self._max_turns)
+            self._accumulator.add(record)
+
+    def result(self) -> RunMetrics:
+        """The metrics of the records added so far.
+
+        Raises:
+            MetricsError: there are no episodes at all.
+        """
+        accumulator = self._accumulator
+        if accumulator is None:
+            if self._started is None:
+                raise MetricsError("no episodes to score: the records hold no episode_start or episode_end")
+            accumulator = MetricsAccumulator(self._started, mode=self._mode, max_turns=self._max_turns)
+        return accumulator.result().model_copy(update={"duplicates": len(self._duplicates.episodes)})
+
+
 def compute_metrics(records: Iterable[Record], *, max_turns: int = DEFAULT_MAX_ROUNDS) -> RunMetrics:
     """Score a stream of log records; only ``episode_end`` records count, and every record is
     checked for episodes the log holds twice (``RunMetrics.duplicates``).
@@ -204,27 +250,10 @@ def compute_metrics(records: Iterable[Record], *, max_turns: int = DEFAULT_MAX_R
     Raises:
         MetricsError: there are no episodes at all, or the records mix benchmarks.
     """
-    accumulator: MetricsAccumulator | None = None
-    duplicates = DuplicateEpisodes()
-    mode: str | None = None
-    started: str | None = None
+    scorer = LogScorer(max_turns=max_turns)
     for record in records:
-        duplicates.add(record)
-        if isinstance(record, EpisodeStart):
-            started = started or record.benchmark
-            if mode is None:
-                mode = record.mode
-                if accumulator is not None and accumulator.mode is None:
-                    accumulator.mode = mode
-        elif isinstance(record, EpisodeEnd):
-            if accumulator is None:
-                accumulator = MetricsAccumulator(record.benchmark, mode=mode, max_turns=max_turns)
-            accumulator.add(record)
-    if accumulator is None:
-        if started is None:
-            raise MetricsError("no episodes to score: the records hold no episode_start or episode_end")
-        accumulator = MetricsAccumulator(started, mode=mode, max_turns=max_turns)
-    return accumulator.result().model_copy(update={"duplicates": len(duplicates.episodes)})
+        scorer.add(record)
+    return scorer.result()
 
 
 def metrics_from_log(

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 
 from lateralgym.agents import safe_spec, scrub_credentials
 from lateralgym.envs import EpisodeConfig, Judge, LateralEnv, benchmark_of
-from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, StepLogWriter, Usage, read_log
+from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, StepLogWriter, Usage, read_log
 from lateralgym.episodes._moves import Moves, MovesTally, UsageTally
 from lateralgym.episodes._options import STOP_AFTER_ERRORS, RunOptions
 from lateralgym.episodes._plan import EpisodeSpec
@@ -39,6 +39,7 @@ from lateralgym.episodes._session import run_episode
 
 if TYPE_CHECKING:
     from lateralgym.episodes._continue import Continuation
+    from lateralgym.episodes._metrics import LogScorer
 
 __all__ = ["FailureWatch", "RollOut", "RunResult", "error_kind", "roll_out"]
 
@@ -179,6 +180,8 @@ async def roll_out(job: RollOut) -> RunResult:
         )
         for note in notes:
             print(note, flush=True)
+    # A new run's log is tallied as it is written; a resumed one's is read back at the end.
+    tallies = None if log_path.exists() else _Tallies()
     # Before the log is opened for appending: an episode that cannot go on loses its lines first.
     done = _resumed(log_path, keep=set(continuing))
     todo = [s for s in job.plan if s.episode_id not in done]
@@ -190,7 +193,7 @@ async def roll_out(job: RollOut) -> RunResult:
     free: asyncio.Queue[LateralEnv] = asyncio.Queue()
     for env in envs:
         free.put_nowait(env)
-    writer = StepLogWriter(log_path)
+    writer = StepLogWriter(log_path, on_write=tallies.add if tallies is not None else None)
     clients = (getattr(job.factory, "client", None), getattr(job.judge, "client", None))
     meters = list({id(c.usage): c.usage for c in clients if c is not None}.values())
     bar = RunProgress(
@@ -221,7 +224,7 @@ async def roll_out(job: RollOut) -> RunResult:
         clients = (getattr(job.factory, "client", None), getattr(job.judge, "client", None))
         for client in {id(c): c for c in clients if c}.values():
             await client.aclose()
-    return _finish(job, todo, errors)
+    return _finish(job, todo, errors, tallies)
 
 
 async def _roll_out_ray(job: RollOut, todo: list[EpisodeSpec], done: set[str]) -> RunResult:
@@ -289,23 +292,18 @@ def _resumed(log_path: Path, keep: set[str]) -> set[str]:
     return finished_episodes(log_path)
 
 
-def _finish(job: RollOut, todo: list[EpisodeSpec], errors: list[str]) -> RunResult:
-    """Compute the metrics from the log, write ``summary.json`` and ``report.md`` (every table, no figures)
-    and say where the run is."""
-    from lateralgym.episodes._metrics import compute_metrics
-
-    tally = UsageTally()
-    moves_tally = MovesTally()
-
-    def ends_noted(records: Iterator[Any]) -> Iterator[Any]:  # one pass over the log for all three
-        for record in records:
-            tally.add(record)
-            moves_tally.add(record)
-            yield record
-
-    metrics = compute_metrics(ends_noted(read_log(job.run_dir / STEP_LOG)))
-    usage = tally.totals()
-    moves = moves_tally.totals()
+def _finish(job: RollOut, todo: list[EpisodeSpec], errors: list[str], tallies: _Tallies | None = None) -> RunResult:
+    """Compute the metrics (from ``tallies`` of the records written, or from the log read back), write
+    ``summary.json`` and ``report.md`` (every table, no figures) and say where the run is."""
+    if tallies is None or tallies.broken:
+        tallies = _Tallies()
+        for record in read_log(job.run_dir / STEP_LOG):  # one pass over the log for all three
+            tallies.scorer.add(record)
+            tallies.usage.add(record)
+            tallies.moves.add(record)
+    metrics = tallies.scorer.result()
+    usage = tallies.usage.totals()
+    moves = tallies.moves.totals()
     summary = {
         **metrics.model_dump(mode="json"),
         "moves": moves.model_dump(),
@@ -329,6 +327,35 @@ def _finish(job: RollOut, todo: list[EpisodeSpec], errors: list[str]) -> RunResu
         usage=usage,
         moves=moves,
     )
+
+
+class _Tallies:
+    """The metrics, model usage and moves of a new run's log, taken as its records are written, so the
+    end of the run need not read the log back (its biggest cost after the episodes: a short run's
+    every line parsed again). An end record is taken as it reads back from its line (what the log
+    holds: no ``None`` fields, floats as JSON has them); the others are read only for ids, the mode
+    and the moves' flags, which the line holds as they are. Any failure here drops the tallies: the
+    log is then read back, as for a resumed run, and the failure met there."""
+
+    def __init__(self) -> None:
+        from lateralgym.episodes._metrics import LogScorer
+
+        self.scorer: LogScorer = LogScorer()
+        self.usage = UsageTally()
+        self.moves = MovesTally()
+        self.broken = False
+
+    def add(self, record: EpisodeStart | StepLine | EpisodeEnd, line: str) -> None:
+        if self.broken:
+            return
+        try:
+            if isinstance(record, EpisodeEnd):
+                record = EpisodeEnd.model_validate_json(line)
+            self.scorer.add(record)
+            self.usage.add(record)
+            self.moves.add(record)
+        except Exception:  # noqa: BLE001 - the read-back at the end reports it
+            self.broken = True
 
 
 class _Stopped(Exception):

@@ -18,6 +18,7 @@ import pytest
 from lateralgym.agents import Agent, HeuristicAgent
 from lateralgym.envs import Action, Commit, EpisodeConfig
 from lateralgym.episodes import EpisodeEnd, EpisodeStart, StepLine, read_log, replay, run, transcript
+from lateralgym.episodes._moves import MovesTally, metrics_and_usage
 from lateralgym.episodes._resume import drop_partial_episodes
 
 
@@ -289,3 +290,24 @@ def test_a_process_that_freezes_or_turns_the_collector_off_is_left_as_it_is(tmp_
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("config", ["brainteaser", "splat", "creativity-interactive"])
+def test_a_new_runs_summary_is_what_its_log_reads_back(tmp_path: Path, config: str) -> None:
+    """A new run tallies its records as they are written; the summary is the one the log gives read back."""
+    if config == "brainteaser":  # errored episodes too
+        result = run(
+            config, agent_factory=lambda seed: Exploding(fail=seed % 3 == 0), limit=9, out=tmp_path, progress=False
+        )
+        assert result.errored
+    else:
+        result = run(config, player="random", limit=6, repeats=2, out=tmp_path, progress=False)
+    moves = MovesTally()
+    metrics, usage = metrics_and_usage(result.run_dir / "steps.jsonl", moves)
+    summary = json.loads((result.run_dir / "summary.json").read_text())
+    assert result.metrics == metrics and result.usage == usage and result.moves == moves.totals()
+    assert summary == {
+        **metrics.model_dump(mode="json"),
+        "moves": moves.totals().model_dump(),
+        "llm_usage": {role: u.model_dump() for role, u in usage.items()},
+    }

@@ -19,8 +19,9 @@ A floor's time is its clients made, the calls, and the clients closed.
 
 Each side runs in its own subprocess (the server stays in this one), so the CPU it reports
 (``resource.getrusage``: user + system over what is timed) is its own. The sides of one
-concurrency run in interleaved rounds (the order rotates each round), and each round's ratio
-LateralGym / floor is taken within the round, so load from other jobs hits both alike; printed are
+concurrency run in interleaved rounds (LateralGym and the sharded floor back to back, which first
+alternating by round, then the other sides), and each round's ratio LateralGym / floor is taken
+within the round, so load from other jobs hits both alike; printed are
 min / median / max over the rounds. At c = 1 the two floors are one program (one client carries
 the one request), so it runs once per round; at c = 1 the whole ``lateralgym run`` command
 (subprocess, start to exit: interpreter, imports, set-up, calls, report) is also timed against the
@@ -332,7 +333,10 @@ def _level(
     runs: dict[str, list[dict[str, float]]] = {side: [] for side in sides}
     loads: list[list[float]] = []
     for round_ in range(rounds):
-        for side in sides[round_ % len(sides) :] + sides[: round_ % len(sides)]:
+        # LateralGym and the sharded floor back to back, first one then the other (the goal's ratio is
+        # theirs: load from other jobs changes within seconds), the other sides after them
+        pair = ["lateralgym", "sharded"] if round_ % 2 == 0 else ["sharded", "lateralgym"]
+        for side in pair + sides[2:]:
             if side == "lateralgym":
                 got = _measure(
                     server, side, url=server.base_url, config=config, c=c, limit=limit, repeats=repeats, data=data

@@ -443,7 +443,7 @@ def main() -> None:
     from llm_server import ScriptedLLMServer
 
     from lateralgym.agents import price_per_million
-    from lateralgym.envs import EpisodeConfig, load_sample_items
+    from lateralgym.envs import EpisodeConfig, LateralGymError, load_sample_items
 
     if price_per_million(MODEL) is None:
         raise SystemExit(f"{MODEL} is not in the shipped price list: pick a model name it prices")
@@ -458,7 +458,10 @@ def main() -> None:
             raise SystemExit(f"--items {args.items}: no such file")
         data = str(args.items.resolve())
         configs["brainteaser"] = configs["brainteaser"].model_copy(update={"dataset": data})
-        sizes["brainteaser"] = len(_planned(configs["brainteaser"], None, 1))
+        try:
+            sizes["brainteaser"] = len(_planned(configs["brainteaser"], None, 1))
+        except LateralGymError as exc:  # not a BrainTeaser file of a format LateralGym reads
+            raise SystemExit(f"--items {args.items}: {exc}") from None
     plans = {  # the episodes LateralGym will run: the floors make as many chains of calls
         name: functools.partial(_planned, config) for name, config in configs.items()
     }

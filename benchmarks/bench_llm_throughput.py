@@ -33,7 +33,8 @@ With ``--items FILE`` (a BrainTeaser file in an official format, as ``lateralgym
 run of that file does, instead of the sample items replayed to a set number of episodes; an untimed
 LateralGym run first records the messages its player sends, and the floors send those same
 messages (one chain per episode), so both sides send the same prompts. Each round's ratio is printed
-with the load average after it.
+with the load average after it and LateralGym's CPU per call over the floor's in that round (on a busy
+machine the steadier figure: calls/s of runs a few seconds long follow the other jobs).
 
 Goal (issue 24): LateralGym >= 0.9x the sharded floor at c = 1, 8, 64 and 256, both workloads; issue
 39: in every round, on a release file at c = 64 with 100 ms latency.
@@ -365,6 +366,7 @@ def _level(
         "vs_sharded": _spread([_rate(a) / _rate(b) for a, b in zip(lg, sharded, strict=True)]),
         "vs_sharded_rounds": [_rate(a) / _rate(b) for a, b in zip(lg, sharded, strict=True)],
         "load_per_round": loads,
+        "cpu_per_call_vs_sharded_rounds": [_cpu_ms(a) / _cpu_ms(b) for a, b in zip(lg, sharded, strict=True)],
         "vs_single": _spread([_rate(a) / _rate(b) for a, b in zip(lg, single, strict=True)]),
         "calls_per_s": {
             name: statistics.median(_rate(r) for r in got)
@@ -504,8 +506,10 @@ def main() -> None:
                 flush=True,
             )
             rounds = ", ".join(
-                f"{ratio:.2f} (load {load[0]:.1f})"
-                for ratio, load in zip(f["vs_sharded_rounds"], f["load_per_round"], strict=True)
+                f"{ratio:.2f} (load {load[0]:.1f}; CPU per call {cpu:.2f}x)"
+                for ratio, load, cpu in zip(
+                    f["vs_sharded_rounds"], f["load_per_round"], f["cpu_per_call_vs_sharded_rounds"], strict=True
+                )
             )
             print(f"{'':12} {'':4} vs sharded per round: {rounds}", flush=True)
     print("\nwhole command at c = 1 (subprocess start to exit; ratio floor script / lateralgym run, min/med/max)")

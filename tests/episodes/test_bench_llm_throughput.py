@@ -59,7 +59,12 @@ def test_a_release_file_is_played_once_by_each_side_every_round(tmp_path: Path) 
     assert figures["items"] == str(items.resolve()) and figures["latency_s"] == pytest.approx(0.005)
     (level,) = figures["levels"]
     assert level["workload"] == "brainteaser" and level["c"] == 4 and level["calls"] == 6
-    assert len(level["vs_sharded_rounds"]) == len(level["load_per_round"]) == 2
+    assert (
+        len(level["vs_sharded_rounds"])
+        == len(level["load_per_round"])
+        == len(level["cpu_per_call_vs_sharded_rounds"])
+        == 2
+    )
     assert all(ratio > 0 for ratio in level["vs_sharded_rounds"])
     assert "(6, each once)" in done.stdout and "vs sharded per round:" in done.stdout
 

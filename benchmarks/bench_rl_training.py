@@ -29,9 +29,15 @@ clustered bootstrap (``rl/evaluation.py``: ``task_interval``, ``paired_differenc
 the text policy an affordance head fitted on the train split only (``rl/affordance.py``); its text
 rule then also considers the head's log fit (``baselines.AFFORDANCE_SCORES``).
 
+``--curriculum`` says how training episodes draw their task (``lateralgym.envs.Curriculum``):
+``uniform`` (the default, the env's own draw), ``adaptive`` (difficulty levels, cluster band x
+distractor count, whose recent train gold rate is near 0.5 come most often), or ``both``: each policy
+trained under both with the same seeds, the adaptive runs named ``ppo_features_adaptive`` /
+``ppo_text_adaptive`` and paired with the uniform runs on the same tasks and seeds.
+
 Needs the rl extra (``pip install -e '.[rl]'``; ``.[rl,embed]`` for the text policy).
 Usage: ``python benchmarks/bench_rl_training.py --seeds 0,1,2,3,4 [--policy features|text|both]
-[--timesteps 20000] [--part-order shuffled|file] [--data PATH] [--out DIR]``.
+[--timesteps 20000] [--part-order shuffled|file] [--curriculum uniform|adaptive|both] [--data PATH] [--out DIR]``.
 """
 
 from __future__ import annotations
@@ -65,6 +71,8 @@ PAIRS = (
     ("ppo_text", "ppo_text_untrained"),
     ("ppo_features", "best_rule"),
     ("ppo_features", "ppo_features_untrained"),
+    ("ppo_text_adaptive", "ppo_text"),
+    ("ppo_features_adaptive", "ppo_features"),
 )
 """Paired differences reported (the same tasks and seeds): a trained policy against its start and the rules."""
 
@@ -85,11 +93,13 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def evaluations(summary: TrainSummary, policy: str) -> dict[str, Evaluation]:
-    """This seed's figures by policy name (the baselines once, from the first policy trained)."""
-    found = {f"ppo_{policy}": summary.trained, "random": summary.random, "heuristic": summary.heuristic}
+def evaluations(summary: TrainSummary, policy: str, curriculum: str = "uniform") -> dict[str, Evaluation]:
+    """This seed's figures by policy name (the baselines once, from the first policy trained; an adaptive
+    curriculum's run is ``ppo_<policy>_adaptive``, its untrained start the uniform run's)."""
+    suffix = "_adaptive" if curriculum == "adaptive" else ""
+    found = {f"ppo_{policy}{suffix}": summary.trained, "random": summary.random, "heuristic": summary.heuristic}
     if summary.untrained is not None:
-        found[f"ppo_{policy}_untrained"] = summary.untrained
+        found[f"ppo_{policy}{suffix}_untrained"] = summary.untrained
     if summary.best_rule is not None:
         found["best_rule"] = summary.best_rule.test
     if summary.text_rule is not None:
@@ -124,17 +134,27 @@ def main() -> None:
         default="shuffled",
         help="part slots: shuffled per episode or file",
     )
+    parser.add_argument(
+        "--curriculum",
+        choices=("uniform", "adaptive", "both"),
+        default="uniform",
+        help="how training episodes draw their task: uniform, adaptive, or both (compared on the same seeds)",
+    )
     parser.add_argument("--out", type=Path, help="where each run goes (default: a temporary folder)")
     args = parser.parse_args()
 
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     policies = ["features", "text"] if args.policy == "both" else [args.policy]
+    curricula = ["uniform", "adaptive"] if args.curriculum == "both" else [args.curriculum]
     config = EpisodeConfig.named(args.config)
     tasks = load_tasks(config, args.data)
     train, test = split_tasks(tasks, "train"), split_tasks(tasks, "test")
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-rl-"))
     print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs visible, load average {os.getloadavg()[0]:.1f}")
-    print(f"{len(train)} train / {len(test)} test tasks (split by gold entity); seeds {seeds}; policies {policies}")
+    print(
+        f"{len(train)} train / {len(test)} test tasks (split by gold entity); seeds {seeds}; policies {policies}; "
+        f"curricula {curricula}"
+    )
     per_seed: dict[str, dict[str, list[float]]] = {m: {} for m in METRICS}
     played: dict[str, list[Evaluation]] = {}
     """Each policy's evaluations by seed (the same test tasks and seeds for every policy)."""
@@ -143,12 +163,12 @@ def main() -> None:
     text_chosen: list[str] = []
     start = time.perf_counter()
     for seed in seeds:
-        for n, policy in enumerate(policies):
+        for n, (policy, curriculum) in enumerate((p, c) for p in policies for c in curricula):
             summary = train_ppo(
                 config,
                 tasks,
                 timesteps=args.timesteps,
-                out=out / f"{policy}-seed{seed}",
+                out=out / f"{policy}-{curriculum}-seed{seed}",
                 seed=seed,
                 eval_every=args.eval_every,
                 n_envs=args.envs,
@@ -157,14 +177,19 @@ def main() -> None:
                 part_order=args.part_order,
                 text_init=args.text_init,
                 affordance_head=args.affordance_head and policy == "text",
+                curriculum=curriculum,
             )
-            seconds.setdefault(f"ppo_{policy}", []).append(summary.seconds)
-            found = evaluations(summary, policy)
+            name = f"ppo_{policy}{'_adaptive' if curriculum == 'adaptive' else ''}"
+            seconds.setdefault(name, []).append(summary.seconds)
+            found = evaluations(summary, policy, curriculum)
+            if curriculum == "adaptive" and "uniform" in curricula:  # the same start as the uniform run's
+                found.pop(f"{name}_untrained", None)
             if n > 0:  # the baselines do not depend on the policy trained: counted once per seed
-                found = {k: v for k, v in found.items() if k.startswith("ppo_") or k == "text_rule"}
+                first = curriculum == curricula[0]  # the text rule once per seed, from the text policy's first run
+                found = {k: v for k, v in found.items() if k.startswith("ppo_") or (k == "text_rule" and first)}
             elif summary.best_rule is not None:
                 chosen.append(summary.best_rule.feature)
-            if summary.text_rule is not None:
+            if summary.text_rule is not None and curriculum == curricula[0]:
                 text_chosen.append(summary.text_rule.feature)
             for metric, read in METRICS.items():
                 for name, result in found.items():
@@ -173,7 +198,8 @@ def main() -> None:
                 played.setdefault(name, []).append(result)
             rule = f", best rule {100 * summary.best_rule.test.gold_correct_rate:.1f} %" if summary.best_rule else ""
             print(
-                f"seed {seed} {policy:8}: ppo gold {100 * summary.trained.gold_correct_rate:5.1f} %{rule}, "
+                f"seed {seed} {policy:8} {curriculum:8}: "
+                f"ppo gold {100 * summary.trained.gold_correct_rate:5.1f} %{rule}, "
                 f"{summary.timesteps} timesteps in {summary.seconds:.0f} s",
                 flush=True,
             )
@@ -233,6 +259,7 @@ def main() -> None:
             "part_order": args.part_order,
             "text_init": args.text_init,
             "affordance_head": args.affordance_head,
+            "curricula": curricula,
         },
         "text_rule_scores": text_chosen,
         "machine": {"cpu": cpu_model(), "cpus": os.cpu_count()},

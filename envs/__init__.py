@@ -47,6 +47,14 @@ if TYPE_CHECKING:
     )
     from lateralgym.envs._calls import ModelCall
     from lateralgym.envs._config import SHIPPED_CONFIGS, EpisodeConfig, RewardConfig
+    from lateralgym.envs._curriculum import (
+        CURRICULA,
+        Curriculum,
+        CurriculumDraw,
+        CurriculumEnv,
+        CurriculumError,
+        curriculum_for,
+    )
     from lateralgym.envs._engine import (
         EpisodeOverError,
         Handled,
@@ -182,6 +190,10 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         ("ExplorationOutcome", "ItemTerms", "Scored", "ScoredEpisode", "Scorer", "SuccessScorer"), "_scoring"
     ),
     **dict.fromkeys(("Split", "split_items"), "_splits"),
+    **dict.fromkeys(
+        ("CURRICULA", "Curriculum", "CurriculumDraw", "CurriculumEnv", "CurriculumError", "curriculum_for"),
+        "_curriculum",
+    ),
     **dict.fromkeys(("DatasetStats", "dataset_stats"), "_stats"),
     **dict.fromkeys(("MAX_TEXT", "UnicodeText", "sanitise", "text_space"), "_text"),
 }
@@ -191,6 +203,12 @@ if not TYPE_CHECKING:  # mypy reads the imports above: no fallback types a missp
 
 __all__ = [
     "ACTION_KINDS",
+    "CURRICULA",
+    "Curriculum",
+    "CurriculumDraw",
+    "CurriculumEnv",
+    "CurriculumError",
+    "curriculum_for",
     "ADVERSARIAL_QUESTIONS",
     "BENCHMARKS",
     "REGISTRATION_HOOKS",

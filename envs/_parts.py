@@ -156,6 +156,12 @@ class DataPart(Part, Generic[ItemT]):
         ``group_of`` (items played together pose one problem)."""
         return self.group_of(item)
 
+    def level_of(self, item: ItemT) -> Hashable | None:
+        """The item's difficulty level, for a trainer's ``--curriculum adaptive`` (``lateralgym.envs``'s
+        ``Curriculum``): items of one level are drawn alike. Default: None (no levels; the adaptive
+        curriculum is refused)."""
+        return None
+
     def strata(self, item: ItemT) -> dict[str, Hashable]:
         """What a ``--sample`` draw spreads its items over, coarsest first (level name -> the item's
         value: ``{"scene": ..., "gold entity": ...}``), and what a ``--limit`` cut is checked against.

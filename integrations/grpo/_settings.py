@@ -74,6 +74,10 @@ class GRPOSettings(BaseModel):
     """``text``: the LLM player's prompts, each reply read by its parser (any chat model). ``tools``: TRL's
     ``environment_factory`` (``lateralgym.integrations.trl``), each move a tool call (a chat template
     with tool calling; a ChatML tokenizer without one is given TRL's Qwen 2.5 template)."""
+    curriculum: Literal["uniform", "adaptive"] = "uniform"
+    """Which train prompts each step draws (``lateralgym.envs.Curriculum``): ``uniform`` (TRL's shuffled
+    order) or ``adaptive`` (difficulty levels whose recent mean reward is near 0.5 come most often; the
+    benchmark's ``DataPart.level_of``; text rollouts)."""
     save_every: int = Field(default=10, ge=1)
     """Steps between checkpoints (each holds the model and the optimizer state: ~1.5 GB for 135M)."""
 
@@ -113,6 +117,8 @@ class StepFigures(BaseModel):
     valid: float
     """Mean share of readable, allowed moves in them."""
     seconds: float
+    levels: dict[str, int] = Field(default_factory=dict)
+    """The step's rollouts per difficulty level (``DataPart.level_of``; empty without levels)."""
 
 
 class ProblemInterval(BaseModel):

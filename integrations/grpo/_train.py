@@ -10,12 +10,14 @@ import math
 import os
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from lateralgym.envs import EpisodeConfig, load_config_items, split_items
+from lateralgym.envs import EpisodeConfig, curriculum_for, get_benchmark, load_config_items, split_items
 from lateralgym.integrations._chat_env import ChatEnv
+from lateralgym.integrations.grpo._curriculum import CurriculumSampler, observed_reward, row_items
 from lateralgym.integrations.grpo._files import (
     CURVE,
     append_step,
@@ -130,6 +132,9 @@ def train_grpo(
     # TRL 1.16 still calls transformers 5's renamed gradient-checkpointing API: noise, not the user's to fix
     warnings.filterwarnings("ignore", message=r".*gradient_checkpointing.*deprecated", category=FutureWarning)
     train, test = split_train_test(config, items, settings.eval_items)
+    if settings.curriculum == "adaptive" and settings.rollout == "tools":
+        raise GRPOError("--curriculum adaptive draws the text rollouts' prompts: use it with --rollout text")
+    curriculum = curriculum_for(get_benchmark(config.benchmark), train, settings.curriculum, seed=settings.seed)
     init_folder, manifest = None, None
     if init is not None:
         held = [str(getattr(item, "id", "")) for item in test]
@@ -170,6 +175,13 @@ def train_grpo(
         weights = [1.0]
         length = settings.max_completion_length
     trainer_only = {k: extra.pop(k) for k in ("environment_factory", "rollout_func") if k in extra}
+    step_levels: Counter[str] = Counter()
+    item_rows: dict[int, int] = {}
+    if settings.rollout == "text":
+        positions = row_items(rows, train)
+        item_rows = {position: row for row, position in enumerate(positions)}
+        row_item = {str(row["info"]): position for row, position in zip(rows, positions, strict=True)}
+        funcs = [observed_reward(funcs[0], curriculum, row_item, step_levels), *funcs[1:]]
     batch = settings.num_generations * settings.prompts_per_step
     args = GRPOConfig(
         output_dir=str(out / "checkpoints"),
@@ -218,13 +230,34 @@ def train_grpo(
                 reward=float(logs[REWARD_METRIC]),
                 valid=float(logs.get(VALID_METRIC, math.nan)),
                 seconds=getattr(self, "seconds", math.nan),
+                levels=dict(sorted(step_levels.items())),
             )
+            step_levels.clear()
             steps.append(figures)
             append_step(out, figures)
             if progress is not None:
                 progress(figures.step, figures)
 
-    trainer = GRPOTrainer(
+    trainer_class = GRPOTrainer
+    if settings.curriculum == "adaptive":
+        if len(item_rows) != len(train):
+            raise GRPOError(f"--curriculum adaptive: {len(train) - len(item_rows)} train items have no prompt row")
+
+        class CurriculumTrainer(GRPOTrainer):  # type: ignore[misc]  # trl is seen as Any (grpo extra)
+            """TRL's trainer whose train prompts the curriculum draws (``CurriculumSampler``)."""
+
+            def _get_train_sampler(self, dataset: Any = None) -> Any:
+                return CurriculumSampler(
+                    curriculum,
+                    [item_rows[n] for n in range(len(train))],
+                    prompts=self.args.generation_batch_size // self.num_generations,
+                    generations=self.num_generations,
+                    reuse=self.num_iterations * self.args.steps_per_generation,
+                    length=len(rows),
+                )
+
+        trainer_class = CurriculumTrainer
+    trainer = trainer_class(
         model=lm,
         reward_funcs=funcs,
         args=args,

@@ -109,6 +109,13 @@ def register(sub: Subparsers) -> None:
         "environment_factory, each move a tool call (a chat template with tool calling: Qwen 2.5/3, Llama "
         "3.1/3.2, ...; a ChatML model such as local/smollm2 is given TRL's Qwen 2.5 template)",
     )
+    grpo.add_argument(
+        "--curriculum",
+        choices=("uniform", "adaptive"),
+        default="uniform",
+        help="which train prompts each step draws: uniform (default) or adaptive, the difficulty levels whose "
+        "recent mean reward is near 0.5 most often (benchmarks whose data has levels; --rollout text)",
+    )
     grpo.set_defaults(handler=_cmd_grpo, on_interrupt=RESUMES)
 
 
@@ -139,6 +146,7 @@ def _cmd_grpo(args: argparse.Namespace) -> int:
             threads=args.threads,
             seed=args.seed,
             rollout=args.rollout,
+            curriculum=args.curriculum,
         )
     except ValidationError as exc:
         field, message = validation_message(exc)

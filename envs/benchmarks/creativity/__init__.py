@@ -256,6 +256,10 @@ class CreativityData(DataPart[CreativityTask]):
         """Scenes, then gold entities within a scene (a gold's tasks are variants of a few problems)."""
         return {"scene": item.scene, "gold entity": item.gold.entity}
 
+    def level_of(self, item: CreativityTask) -> str:
+        """The paper's difficulty tiers together: the gold's cluster band and the distractor count."""
+        return f"{item.factors.cluster_band}/{item.factors.distractor_count} distractors"
+
     def problem_of(self, item: CreativityTask) -> str:
         """The task text: its distractor variants share it (and ``rl.evaluation.task_interval`` groups by it)."""
         return item.task

@@ -214,6 +214,10 @@ class SplatData(DataPart[SituationPuzzle]):
     )
     jsonl_keys = frozenset({"story"})
 
+    def level_of(self, item: SituationPuzzle) -> str | None:
+        """The puzzle's difficulty band (easy, medium, hard), when the data rates it."""
+        return item.band
+
     def strata(self, item: SituationPuzzle) -> dict[str, Hashable]:
         """Difficulty bands (easy 1-3, medium 4-6, hard 7-9), as SPLAT reports them."""
         return {"difficulty band": item.band}

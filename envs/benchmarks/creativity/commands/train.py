@@ -94,6 +94,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "tasks whose entities carry affordances (the shipped sample, `lateralgym tasks build`; not the "
         "official release)",
     )
+    ppo.add_argument(
+        "--curriculum",
+        choices=("uniform", "adaptive"),
+        default="uniform",
+        help="which train task each episode draws: uniform (default, the env's own draw) or adaptive, the "
+        "difficulty levels (cluster band x distractor count) whose recent gold rate is near 0.5 most often; "
+        "each episode's level is in curriculum.jsonl",
+    )
     ppo.set_defaults(handler=_cmd_train_ppo)
 
 
@@ -134,6 +142,7 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
             part_order=args.part_order,
             text_init=TEXT_INIT if args.text_init is None else args.text_init,
             affordance_head=args.affordance_head,
+            curriculum=args.curriculum,
         )
     console.print(
         f"trained {summary.timesteps} timesteps in {summary.seconds:.0f} s "
@@ -157,6 +166,10 @@ def _cmd_train_ppo(args: argparse.Namespace) -> int:
             f"{100 * result.gold_inspection_rate:14.1f}% {result.mean_turns:6.1f} {100 * result.invalid_rate:7.1f}%"
             f"  ({result.episodes} episodes)"
         )
+    if summary.curriculum == "adaptive" and summary.curve and summary.curve[-1].curriculum:
+        levels = summary.curve[-1].curriculum
+        shown = ", ".join(f"{level} {100 * s['success']:.0f}%" for level, s in levels.items())
+        console.print(f"adaptive curriculum, recent train gold rate per level: {shown}")
     head = ", affordance_head.npz" if summary.affordance_categories else ""
-    console.print(f"Run directory: {out}  (model.zip{head}, learning_curve.png, summary.json)")
+    console.print(f"Run directory: {out}  (model.zip{head}, learning_curve.png, summary.json, curriculum.jsonl)")
     return 0

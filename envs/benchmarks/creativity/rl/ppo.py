@@ -23,6 +23,7 @@ and the best zero-training rule (``baselines.best_rule``) measured on the same t
 from __future__ import annotations
 
 import functools
+import json
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -40,7 +41,9 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import DummyVecEnv
 from torch import nn
 
+from lateralgym.envs._benchmark import get_benchmark
 from lateralgym.envs._config import EpisodeConfig
+from lateralgym.envs._curriculum import Curriculum, CurriculumEnv, curriculum_for
 from lateralgym.envs._errors import ConfigError
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity._options import CreativityOptions
@@ -252,6 +255,9 @@ class CurvePoint(BaseModel):
     """Gold-correct share of the greedy policy on the test tasks."""
     test_entity_rate: float
     """Entity-correct share of the greedy policy on the test tasks."""
+    curriculum: dict[str, dict[str, float]] | None = None
+    """Per difficulty level: the curriculum's moving average of train success, its chance at the next
+    draw and its episodes so far (``Curriculum.state``); None in runs before the curriculum."""
 
 
 class TrainSummary(BaseModel):
@@ -300,6 +306,9 @@ class TrainSummary(BaseModel):
     """The best zero-training one-feature rule (chosen on the train tasks) on the test tasks."""
     text_rule: BestRule | None = None
     """A text policy's zero-training text rule (``baselines.best_text_rule``) on the test tasks."""
+    curriculum: str = "uniform"
+    """How training episodes drew their task: ``uniform`` (the env's own draw) or ``adaptive``
+    (``lateralgym.envs.Curriculum`` over ``CreativityData.level_of``); each episode is in ``curriculum.jsonl``."""
 
 
 def greedy(model: MaskablePPO | MaskableActorCriticPolicy) -> Any:
@@ -313,9 +322,9 @@ def greedy(model: MaskablePPO | MaskableActorCriticPolicy) -> Any:
 
 
 class _Evaluator(BaseCallback):  # type: ignore[misc]  # sb3 is seen as Any (rl extra)
-    def __init__(self, every: int, evaluate: Any, progress: Any) -> None:
+    def __init__(self, every: int, evaluate: Any, progress: Any, curriculum: Curriculum | None = None) -> None:
         super().__init__()
-        self.every, self.evaluate, self.progress = every, evaluate, progress
+        self.every, self.evaluate, self.progress, self.curriculum = every, evaluate, progress, curriculum
         self.next_at = 0
         self.gold: deque[bool] = deque(maxlen=100)
         self.curve: list[CurvePoint] = []
@@ -341,6 +350,7 @@ class _Evaluator(BaseCallback):  # type: ignore[misc]  # sb3 is seen as Any (rl 
                 train_gold_rate=float(np.mean(self.gold)) if self.gold else None,
                 test_gold_rate=result.gold_correct_rate,
                 test_entity_rate=result.entity_correct_rate,
+                curriculum=self.curriculum.state() if self.curriculum is not None else None,
             )
         )
 
@@ -373,12 +383,29 @@ def wrapper(
     raise ConfigError(f"--policy is 'features' or 'text', got {policy!r}")
 
 
+def gold_success(info: dict[str, Any]) -> float:
+    """An ended episode's success for the curriculum: 1 when it committed the gold part."""
+    return float(bool(info.get("outcome", {}).get("gold_correct", False)))
+
+
 def training_envs(
-    config: EpisodeConfig, train: Sequence[CreativityTask], n_envs: int, wrap: Wrap = DiscreteCreativity
+    config: EpisodeConfig,
+    train: Sequence[CreativityTask],
+    n_envs: int,
+    wrap: Wrap = DiscreteCreativity,
+    curriculum: Curriculum | None = None,
 ) -> DummyVecEnv:
     """``n_envs`` monitored wrapped envs drawing episodes from ``train`` only (masks through
-    ``env_method("action_masks")``, as ``MaskablePPO`` asks)."""
-    return DummyVecEnv([lambda: Monitor(wrap(CreativityEnv(config, items=list(train))))] * n_envs)
+    ``env_method("action_masks")``, as ``MaskablePPO`` asks); with a ``curriculum`` (over ``train`` in
+    its order, shared by the envs) each env's resets go through a ``CurriculumEnv``."""
+
+    def make() -> Any:
+        env: Any = wrap(CreativityEnv(config, items=list(train)))
+        if curriculum is not None:
+            env = CurriculumEnv(env, curriculum, gold_success)
+        return Monitor(env)
+
+    return DummyVecEnv([make] * n_envs)
 
 
 def ppo_model(
@@ -426,6 +453,7 @@ def train_ppo(
     part_order: PartOrder = "shuffled",
     text_init: float = TEXT_INIT,
     affordance_head: bool = False,
+    curriculum: str = "uniform",
 ) -> TrainSummary:
     """Train ``MaskablePPO`` with ``ActionScoringPolicy`` on the train split, evaluating on the test split.
 
@@ -446,9 +474,14 @@ def train_ppo(
         text_init: the text policy's starting similarity scale (``ActionScorer``; 0 starts uniform).
         affordance_head: give the text policy an ``affordance.AffordanceHead`` fitted on the train
             split only (saved as ``affordance_head.npz``); its log fit starts at ``AFFORD_INIT``.
+        curriculum: how training episodes draw their task (``lateralgym.envs.Curriculum``): ``uniform``
+            (the env's own seeded draw, as without a curriculum) or ``adaptive`` (difficulty levels whose
+            recent gold rate is near 0.5 come most often); each episode's level and success go to
+            ``curriculum.jsonl``, the levels' state to every curve point.
 
     Raises:
-        ConfigError: if a split is empty, a count is below 1, or the config is not CreativityBench's.
+        ConfigError: if a split is empty, a count is below 1, or the config is not CreativityBench's
+            (``CurriculumError``: an unknown curriculum, or ``adaptive`` over tasks of one level).
     """
     if timesteps < 1 or eval_every < 1 or n_envs < 1:
         raise ConfigError("timesteps, eval_every and n_envs must be at least 1")
@@ -461,6 +494,7 @@ def train_ppo(
     if affordance_head and policy != "text":
         raise ConfigError("--affordance-head reads the text encoder's vectors: use it with --policy text")
     shaped = training_config(config)
+    sampler = curriculum_for(get_benchmark(config.benchmark), train, curriculum, seed=seed)
     head = None
     if policy == "text":
         shared = make_encoder(encoder)
@@ -474,14 +508,14 @@ def train_ppo(
         wrap = wrapper(policy, encoder, part_order=part_order)
     plain = wrapper("features", part_order=part_order)
     one_thread()
-    envs = training_envs(shaped, train, n_envs, wrap)
+    envs = training_envs(shaped, train, n_envs, wrap, sampler)
     model = ppo_model(envs, envs.envs[0].env, seed=seed, text_init=text_init, weight_decay=weight_decay)
 
     def on_test(name: str = "trained") -> Evaluation:
         return evaluate_policy(greedy(model), shaped, test, name=name, repeats=eval_repeats, seed=seed, wrap=wrap)
 
     untrained = on_test("untrained")
-    evaluator = _Evaluator(eval_every, on_test, progress)
+    evaluator = _Evaluator(eval_every, on_test, progress, sampler)
     start = time.perf_counter()
     model.learn(total_timesteps=timesteps, callback=evaluator)
     evaluator.point()
@@ -490,6 +524,7 @@ def train_ppo(
     model.save(out / "model.zip")
     if head is not None:
         head.save(out / "affordance_head.npz")
+    write_draws(out / "curriculum.jsonl", sampler, train)
     options = shaped.options_as(CreativityOptions)
     summary = TrainSummary(
         config=config.name,
@@ -498,6 +533,7 @@ def train_ppo(
         part_order=part_order,
         text_init=text_init if policy == "text" else None,
         affordance_categories=list(head.categories) if head is not None else None,
+        curriculum=sampler.mode,
         seed=seed,
         timesteps=int(model.num_timesteps),
         seconds=seconds,
@@ -531,6 +567,16 @@ def train_ppo(
     (out / "summary.json").write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
     plot_curve(summary, out / "learning_curve.png")
     return summary
+
+
+def write_draws(path: Path, curriculum: Curriculum, train: Sequence[CreativityTask]) -> None:
+    """``curriculum.jsonl``: one line per training episode in the order they began (``episode``, the
+    task's ``item`` id, its ``level``, its ``success``: 1 gold, 0 not, null if cut off by the end)."""
+    lines = [
+        json.dumps({"episode": n, "item": train[d.index].id, "level": d.level, "success": d.success})
+        for n, d in enumerate(curriculum.draws)
+    ]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
 def load_policy(path: Path) -> Any:

@@ -509,7 +509,8 @@ def train_ppo(
     plain = wrapper("features", part_order=part_order)
     one_thread()
     envs = training_envs(shaped, train, n_envs, wrap, sampler)
-    model = ppo_model(envs, envs.envs[0].env, seed=seed, text_init=text_init, weight_decay=weight_decay)
+    layout = envs.envs[0].env  # under the Monitor: the curriculum's wrapper, then the policy's
+    model = ppo_model(envs, layout.env, seed=seed, text_init=text_init, weight_decay=weight_decay)
 
     def on_test(name: str = "trained") -> Evaluation:
         return evaluate_policy(greedy(model), shaped, test, name=name, repeats=eval_repeats, seed=seed, wrap=wrap)

@@ -21,11 +21,15 @@ LateralGym side's timed steps, of each step's longest completion (the model's to
 which the loss pads to), in one ``generate`` call: the ratio there includes what several turns cost
 against one (each turn reads its whole context again), which is the route's, not the env's.
 
-Both sides are timed the same way: a trainer callback reads the clock at the end of every step, and
-a round's figure is the mean period from the end of the first step to the end of the last (the first
-step of a trainer pays for its first touches: optimizer state, data loader), so ``--steps`` N runs
-N + 1 steps. After one untimed one-step warm-up run per side, rounds alternate the floor and
-LateralGym (``--rounds``), each a fresh trainer from a fresh model. Then one LateralGym run under
+Both sides are timed the same way: a trainer callback reads the clock (wall, and this process's CPU
+time beside it) at the end of every step, and a round's figure is the mean period from the end of the
+first step to the end of the last (the first step of a trainer pays for its first touches: optimizer
+state, data loader), so ``--steps`` N runs N + 1 steps. Nothing after the last step is timed (the
+checkpoint TRL writes at the end, the LateralGym side's held-out play and model folder).
+
+After one untimed one-step warm-up run per side come ``--rounds`` rounds of both sides, LateralGym
+first in the first (the floor takes its arguments and prompts), then in turn floor-first and
+LateralGym-first, each run a fresh trainer on a freshly loaded model. Then one LateralGym run under
 cProfile: the top entries by cumulative time among LateralGym's own functions (TRL, transformers and
 torch are left out of the listing), and what the route adds per step (plain: the reward function;
 multi: the rollout function without its ``generate`` calls, plus the reward functions).
@@ -35,10 +39,11 @@ with ``lateralgym_s_per_step``, ``floor_s_per_step`` and ``ratio`` (median of th
 the first route run, a ``routes`` object with each route's figures (min/median/max per side, ratios,
 completion lengths, the profile), and the machine's load average before and after.
 
-Needs the grpo extra (``pip install -e '.[grpo]'``). Each step takes about 25 s on 2 idle cores on the
-plain route; the default (``--route plain --steps 3 --rounds 2``) takes about 5 minutes, ``--route both``
-about four times as long. Run it niced when the machine is shared.
-Usage: ``python benchmarks/bench_grpo.py [--steps 3] [--rounds 2] [--route plain|multi|both] [--no-profile]``.
+Needs the grpo extra (``pip install -e '.[grpo]'``). A plain step takes about 25 s on 2 idle cores
+(``train grpo``'s figure); the default (``--route plain --steps 1 --rounds 2``) runs 11 steps and 7
+trainers (each loads the model; the LateralGym side plays one held-out item and saves its model), so
+about 7 minutes idle, far longer on shared cores (a step took 5 minutes at load 10). Run it niced there.
+Usage: ``python benchmarks/bench_grpo.py [--steps 1] [--rounds 2] [--route plain|multi|both] [--no-profile]``.
 """
 
 from __future__ import annotations
@@ -77,6 +82,8 @@ class Run:
     """One trainer's run: the clock at each step's end, and TRL's logged figures of each step."""
 
     ends: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    """This process's CPU time at each step's end (every thread's: torch's too)."""
     logs: list[dict[str, float]] = field(default_factory=list)
     args: Any = None
     rows: list[dict[str, Any]] = field(default_factory=list)
@@ -92,6 +99,10 @@ class Run:
             raise SystemExit("bench_grpo: a run needs at least 2 steps to time one (give --steps 1 or more)")
         return (self.ends[-1] - self.ends[0]) / (len(self.ends) - 1)
 
+    def cpu_per_step(self) -> float:
+        """The same period in this process's CPU time (waiting for a core other jobs hold is not counted)."""
+        return (self.cpu[-1] - self.cpu[0]) / (len(self.cpu) - 1)
+
     def figure(self, name: str) -> float:
         """The mean over the timed steps (all but the first) of one of TRL's logged figures."""
         values = [log[name] for log in self.logs[1:] if name in log]
@@ -106,6 +117,7 @@ def timed_trainer_class(trl: Any, run: Run) -> type:
     class Clock(TrainerCallback):  # type: ignore[misc]  # transformers is seen as Any
         def on_step_end(self, *_: Any, **__: Any) -> None:
             run.ends.append(time.perf_counter())
+            run.cpu.append(time.process_time())
 
         def on_log(self, _: Any, __: Any, ___: Any, logs: dict[str, float] | None = None, **____: Any) -> None:
             if logs and "train_runtime" not in logs:
@@ -171,6 +183,7 @@ def floor_run(model: str, settings: GRPOSettings, template: Run, out: Path, leng
     import trl
     from datasets import Dataset
     from transformers.trainer_callback import PrinterCallback
+    from transformers.trainer_utils import SaveStrategy
 
     run = Run()
     torch.set_num_threads(settings.threads)  # what train_grpo sets
@@ -180,6 +193,7 @@ def floor_run(model: str, settings: GRPOSettings, template: Run, out: Path, leng
     args.output_dir = str(out)
     if length is not None:
         args.max_completion_length, args.generation_kwargs = length, {"min_new_tokens": length}
+    args.save_strategy = SaveStrategy.NO  # the LateralGym side saves after its last step: untimed, so not here
     rows = [
         {"prompt": [{k: v for k, v in m.items() if k in ("role", "content")} for m in r["prompt"]]}
         for r in template.rows
@@ -197,6 +211,8 @@ def floor_run(model: str, settings: GRPOSettings, template: Run, out: Path, leng
 
 def ours(path: str) -> bool:
     """Whether a profiled function's file is LateralGym's (under the source tree, not the venv)."""
+    if not os.path.isabs(path):  # built-ins are profiled as "~"
+        return False
     resolved = os.path.realpath(path)
     return resolved.startswith(str(ROOT) + os.sep) and f"{os.sep}.venv{os.sep}" not in resolved
 
@@ -248,8 +264,11 @@ def measure(route: str, config: EpisodeConfig, args: argparse.Namespace, scratch
     if route == "multi":  # the floor's completion length: known once the LateralGym side has played
         length = probe.widths[0]
     floor_run(args.model, warm, probe, folder(), length)
-    print(f"{'round':>5} {'floor s/step':>12} {'LateralGym s/step':>17} {'ratio':>6}  completion tokens (floor / LG)")
-    floors, lgs, ratios, lengths = [], [], [], []
+    print(
+        f"{'round':>5} {'floor s/step':>12} {'LateralGym s/step':>17} {'ratio':>6}  "
+        "CPU s/step (floor / LG, ratio)  completion tokens (floor / LG)"
+    )
+    floors, lgs, ratios, lengths, cpus = [], [], [], [], []
     template: Run | None = None
     for number in range(1, args.rounds + 1):
         if template is None:  # the first round: LateralGym first, its arguments and prompts the floor's
@@ -266,10 +285,12 @@ def measure(route: str, config: EpisodeConfig, args: argparse.Namespace, scratch
         floors.append(floor.seconds_per_step())
         lgs.append(ours_run.seconds_per_step())
         ratios.append(lgs[-1] / floors[-1])
+        cpus.append((floor.cpu_per_step(), ours_run.cpu_per_step()))
         pair = (floor.figure("completions/mean_length"), ours_run.figure("completions/mean_length"))
         lengths.append(pair)
         print(
-            f"{number:5} {floors[-1]:12.2f} {lgs[-1]:17.2f} {ratios[-1]:6.3f}  {pair[0]:.1f} / {pair[1]:.1f}",
+            f"{number:5} {floors[-1]:12.2f} {lgs[-1]:17.2f} {ratios[-1]:6.3f}  {cpus[-1][0]:.1f} / {cpus[-1][1]:.1f}, "
+            f"{cpus[-1][1] / cpus[-1][0]:.3f}  {pair[0]:.1f} / {pair[1]:.1f}",
             flush=True,
         )
     figures: dict[str, Any] = {
@@ -282,6 +303,8 @@ def measure(route: str, config: EpisodeConfig, args: argparse.Namespace, scratch
         "ratio_max": max(ratios),
         "lateralgym_s": [min(lgs), statistics.median(lgs), max(lgs)],
         "floor_s": [min(floors), statistics.median(floors), max(floors)],
+        "cpu_s_per_step": {"floor": [c[0] for c in cpus], "lateralgym": [c[1] for c in cpus]},
+        "cpu_ratio": statistics.median(c[1] / c[0] for c in cpus),
         "completion_mean_length": {"floor": [p[0] for p in lengths], "lateralgym": [p[1] for p in lengths]},
         "floor_fixed_length": length,
     }
@@ -316,7 +339,7 @@ def main() -> None:
         "--model", default="local/smollm2", help="the model (train grpo's --model; default local/smollm2)"
     )
     parser.add_argument(
-        "--steps", type=int, default=3, help="timed steps per round and side (default 3; one more is run)"
+        "--steps", type=int, default=1, help="timed steps per round and side (default 1; one more is run)"
     )
     parser.add_argument("--rounds", type=int, default=2, help="rounds of floor and LateralGym (default 2)")
     parser.add_argument("--num-generations", type=int, default=8, help="completions per prompt (default 8)")

@@ -90,6 +90,8 @@ class Run:
     reward_funcs: int = 0
     widths: list[int] = field(default_factory=list)
     """Multi route: each rollout batch's longest completion, the model's tokens and the env's."""
+    load: float = float("nan")
+    """The 1-minute load average when the run ended."""
     profiler: cProfile.Profile | None = None
     """Profile the trainer's ``train`` (the steps alone: no loading, evaluation or saving)."""
 
@@ -167,6 +169,7 @@ def lateralgym_run(
         train_grpo(config, model, out, settings, cache_dir=None)
     finally:
         trl.GRPOTrainer = original
+    run.load = os.getloadavg()[0]
     gc.collect()
     return run
 
@@ -204,6 +207,7 @@ def floor_run(model: str, settings: GRPOSettings, template: Run, out: Path, leng
     )
     trainer.remove_callback(PrinterCallback)
     trainer.train()
+    run.load = os.getloadavg()[0]
     del trainer, lm
     gc.collect()
     return run
@@ -266,9 +270,9 @@ def measure(route: str, config: EpisodeConfig, args: argparse.Namespace, scratch
     floor_run(args.model, warm, probe, folder(), length)
     print(
         f"{'round':>5} {'floor s/step':>12} {'LateralGym s/step':>17} {'ratio':>6}  "
-        "CPU s/step (floor / LG, ratio)  completion tokens (floor / LG)"
+        "CPU s/step (floor / LG, ratio)  completion tokens (floor / LG)  load at the end (floor / LG)"
     )
-    floors, lgs, ratios, lengths, cpus = [], [], [], [], []
+    floors, lgs, ratios, lengths, cpus, loads = [], [], [], [], [], []
     template: Run | None = None
     for number in range(1, args.rounds + 1):
         if template is None:  # the first round: LateralGym first, its arguments and prompts the floor's
@@ -286,11 +290,12 @@ def measure(route: str, config: EpisodeConfig, args: argparse.Namespace, scratch
         lgs.append(ours_run.seconds_per_step())
         ratios.append(lgs[-1] / floors[-1])
         cpus.append((floor.cpu_per_step(), ours_run.cpu_per_step()))
+        loads.append((floor.load, ours_run.load))
         pair = (floor.figure("completions/mean_length"), ours_run.figure("completions/mean_length"))
         lengths.append(pair)
         print(
             f"{number:5} {floors[-1]:12.2f} {lgs[-1]:17.2f} {ratios[-1]:6.3f}  {cpus[-1][0]:.1f} / {cpus[-1][1]:.1f}, "
-            f"{cpus[-1][1] / cpus[-1][0]:.3f}  {pair[0]:.1f} / {pair[1]:.1f}",
+            f"{cpus[-1][1] / cpus[-1][0]:.3f}  {pair[0]:.1f} / {pair[1]:.1f}  {loads[-1][0]:.1f} / {loads[-1][1]:.1f}",
             flush=True,
         )
     figures: dict[str, Any] = {
@@ -305,6 +310,7 @@ def measure(route: str, config: EpisodeConfig, args: argparse.Namespace, scratch
         "floor_s": [min(floors), statistics.median(floors), max(floors)],
         "cpu_s_per_step": {"floor": [c[0] for c in cpus], "lateralgym": [c[1] for c in cpus]},
         "cpu_ratio": statistics.median(c[1] / c[0] for c in cpus),
+        "load_at_end": {"floor": [x[0] for x in loads], "lateralgym": [x[1] for x in loads]},
         "completion_mean_length": {"floor": [p[0] for p in lengths], "lateralgym": [p[1] for p in lengths]},
         "floor_fixed_length": length,
     }

@@ -39,10 +39,11 @@ with ``lateralgym_s_per_step``, ``floor_s_per_step`` and ``ratio`` (median of th
 the first route run, a ``routes`` object with each route's figures (min/median/max per side, ratios,
 completion lengths, the profile), and the machine's load average before and after.
 
-Needs the grpo extra (``pip install -e '.[grpo]'``). A plain step takes about 25 s on 2 idle cores
-(``train grpo``'s figure); the default (``--route plain --steps 1 --rounds 2``) runs 11 steps and 7
-trainers (each loads the model; the LateralGym side plays one held-out item and saves its model), so
-about 7 minutes idle, far longer on shared cores (a step took 5 minutes at load 10). Run it niced there.
+Needs the grpo extra (``pip install -e '.[grpo]'``). A plain step took 13-14 s on 2 near-idle cores
+(Intel Xeon; 24-25 s on the AMD EPYC); the default (``--route plain --steps 1 --rounds 2``) runs 11 steps
+and 7 trainers (each loads the model; the LateralGym side plays one held-out item and saves its model):
+about 5 minutes there (4 without the profile), far longer on shared cores (a step took 5 minutes at
+load 10). Run it niced there.
 Usage: ``python benchmarks/bench_grpo.py [--steps 1] [--rounds 2] [--route plain|multi|both] [--no-profile]``.
 """
 

@@ -11,7 +11,7 @@ from typing import Any
 from lateralgym.integrations._chat_env import ChatEnv, EpisodeState
 from lateralgym.integrations.grpo._settings import EpisodeFigures
 
-__all__ = ["episode_figures", "episode_of", "generate", "play_greedy", "play_greedy_tools"]
+__all__ = ["episode_figures", "episode_of", "generate", "play_greedy", "play_greedy_tools", "step_all"]
 
 
 def episode_figures(chat: ChatEnv, state: EpisodeState) -> EpisodeFigures:
@@ -28,6 +28,16 @@ def episode_figures(chat: ChatEnv, state: EpisodeState) -> EpisodeFigures:
         outcome_flags={name: value for name, value in outcome.items() if isinstance(value, bool)},
         messages=state.messages[state.prompt_messages :],
     )
+
+
+def step_all(chat: ChatEnv, states: Sequence[EpisodeState], replies: Sequence[str]) -> list[list[dict[str, str]]]:
+    """Play each state's reply (``ChatEnv.step``), all in one event loop and at once: one loop a batch,
+    not one a move, and an LLM judge's calls overlap. The env's answers come back in ``states``' order."""
+
+    async def play() -> list[list[dict[str, str]]]:
+        return list(await asyncio.gather(*(chat.step(s, r) for s, r in zip(states, replies, strict=True))))
+
+    return asyncio.run(play())
 
 
 def episode_of(row: dict[str, Any]) -> dict[str, Any]:
@@ -82,8 +92,7 @@ def play_greedy(
             states = [chat.start(**episode_of(rows[k])) for k in picked]
             while active := [s for s in states if not s.done]:
                 replies = generate(model, tokenizer, [s.messages for s in active], max_new_tokens)
-                for state, reply in zip(active, replies, strict=True):
-                    asyncio.run(chat.step(state, tokenizer.decode(reply, skip_special_tokens=True)))
+                step_all(chat, active, [tokenizer.decode(reply, skip_special_tokens=True) for reply in replies])
             records.update({k: episode_figures(chat, s) for k, s in zip(picked, states, strict=True)})
     finally:
         if was_training:

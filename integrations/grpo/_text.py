@@ -7,12 +7,11 @@ readable-move share go to TRL's log (``log_metric``) as ``lateralgym/reward`` an
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from lateralgym.integrations._chat_env import ChatEnv
-from lateralgym.integrations.grpo._play import episode_figures, episode_of
+from lateralgym.integrations.grpo._play import episode_figures, episode_of, step_all
 from lateralgym.integrations.grpo._settings import GRPOSettings
 
 __all__ = ["EPISODE_KEY", "REWARD_METRIC", "VALID_METRIC", "reward_funcs", "rollout_func", "training_rows"]
@@ -49,13 +48,11 @@ def reward_funcs(chat: ChatEnv, shaping: float) -> list[Callable[..., list[float
         log_metric: Callable[[str, float], None] | None = None,
         **_: Any,
     ) -> list[float]:
-        rewards, valid = [], []
-        for completion, row_info in zip(completions, info, strict=True):
-            text = completion[-1]["content"] if isinstance(completion, list) else str(completion)
-            state = chat.start(**episode_of({"info": row_info}))
-            asyncio.run(chat.step(state, text))
-            rewards.append(chat.reward(state))
-            valid.append(float(sum(t.valid for t in state.turns) / max(1, len(state.turns))))
+        texts = [c[-1]["content"] if isinstance(c, list) else str(c) for c in completions]
+        states = [chat.start(**episode_of({"info": row_info})) for row_info in info]
+        step_all(chat, states, texts)
+        rewards = [chat.reward(state) for state in states]
+        valid = [float(sum(t.valid for t in state.turns) / max(1, len(state.turns))) for state in states]
         if log_metric is not None:
             log_metric(REWARD_METRIC, _mean(rewards))
             log_metric(VALID_METRIC, _mean(valid))
@@ -113,6 +110,7 @@ def rollout_func(chat: ChatEnv, tokenizer: Any, settings: GRPOSettings) -> Any:
                     pad_token_id=tokenizer.pad_token_id,
                     eos_token_id=end,
                 )
+            texts, histories = [], []
             for r, i in enumerate(active):
                 new = out[r, width:].tolist()
                 sampled = new[: new.index(end) + 1] if end in new else [t for t in new if t != tokenizer.pad_token_id]
@@ -121,9 +119,10 @@ def rollout_func(chat: ChatEnv, tokenizer: Any, settings: GRPOSettings) -> Any:
                 if not sampled or sampled[-1] != end:  # cut at the cap: the turn is closed for the model
                     completion_ids[i].append(end)
                     env_mask[i].append(0)
-                text = tokenizer.decode(sampled, skip_special_tokens=True)
-                history = list(states[i].messages)
-                answer = asyncio.run(chat.step(states[i], text))
+                texts.append(tokenizer.decode(sampled, skip_special_tokens=True))
+                histories.append(list(states[i].messages))
+            answers = step_all(chat, [states[i] for i in active], texts)
+            for i, history, text, answer in zip(active, histories, texts, answers, strict=True):
                 if answer:
                     turn = env_turn_ids([*history, {"role": "assistant", "content": text}], answer[0]["content"])
                     completion_ids[i] += turn

@@ -21,6 +21,7 @@ from lateralgym.integrations import (
     held_out,
     resolve_model,
 )
+from lateralgym.integrations.grpo._play import episode_of, step_all
 from lateralgym.integrations.grpo._text import EPISODE_KEY, reward_funcs, training_rows
 from lateralgym.integrations.grpo._train import split_train_test
 
@@ -85,6 +86,33 @@ def test_episode_stats_count_questions_and_moves_of_a_multi_turn_episode() -> No
     stats = episode_figures(chat, state)
     assert stats.moves == len(state.turns) and stats.questions == 2
     assert stats.valid_moves == stats.moves and stats.messages[0]["role"] == "assistant"
+
+
+def test_a_batch_of_moves_is_played_at_once_each_on_its_own_episode() -> None:
+    """``step_all`` (the plain reward's and the multi-turn rollout's step) plays each reply on its own
+    state, in one event loop: the same rewards, answers and chats as stepping them one at a time."""
+    import asyncio
+
+    chat = ChatEnv("riddlesense")
+    rows = chat.dataset(limit=4)
+    items = {r.id: r for r in load_sample_items("riddlesense")}
+    infos = [row["info"] for row in rows]
+    labels = [items[json.loads(i)["item_id"]].label for i in infos]
+    texts = [f"Answer: {LETTERS[label]}" if n % 2 == 0 else "no idea" for n, label in enumerate(labels)]
+    (reward,) = reward_funcs(chat, shaping=0.0)
+    one_by_one = []
+    for info, text in zip(infos, texts, strict=True):
+        state = chat.start(**episode_of({"info": info}))
+        asyncio.run(chat.step(state, text))
+        one_by_one.append(chat.reward(state))
+    assert reward(None, [[{"role": "assistant", "content": t}] for t in texts], infos) == one_by_one == [1, 0, 1, 0]
+
+    splat = ChatEnv("splat")
+    states = [splat.start(seed=0), splat.start(seed=1)]
+    answers = step_all(splat, states, ["Was he thirsty?", "Did it happen at night?"])
+    assert [s.messages[-2]["content"] for s in states] == ["Was he thirsty?", "Did it happen at night?"]
+    assert [a[0]["content"] for a in answers] == [s.messages[-1]["content"] for s in states]
+    assert all(len(s.turns) == 1 for s in states)
 
 
 def test_a_config_without_train_items_is_refused_in_one_line() -> None:

@@ -42,8 +42,9 @@ def make_client(
 ) -> Callable[..., LLMClient]:
     """Makes clients of ``openai/scripted-model`` on the scripted server, caching under ``tmp_path/cache``.
 
-    Each has a 2 s timeout, 3 retries and a 10 ms backoff; keyword arguments override or add
-    client and spec fields (``backend="litellm"``, ``usage=...``, ...).
+    Each has a 60 s timeout (a test about timeouts sets its own: on a busy machine litellm's first call
+    alone took over 2 s), 3 retries and a 10 ms backoff; keyword arguments override or add client and
+    spec fields (``backend="litellm"``, ``usage=...``, ...).
     """
 
     def make(**fields: Any) -> LLMClient:
@@ -52,7 +53,7 @@ def make_client(
             base_url=llm_server.base_url,
             cache_dir=tmp_path / "cache",
             backoff_base_s=0.01,
-            **{"timeout": 2.0, "max_retries": 3, **fields},
+            **{"timeout": 60.0, "max_retries": 3, **fields},
         )
         opened_clients.append(client)
         return client

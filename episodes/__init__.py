@@ -79,8 +79,7 @@ if TYPE_CHECKING:
     from lateralgym.episodes._play import RunResult
     from lateralgym.episodes._plots import ReportError
     from lateralgym.episodes._replay import Divergence, EpisodeReplay, replay, transcript
-    from lateralgym.episodes._report import print_metrics, render_metrics, write_report
-    from lateralgym.episodes._report_facts import cost_text, local_roles
+    from lateralgym.episodes._report import cost_text, local_roles, print_metrics, render_metrics, write_report
     from lateralgym.episodes._resume import ResumeRequest
     from lateralgym.episodes._rollouts import (
         ExportError,
@@ -153,7 +152,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     "ReportError": "_plots",
     **dict.fromkeys(("Divergence", "EpisodeReplay", "replay", "transcript"), "_replay"),
     **dict.fromkeys(("print_metrics", "render_metrics", "write_report"), "_report"),
-    **dict.fromkeys(("cost_text", "local_roles"), "_report_facts"),
+    **dict.fromkeys(("cost_text", "local_roles"), "_report"),
     "ResumeRequest": "_resume",
     **dict.fromkeys(
         (

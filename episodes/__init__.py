@@ -74,8 +74,7 @@ if TYPE_CHECKING:
         metrics_from_log,
         usage_from_log,
     )
-    from lateralgym.episodes._options import RunOptions
-    from lateralgym.episodes._plan import EpisodeSpec, episode_seed, plan_episodes
+    from lateralgym.episodes._options import EpisodeSpec, RunOptions, episode_seed, plan_episodes
     from lateralgym.episodes._play import RunResult
     from lateralgym.episodes._plots import ReportError
     from lateralgym.episodes._replay import Divergence, EpisodeReplay, replay, transcript
@@ -147,7 +146,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     ),
     **dict.fromkeys(("INVALID_WARNING_RATE", "Moves", "MovesTally"), "_metrics"),
     "RunOptions": "_options",
-    **dict.fromkeys(("EpisodeSpec", "episode_seed", "plan_episodes"), "_plan"),
+    **dict.fromkeys(("EpisodeSpec", "episode_seed", "plan_episodes"), "_options"),
     "RunResult": "_play",
     "ReportError": "_plots",
     **dict.fromkeys(("Divergence", "EpisodeReplay", "replay", "transcript"), "_replay"),

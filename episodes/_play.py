@@ -31,8 +31,7 @@ from lateralgym.agents import safe_spec, scrub_credentials
 from lateralgym.envs import EpisodeConfig, Judge, LateralEnv, benchmark_of
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, StepLogWriter, Usage, read_log
 from lateralgym.episodes._metrics import LogScorer, Moves, MovesTally, UsageTally
-from lateralgym.episodes._options import STOP_AFTER_ERRORS, RunOptions
-from lateralgym.episodes._plan import EpisodeSpec
+from lateralgym.episodes._options import STOP_AFTER_ERRORS, EpisodeSpec, RunOptions
 from lateralgym.episodes._roles import AgentFactory
 from lateralgym.episodes._rundir import SUMMARY, write_json
 from lateralgym.episodes._session import run_episode

@@ -13,7 +13,6 @@ from lateralgym.envs.support import lazy_exports
 
 if TYPE_CHECKING:
     from lateralgym.agents._aux import AUX_OPTIONS, aux_prompt, with_aux
-    from lateralgym.agents._base import Agent, PlayedTurn
     from lateralgym.agents._constraint import (
         CONSTRAINT_MODES,
         Constraint,
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
         default_constraint,
         parse_constrain,
     )
-    from lateralgym.agents._factory import OFFLINE_AGENTS, check_player_spec, is_model_spec, make_agent, player_factory
     from lateralgym.agents._gguf import GGUFInfo, LocalModelError, read_gguf
     from lateralgym.agents._human import HumanAgent
     from lateralgym.agents._llm_backends import MalformedReplyError, normalise_reply
@@ -59,8 +57,20 @@ if TYPE_CHECKING:
         served_models,
         stop_local_servers,
     )
-    from lateralgym.agents._offline import HeuristicAgent, OracleAgent, RandomAgent, offline_player_note
     from lateralgym.agents._parsing import parse_reply, read_model_reply
+    from lateralgym.agents._players import (
+        OFFLINE_AGENTS,
+        Agent,
+        HeuristicAgent,
+        OracleAgent,
+        PlayedTurn,
+        RandomAgent,
+        check_player_spec,
+        is_model_spec,
+        make_agent,
+        offline_player_note,
+        player_factory,
+    )
     from lateralgym.agents._prices import PRICES_AS_OF, price_per_million
     from lateralgym.agents._prompts import PromptPlan, Reasoning, conversation_start, opening_messages, prompt_plan
     from lateralgym.agents._served import ServedModel, serving
@@ -69,7 +79,7 @@ if TYPE_CHECKING:
 _LAZY = {  # name -> the module that defines it, imported on first use
     "LocalServerIdentityError": "_local_identity",
     **dict.fromkeys(("AUX_OPTIONS", "aux_prompt", "with_aux"), "_aux"),
-    **dict.fromkeys(("Agent", "PlayedTurn"), "_base"),
+    **dict.fromkeys(("Agent", "PlayedTurn"), "_players"),
     **dict.fromkeys(
         (
             "CONSTRAINT_MODES",
@@ -83,7 +93,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         "_constraint",
     ),
     **dict.fromkeys(
-        ("OFFLINE_AGENTS", "check_player_spec", "is_model_spec", "make_agent", "player_factory"), "_factory"
+        ("OFFLINE_AGENTS", "check_player_spec", "is_model_spec", "make_agent", "player_factory"), "_players"
     ),
     **dict.fromkeys(("GGUFInfo", "LocalModelError", "read_gguf"), "_gguf"),
     "HumanAgent": "_human",
@@ -122,7 +132,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         "_local_serve",
     ),
     **dict.fromkeys(("ServedModel", "serving"), "_served"),  # what a manifest records; a run's server block
-    **dict.fromkeys(("HeuristicAgent", "OracleAgent", "RandomAgent", "offline_player_note"), "_offline"),
+    **dict.fromkeys(("HeuristicAgent", "OracleAgent", "RandomAgent", "offline_player_note"), "_players"),
     **dict.fromkeys(("parse_reply", "read_model_reply"), "_parsing"),
     **dict.fromkeys(("PRICES_AS_OF", "price_per_million"), "_prices"),
     **dict.fromkeys(("PromptPlan", "Reasoning", "conversation_start", "opening_messages", "prompt_plan"), "_prompts"),

@@ -125,7 +125,7 @@ def with_aux(
     """
     from urllib.parse import quote
 
-    from lateralgym.agents._factory import is_model_spec
+    from lateralgym.agents._players import is_model_spec
 
     if not is_model_spec(player):
         raise LLMConfigError(f"--aux gives an auxiliary prompt to an LLM player; {player!r} is not a model spec")

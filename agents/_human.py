@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, ClassVar, TextIO
 
-from lateralgym.agents._base import Agent, PlayedTurn
+from lateralgym.agents._players import Agent, PlayedTurn
 from lateralgym.envs import (
     Action,
     ConfigError,

@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from lateralgym.agents._aux import AUX_OPTIONS, DEFAULT_AUX_PUZZLES, DEFAULT_AUX_SEED, AuxVariant, aux_prompt
-from lateralgym.agents._base import Agent
 from lateralgym.agents._constraint import Constraint, ConstraintMode, default_constraint, parse_constrain, rejection
 from lateralgym.agents._llm_client import LLMCallError, LLMClient
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_spec import ModelSpec, OptionParser, flag
 from lateralgym.agents._parsing import read_model_reply
+from lateralgym.agents._players import Agent
 from lateralgym.agents._prompts import (
     PromptPlan,
     Reasoning,

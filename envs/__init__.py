@@ -75,10 +75,9 @@ if TYPE_CHECKING:
         closest_name,
         did_you_mean,
     )
-    from lateralgym.envs._fields import Count, Flag, FrozenRecord, Text, snake, spaced
     from lateralgym.envs._figures import BarFigure, BarPanel, breakdown_value, repeats_note
     from lateralgym.envs._grammar import ActionGrammar, FreeText, JsonForm, LineForm, OneOf, final_turn
-    from lateralgym.envs._items import ItemTable, item_table, load_config_items
+    from lateralgym.envs._items import Count, Flag, FrozenRecord, ItemTable, Text, item_table, load_config_items
     from lateralgym.envs._jsonl import SharedList, jsonl_lines, write_jsonl
     from lateralgym.envs._judging import (
         ADVERSARIAL_QUESTIONS,
@@ -91,7 +90,7 @@ if TYPE_CHECKING:
         judge_note,
     )
     from lateralgym.envs._loaders import detect_format, formats, iter_items, load_items, load_jsonl
-    from lateralgym.envs._matching import match_name
+    from lateralgym.envs._matching import match_name, snake, spaced
     from lateralgym.envs._parts import DataPart, JudgingPart, LeakPart, MetricsPart, PolicyPart, PromptPart
     from lateralgym.envs._pass_k import is_pass_key, pass_at_k, pass_hat_k, pass_k_rates, pass_k_terms, pass_key_order
     from lateralgym.envs._process import QuestionRewards, RewardMode
@@ -160,7 +159,8 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         ),
         "_errors",
     ),
-    **dict.fromkeys(("Count", "Flag", "FrozenRecord", "Text", "snake", "spaced"), "_fields"),
+    **dict.fromkeys(("Count", "Flag", "FrozenRecord", "Text"), "_items"),
+    **dict.fromkeys(("snake", "spaced"), "_matching"),
     **dict.fromkeys(("BarFigure", "BarPanel", "breakdown_value", "repeats_note"), "_figures"),
     **dict.fromkeys(("ActionGrammar", "FreeText", "JsonForm", "LineForm", "OneOf", "final_turn"), "_grammar"),
     **dict.fromkeys(("ItemTable", "item_table"), "_items"),

@@ -1,5 +1,10 @@
-"""The items an env draws episodes from: type-checked and indexed by id once, then shared; and which
-items a config runs on (``load_config_items``: its dataset file, or the benchmark's sample data).
+"""The items an env draws episodes from: the record base and field types every benchmark's item models
+share, the table that type-checks and indexes them by id once, then shares them, and which items a
+config runs on (``load_config_items``: its dataset file, or the benchmark's sample data).
+
+Records are pydantic v2 and frozen (``FrozenRecord``); text a scene needs is ``Text`` (stripped,
+never empty), numbers and flags are strict (``Count``, ``Flag``: ``true`` is no count, ``"3"`` no
+label).
 
 Building a ``LateralEnv`` used to check, copy and index every item, so each new env (one per
 episode in flight, one per chat rollout) cost time in proportion to the dataset: ~28 ms at 14,000
@@ -10,7 +15,9 @@ another env, or what ``load_config_items`` returns) takes it as it is.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Strict, StringConstraints
 
 from lateralgym.envs._errors import ConfigError, DatasetError
 
@@ -18,7 +25,22 @@ if TYPE_CHECKING:
     from lateralgym.envs._benchmark import Benchmark
     from lateralgym.envs._config import EpisodeConfig
 
-__all__ = ["ItemTable", "duplicate_ids", "item_table", "load_config_items"]
+__all__ = ["Count", "Flag", "FrozenRecord", "ItemTable", "Text", "duplicate_ids", "item_table", "load_config_items"]
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+"""Text that must say something: stripped, then at least one character."""
+
+Count = Annotated[int, Strict()]
+"""A whole number given as one: no ``true``, ``1.0`` or ``"1"``."""
+
+Flag = Annotated[bool, Strict()]
+"""A JSON ``true`` / ``false``, nothing else."""
+
+
+class FrozenRecord(BaseModel):
+    """Base of dataset records: frozen, unknown keys refused, text stripped."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
 
 
 def duplicate_ids(ids: Iterable[str]) -> list[str]:

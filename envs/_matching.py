@@ -1,4 +1,5 @@
-"""Tolerant name matching: the player may write ``Led Bulbs`` for ``led_bulbs`` or drop an article."""
+"""Names: normalised for matching and display (``snake`` / ``spaced``), and matched tolerantly: the
+player may write ``Led Bulbs`` for ``led_bulbs`` or drop an article."""
 
 from __future__ import annotations
 
@@ -7,7 +8,29 @@ import functools
 import re
 from collections.abc import Sequence
 
-from lateralgym.envs._fields import snake
+_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+def snake(name: str) -> str:
+    """Normalise a name for matching: lower case, runs of non-alphanumerics become one underscore."""
+    # Every task of a file checks its entities' names, and they repeat: short names are remembered.
+    return _snake_short(name) if len(name) <= _SNAKE_CACHED else _snake(name)
+
+
+_SNAKE_CACHED = 120
+
+
+def _snake(name: str) -> str:
+    return _NOT_ALNUM.sub("_", name.strip().lower()).strip("_")
+
+
+_snake_short = functools.lru_cache(maxsize=1 << 14)(_snake)
+
+
+def spaced(name: str) -> str:
+    """A snake_case name as people write it (``led_bulbs`` -> ``led bulbs``)."""
+    return name.replace("_", " ").strip()
+
 
 _ARTICLE = re.compile(r"^(the|a|an|my)_")
 _CLOSE_CUTOFF = 0.88

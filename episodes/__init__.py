@@ -61,28 +61,24 @@ if TYPE_CHECKING:
         read_run,
     )
     from lateralgym.episodes._metrics import (
+        INVALID_WARNING_RATE,
         DuplicateEpisodes,
         MetricsAccumulator,
         MetricsError,
-        RunMetrics,
-        compute_metrics,
-        metrics_from_log,
-    )
-    from lateralgym.episodes._moves import (
-        INVALID_WARNING_RATE,
         Moves,
         MovesTally,
+        RunMetrics,
         UsageTally,
+        compute_metrics,
         metrics_and_usage,
+        metrics_from_log,
         usage_from_log,
     )
-    from lateralgym.episodes._options import RunOptions
-    from lateralgym.episodes._plan import EpisodeSpec, episode_seed, plan_episodes
+    from lateralgym.episodes._options import EpisodeSpec, RunOptions, episode_seed, plan_episodes
     from lateralgym.episodes._play import RunResult
     from lateralgym.episodes._plots import ReportError
     from lateralgym.episodes._replay import Divergence, EpisodeReplay, replay, transcript
-    from lateralgym.episodes._report import print_metrics, render_metrics, write_report
-    from lateralgym.episodes._report_facts import cost_text, local_roles
+    from lateralgym.episodes._report import cost_text, local_roles, print_metrics, render_metrics, write_report
     from lateralgym.episodes._resume import ResumeRequest
     from lateralgym.episodes._rollouts import (
         ExportError,
@@ -148,14 +144,14 @@ _LAZY = {  # name -> the module that defines it, imported on first use
         ),
         "_metrics",
     ),
-    **dict.fromkeys(("INVALID_WARNING_RATE", "Moves", "MovesTally"), "_moves"),
+    **dict.fromkeys(("INVALID_WARNING_RATE", "Moves", "MovesTally"), "_metrics"),
     "RunOptions": "_options",
-    **dict.fromkeys(("EpisodeSpec", "episode_seed", "plan_episodes"), "_plan"),
+    **dict.fromkeys(("EpisodeSpec", "episode_seed", "plan_episodes"), "_options"),
     "RunResult": "_play",
     "ReportError": "_plots",
     **dict.fromkeys(("Divergence", "EpisodeReplay", "replay", "transcript"), "_replay"),
     **dict.fromkeys(("print_metrics", "render_metrics", "write_report"), "_report"),
-    **dict.fromkeys(("cost_text", "local_roles"), "_report_facts"),
+    **dict.fromkeys(("cost_text", "local_roles"), "_report"),
     "ResumeRequest": "_resume",
     **dict.fromkeys(
         (
@@ -174,7 +170,7 @@ _LAZY = {  # name -> the module that defines it, imported on first use
     "write_runs_index": "_runs_index",
     **dict.fromkeys(("REMOTE_PLAYER", "EpisodeSessions"), "_served"),
     **dict.fromkeys(("EpisodeSession", "RecordWriter", "SessionStep"), "_session"),
-    **dict.fromkeys(("UsageTally", "metrics_and_usage", "usage_from_log"), "_moves"),
+    **dict.fromkeys(("UsageTally", "metrics_and_usage", "usage_from_log"), "_metrics"),
     **dict.fromkeys(("VIEWER_FILE", "ViewerError", "write_viewer"), "_viewer"),
 }
 

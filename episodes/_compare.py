@@ -47,9 +47,8 @@ from lateralgym.envs import (
 from lateralgym.envs.support import csv_cell
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
 from lateralgym.episodes._manifest import read_run
-from lateralgym.episodes._metrics import DEFAULT_MAX_ROUNDS, MetricsError, compute_metrics
-from lateralgym.episodes._moves import Moves, MovesTally
-from lateralgym.episodes._report_facts import judge_agreement
+from lateralgym.episodes._metrics import DEFAULT_MAX_ROUNDS, MetricsError, Moves, MovesTally, compute_metrics
+from lateralgym.episodes._report import judge_agreement
 
 __all__ = [
     "DEFAULT_RESAMPLES",

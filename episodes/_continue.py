@@ -24,7 +24,7 @@ from lateralgym.agents import Agent, PlayedTurn
 from lateralgym.envs import EpisodeConfig, Judge, LateralEnv
 from lateralgym.episodes._judge_tape import JudgeTape, ReplayMismatch, is_offline_judge, taped
 from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, StepLine, Usage, observation_text, read_log
-from lateralgym.episodes._plan import EpisodeSpec
+from lateralgym.episodes._options import EpisodeSpec
 from lateralgym.episodes._session import EpisodeSession
 
 __all__ = ["Continuation", "continuations", "keeps_judge_replies"]

@@ -26,8 +26,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from lateralgym.envs import EpisodeConfig, LateralEnv, get_benchmark, load_config_items
-from lateralgym.episodes._options import RunOptions
-from lateralgym.episodes._plan import plan_episodes
+from lateralgym.episodes._options import RunOptions, plan_episodes
 from lateralgym.episodes._roles import build_judge
 
 __all__ = ["DryRun", "RoleEstimate", "dry_run"]

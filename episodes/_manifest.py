@@ -24,8 +24,7 @@ from lateralgym.agents import ServedModel, display_url, safe_spec
 from lateralgym.envs import ConfigError, EpisodeConfig
 from lateralgym.envs.support import validation_message
 from lateralgym.episodes._log import LOG_SCHEMA_VERSION, STEP_LOG
-from lateralgym.episodes._options import RecordedOptions, RunOptions
-from lateralgym.episodes._plan import EpisodeSpec
+from lateralgym.episodes._options import EpisodeSpec, RecordedOptions, RunOptions
 from lateralgym.episodes._rundir import CONFIG_FILE, MANIFEST, SUMMARY, read_capped, refuse_links
 from lateralgym.judges import JudgeCard
 

@@ -30,16 +30,14 @@ from pydantic import BaseModel, ConfigDict
 from lateralgym.agents import safe_spec, scrub_credentials
 from lateralgym.envs import EpisodeConfig, Judge, LateralEnv, benchmark_of
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, StepLogWriter, Usage, read_log
-from lateralgym.episodes._moves import Moves, MovesTally, UsageTally
-from lateralgym.episodes._options import STOP_AFTER_ERRORS, RunOptions
-from lateralgym.episodes._plan import EpisodeSpec
+from lateralgym.episodes._metrics import LogScorer, Moves, MovesTally, UsageTally
+from lateralgym.episodes._options import STOP_AFTER_ERRORS, EpisodeSpec, RunOptions
 from lateralgym.episodes._roles import AgentFactory
 from lateralgym.episodes._rundir import SUMMARY, write_json
 from lateralgym.episodes._session import run_episode
 
 if TYPE_CHECKING:
     from lateralgym.episodes._continue import Continuation
-    from lateralgym.episodes._metrics import LogScorer
 
 __all__ = ["FailureWatch", "RollOut", "RunResult", "error_kind", "roll_out"]
 
@@ -338,8 +336,6 @@ class _Tallies:
     log is then read back, as for a resumed run, and the failure met there."""
 
     def __init__(self) -> None:
-        from lateralgym.episodes._metrics import LogScorer
-
         self.scorer: LogScorer = LogScorer()
         self.usage = UsageTally()
         self.moves = MovesTally()

@@ -36,8 +36,7 @@ from typing import Any
 
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, get_benchmark, item_table
 from lateralgym.episodes._log import INLINE_LIMIT, EpisodeEnd, EpisodeStart, Observation, StepLine, observation
-from lateralgym.episodes._options import RunOptions
-from lateralgym.episodes._plan import EpisodeSpec
+from lateralgym.episodes._options import EpisodeSpec, RunOptions
 
 MAX_ATTEMPTS = 3
 """How many times the worker playing an episode may die under it before the episode is logged as errored

@@ -31,7 +31,7 @@ from lateralgym.envs import (
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, observation_text, read_log
 from lateralgym.episodes._manifest import read_run
 from lateralgym.episodes._metrics import DuplicateEpisodes
-from lateralgym.episodes._plan import EpisodeSpec
+from lateralgym.episodes._options import EpisodeSpec
 from lateralgym.episodes._session import EpisodeSession
 
 

@@ -42,8 +42,7 @@ from lateralgym.agents import (
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, load_config_items
 from lateralgym.envs.support import check_hints
 from lateralgym.episodes._manifest import Manifest, new_manifest, read_manifest, require_run_dir
-from lateralgym.episodes._options import HUMAN, RunOptions, check_people
-from lateralgym.episodes._plan import limit_note, plan_episodes
+from lateralgym.episodes._options import HUMAN, RunOptions, check_people, limit_note, plan_episodes
 from lateralgym.episodes._play import FailureWatch, RollOut, RunResult, roll_out
 from lateralgym.episodes._roles import AgentFactory, build_judge, build_player, check_model_servers
 from lateralgym.episodes._rundir import (

@@ -30,8 +30,7 @@ from lateralgym.agents import safe_spec
 from lateralgym.envs import ConfigError, EpisodeConfig, Judge, LateralEnv, Split, load_config_items, split_items
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, StepLogWriter, read_log
 from lateralgym.episodes._manifest import new_manifest
-from lateralgym.episodes._options import RunOptions
-from lateralgym.episodes._plan import EpisodeSpec
+from lateralgym.episodes._options import EpisodeSpec, RunOptions
 from lateralgym.episodes._roles import build_judge
 from lateralgym.episodes._rundir import CONFIG_FILE, MANIFEST, SUMMARY, locked, new_run_dir, write_json
 from lateralgym.episodes._session import EpisodeSession

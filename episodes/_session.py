@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lateralgym.agents import Agent, scrub_credentials
 from lateralgym.envs import LateralEnv, ModelCall, PlayerQuit
 from lateralgym.episodes._log import EpisodeEnd, EpisodeStart, StepLine, Usage, observation
-from lateralgym.episodes._plan import EpisodeSpec
+from lateralgym.episodes._options import EpisodeSpec
 
 if TYPE_CHECKING:
     from lateralgym.episodes._continue import Continuation

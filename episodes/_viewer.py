@@ -27,9 +27,8 @@ import yaml
 from lateralgym.envs import ConfigError, LateralGymError, get_benchmark
 from lateralgym.episodes._log import STEP_LOG, EpisodeEnd, EpisodeStart, StepLine, read_log
 from lateralgym.episodes._manifest import RunRecord, read_run
-from lateralgym.episodes._metrics import DuplicateEpisodes, MetricsError, RunMetrics, compute_metrics
-from lateralgym.episodes._moves import MovesTally
-from lateralgym.episodes._report_facts import judge_agreement
+from lateralgym.episodes._metrics import DuplicateEpisodes, MetricsError, MovesTally, RunMetrics, compute_metrics
+from lateralgym.episodes._report import judge_agreement
 from lateralgym.episodes._viewer_extras import reference_answers
 from lateralgym.episodes._viewer_pages import PAGE_SIZE, EpisodePages, pages_dir_for
 

@@ -19,8 +19,8 @@ from lateralgym.envs._benchmark import Benchmark, Outcome, PromptRequest
 from lateralgym.envs._cache import IdentityCache
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, Scene, usage_text
-from lateralgym.envs._fields import Count, FrozenRecord, Text
 from lateralgym.envs._grammar import ActionGrammar, LineForm, OneOf
+from lateralgym.envs._items import Count, FrozenRecord, Text
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._parts import JudgingPart, LeakPart, PolicyPart, PromptPart
 from lateralgym.envs.benchmarks._mcq_reply import LETTERS, option_named, parse_mcq_reply

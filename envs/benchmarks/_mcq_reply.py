@@ -21,8 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from lateralgym.envs import Commit, Invalid
-from lateralgym.envs._fields import snake
-from lateralgym.envs._matching import match_name, words
+from lateralgym.envs._matching import match_name, snake, words
 from lateralgym.envs._reply_text import (
     clean_line,
     first_value,

@@ -13,11 +13,11 @@ from llm_server import Fault, ScriptedLLMServer, count_words
 
 import lateralgym
 from lateralgym.agents import player_factory
-from lateralgym.agents._factory import is_model_spec
 from lateralgym.agents._llm_client import LLMCallError, LLMClient, LLMConfigError
 from lateralgym.agents._llm_player import PLAYER_OPTIONS, LLMPlayer
 from lateralgym.agents._llm_spec import ModelSpec
 from lateralgym.agents._llm_usage import litellm_available
+from lateralgym.agents._players import is_model_spec
 from lateralgym.agents._prompts import PromptPlan, system_prompt
 from lateralgym.envs import Action, Commit, EpisodeConfig, Invalid, LateralEnv
 from lateralgym.envs._calls import ModelCall

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from lateralgym.agents._factory import is_model_spec
 from lateralgym.agents._llm_errors import LLMConfigError
 from lateralgym.agents._llm_spec import GENERATION_KEYS, ModelSpec, flag
+from lateralgym.agents._players import is_model_spec
 
 SECRET = "sk-spec-secret-0123456789"
 JUDGE = {"samples": int, "max_reasks": int}

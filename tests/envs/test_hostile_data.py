@@ -45,7 +45,7 @@ from lateralgym.envs.benchmarks.creativity._loaders import load_creativitybench
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity
 from lateralgym.envs.benchmarks.riddlesense import load_riddlesense
 from lateralgym.envs.benchmarks.splat import load_lateval
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 
 MARKER = Path(tempfile.gettempdir()) / f"lateralgym-hostile-marker-{os.getpid()}"
 """Every crafted payload tries to create this file; it must never exist."""

@@ -29,7 +29,7 @@ from lateralgym.envs.benchmarks.creativity._loaders import parse_parts, split_to
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity
 from lateralgym.envs.benchmarks.splat import load_lateval, load_splat
 from lateralgym.envs.benchmarks.splat._loaders import parse_clues
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 
 NONE = "None of above."
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from lateralgym.envs import EpisodeConfig, load_sample_items, write_jsonl
-from lateralgym.envs._fields import snake
+from lateralgym.envs._matching import snake
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity._schema import Affordance, Entity
 from lateralgym.envs.benchmarks.creativity.rl.affordance import (

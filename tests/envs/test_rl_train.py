@@ -14,7 +14,7 @@ import pytest
 
 import lateralgym.cli
 from lateralgym.envs import ConfigError, EpisodeConfig, load_sample_items
-from lateralgym.envs._fields import snake
+from lateralgym.envs._matching import snake
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity.rl.evaluation import (
     evaluate_heuristic,

@@ -18,7 +18,7 @@ import pytest
 from lateralgym.agents import Agent, HeuristicAgent
 from lateralgym.envs import Action, Commit, EpisodeConfig
 from lateralgym.episodes import EpisodeEnd, EpisodeStart, StepLine, read_log, replay, run, transcript
-from lateralgym.episodes._moves import MovesTally, metrics_and_usage
+from lateralgym.episodes._metrics import MovesTally, metrics_and_usage
 from lateralgym.episodes._resume import drop_partial_episodes
 
 

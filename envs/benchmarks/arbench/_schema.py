@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from lateralgym.envs._fields import Count, Text
+from lateralgym.envs._items import Count, Text
 from lateralgym.envs.benchmarks.splat import SituationPuzzle
 
 

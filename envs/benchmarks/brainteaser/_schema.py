@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from lateralgym.envs._fields import Text
+from lateralgym.envs._items import Text
 from lateralgym.envs.benchmarks._mcq import MultipleChoiceItem
 
 PuzzleKind = Literal["sentence", "word"]

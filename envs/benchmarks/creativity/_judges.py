@@ -21,9 +21,8 @@ from pydantic import BaseModel, ConfigDict
 
 from lateralgym.envs._actions import Commit
 from lateralgym.envs._cache import IdentityCache
-from lateralgym.envs._fields import snake
 from lateralgym.envs._judging import QA, JudgeReply
-from lateralgym.envs._matching import content_stems, words
+from lateralgym.envs._matching import content_stems, snake, words
 from lateralgym.envs.benchmarks.creativity._lookup import TaskLookup, task_lookup
 from lateralgym.envs.benchmarks.creativity._official import as_written, grade_official, named_in_scene
 from lateralgym.envs.benchmarks.creativity._options import SCORINGS, CreativityOptions, Scoring

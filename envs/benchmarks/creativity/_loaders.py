@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from lateralgym.envs._errors import DatasetError, validation_message
-from lateralgym.envs._fields import snake
+from lateralgym.envs._matching import snake
 from lateralgym.envs._samples import brief, parse_json, plain, read_jsonl, sample_path, stream_lines
 from lateralgym.envs.benchmarks.creativity._schema import (
     SCENES,

@@ -10,8 +10,7 @@ dicts built once per task (tasks are frozen, so the index never goes stale).
 from __future__ import annotations
 
 from lateralgym.envs._cache import IdentityCache
-from lateralgym.envs._fields import snake
-from lateralgym.envs._matching import NameMatcher
+from lateralgym.envs._matching import NameMatcher, snake
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity, PartJudgement
 
 __all__ = ["TaskLookup", "task_lookup"]

@@ -14,7 +14,7 @@ under the same id renders afresh.
 from __future__ import annotations
 
 from lateralgym.envs._cache import IdentityCache
-from lateralgym.envs._fields import snake
+from lateralgym.envs._matching import snake
 from lateralgym.envs._text import sanitise
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask, Entity, SceneItem
 

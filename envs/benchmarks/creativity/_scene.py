@@ -22,9 +22,8 @@ from lateralgym.envs._cache import IdentityCache
 from lateralgym.envs._config import EpisodeConfig, RewardConfig
 from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._errors import ConfigError
-from lateralgym.envs._fields import snake
 from lateralgym.envs._judging import Judge, JudgeReply, question_counts
-from lateralgym.envs._matching import NameMatcher, match_name
+from lateralgym.envs._matching import NameMatcher, match_name, snake
 from lateralgym.envs._scoring import ExplorationOutcome
 from lateralgym.envs._text import MAX_TEXT, is_clean, sanitise
 from lateralgym.envs.benchmarks.creativity._judged import CreativityJudgement

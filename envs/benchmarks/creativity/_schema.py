@@ -10,8 +10,9 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
-from lateralgym.envs._fields import Count, Flag, FrozenRecord, Text, snake
+from lateralgym.envs._items import Count, Flag, FrozenRecord, Text
 from lateralgym.envs._jsonl import SharedList
+from lateralgym.envs._matching import snake
 
 Scene = Literal["kitchen", "living_room", "bedroom", "bathroom", "garage", "home_office", "dining_room", "garden"]
 """The eight household scenes of CreativityBench."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from lateralgym.envs._fields import snake
+from lateralgym.envs._matching import snake
 from lateralgym.envs._splits import Split, hashed_split
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lateralgym.envs._benchmark import StatBlock
-from lateralgym.envs._fields import snake
+from lateralgym.envs._matching import snake
 from lateralgym.envs.benchmarks.creativity._schema import SCENES, CreativityTask, Entity
 from lateralgym.envs.benchmarks.creativity._splits import task_split
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from lateralgym.envs._fields import FrozenRecord, Text
+from lateralgym.envs._items import FrozenRecord, Text
 
 Verdict = Literal[
     "correct_efficient",

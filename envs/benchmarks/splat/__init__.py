@@ -85,13 +85,14 @@ from lateralgym.envs.benchmarks.splat._player import SplatPolicies, SplatPrompts
 from lateralgym.envs.benchmarks.splat._scene import (
     REPLY_CODES,
     UNCLEAR_MESSAGE,
+    DifficultyBand,
     MessageJudge,
+    SituationPuzzle,
     SituationScene,
     SplatOptions,
     SplatOutcome,
     opening_text,
 )
-from lateralgym.envs.benchmarks.splat._schema import DifficultyBand, SituationPuzzle
 from lateralgym.envs.support import lazy_callable, lazy_exports
 
 if TYPE_CHECKING:

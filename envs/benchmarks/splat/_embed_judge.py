@@ -32,7 +32,7 @@ import numpy as np
 from lateralgym.envs._actions import Commit
 from lateralgym.envs._errors import ConfigError
 from lateralgym.envs._judging import QA, JudgeReply
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 
 __all__ = [
     "ANSWER_SIMILARITY",

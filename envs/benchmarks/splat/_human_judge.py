@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from lateralgym.envs._actions import Commit
 from lateralgym.envs._errors import PlayerQuit
 from lateralgym.envs._judging import QA, JudgeReply
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 
 __all__ = ["HumanJudge"]
 

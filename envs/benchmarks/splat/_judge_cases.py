@@ -16,7 +16,7 @@ from typing import Any
 
 from lateralgym.envs._benchmark import JudgeCase
 from lateralgym.envs._errors import DatasetError
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 from lateralgym.envs.records import text_head
 
 __all__ = ["is_agreement_labels", "load_agreement_cases"]

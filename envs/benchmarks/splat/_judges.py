@@ -26,7 +26,7 @@ from typing import Any
 from lateralgym.envs._actions import Commit
 from lateralgym.envs._judging import QA, JudgeReply
 from lateralgym.envs._matching import content_stems
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 
 
 def key_facts(puzzle: SituationPuzzle) -> list[frozenset[str]]:

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from lateralgym.envs._matching import content_stems
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 
 __all__ = ["clue_words", "clues_covered", "question_divergence", "relevant_questions"]
 

@@ -42,7 +42,7 @@ from lateralgym.envs.benchmarks.splat._learned_head import (
     guess_features,
     topic_closeness,
 )
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 
 __all__ = ["LEARNED_JUDGE", "SHIPPED_WEIGHTS", "LearnedJudge", "case_features"]
 

@@ -45,7 +45,7 @@ from lateralgym.envs._judging import (
     parse_grade,
     parse_message_label,
 )
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 from lateralgym.judges import LabelAsker, join_raw, judged_item, majority, quoted
 
 GradeLabel = Literal["correct", "not_yet"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lateralgym.envs._errors import DatasetError
 from lateralgym.envs._xlsx import sheet_rows
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 from lateralgym.envs.records import (
     brief,
     build,

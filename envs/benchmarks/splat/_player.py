@@ -12,7 +12,7 @@ from lateralgym.envs._actions import Action, Ask, Commit
 from lateralgym.envs._benchmark import PromptRequest
 from lateralgym.envs._matching import content_stems
 from lateralgym.envs._parts import PolicyPart, PromptPart
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 
 if TYPE_CHECKING:
     from lateralgym.envs._grammar import ActionGrammar

@@ -1,4 +1,5 @@
-"""The rules of one SPLAT situation puzzle: the scene both the Gymnasium and the AEC env step."""
+"""A SPLAT situation puzzle (LatEval's puzzles load into it too), and its rules: the scene both the
+Gymnasium and the AEC env step."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 from gymnasium import spaces
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from lateralgym.envs._actions import Ask, Commit, Inspect, explanation
 from lateralgym.envs._config import EpisodeConfig
 from lateralgym.envs._engine import Handled, Scene, usage_text
 from lateralgym.envs._errors import ConfigError
+from lateralgym.envs._items import Count, FrozenRecord, Text
 from lateralgym.envs._judging import (
     ANSWER_LABELS,
     QA,
@@ -22,7 +24,32 @@ from lateralgym.envs._judging import (
     question_counts,
 )
 from lateralgym.envs._scoring import ExplorationOutcome
-from lateralgym.envs.benchmarks.splat._schema import DifficultyBand, SituationPuzzle
+
+DifficultyBand = Literal["easy", "medium", "hard"]
+
+
+class SituationPuzzle(FrozenRecord):
+    """A SPLAT (or LatEval) situation puzzle."""
+
+    id: Text
+    """Unique id; SPLAT titles repeat, so ids come from the row."""
+    title: str = ""
+    story: Text
+    """The incomplete story the player sees."""
+    answer: Text
+    """The hidden full explanation; only the judge sees it."""
+    difficulty: Count | None = Field(default=None, ge=1, le=9)
+    """SPLAT level 1..9; None when the source has none (LatEval)."""
+    clues: tuple[Text, ...] = ()
+    """Key facts of the answer (LatEval's clues); used by the reference judge."""
+
+    @property
+    def band(self) -> DifficultyBand | None:
+        """easy 1-3, medium 4-6, hard 7-9; None without a difficulty."""
+        if self.difficulty is None:
+            return None
+        return "easy" if self.difficulty <= 3 else "medium" if self.difficulty <= 6 else "hard"
+
 
 SplatProtocol = Literal["commit", "paper"]
 

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from lateralgym.envs._benchmark import StatBlock
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 
 BANDS = ("easy", "medium", "hard", "none")
 

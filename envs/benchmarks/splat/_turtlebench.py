@@ -27,7 +27,7 @@ from typing import Any
 
 from lateralgym.envs._benchmark import JudgeCase
 from lateralgym.envs._errors import DatasetError
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 from lateralgym.envs.records import brief, build, json_list, read_text, require_text
 
 __all__ = ["TURTLEBENCH_LABELS", "is_turtlebench", "load_turtlebench"]

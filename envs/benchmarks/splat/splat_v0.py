@@ -63,7 +63,7 @@ from lateralgym.envs._errors import ConfigError
 from lateralgym.envs._judging import QA, UNCLEAR, JudgeReply, extract_answer_label, parse_grade, parse_message_label
 from lateralgym.envs._text import sanitise, text_space
 from lateralgym.envs.benchmarks.splat import SplatEnv
-from lateralgym.envs.benchmarks.splat._schema import SituationPuzzle
+from lateralgym.envs.benchmarks.splat._scene import SituationPuzzle
 
 PLAYER, JUDGE = "player", "judge"
 WAITING = "Waiting for the player."

@@ -35,7 +35,7 @@ from lateralgym.databuild import (
     embed_cached,
     make_embedder,
 )
-from lateralgym.envs._fields import snake
+from lateralgym.envs._matching import snake
 from lateralgym.envs.benchmarks.creativity._schema import Entity, Scene
 from lateralgym.envs.benchmarks.creativity.databuild._kb_assemble import EntityDraft, assemble_entity, plan_variants
 from lateralgym.envs.benchmarks.creativity.databuild._kb_prompts import (

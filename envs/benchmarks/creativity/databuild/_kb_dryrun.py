@@ -15,7 +15,7 @@ from pathlib import Path
 from rich.table import Table
 
 from lateralgym.databuild import CheckpointStore, estimate_cost_usd, format_cost
-from lateralgym.envs._fields import snake
+from lateralgym.envs._matching import snake
 from lateralgym.envs.benchmarks.creativity._schema import Scene
 from lateralgym.envs.benchmarks.creativity.databuild._kb_assemble import EntityDraft, plan_variants
 from lateralgym.envs.benchmarks.creativity.databuild._kb_build import (

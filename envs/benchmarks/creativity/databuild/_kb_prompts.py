@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lateralgym.envs._fields import spaced
+from lateralgym.envs._matching import spaced
 from lateralgym.envs.benchmarks.creativity.databuild._kb_schema import (
     AFFORDANCES_PER_VARIANT,
     MAX_PARTS,

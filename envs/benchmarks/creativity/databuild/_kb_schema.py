@@ -41,7 +41,7 @@ from pydantic import (
     model_validator,
 )
 
-from lateralgym.envs._fields import snake
+from lateralgym.envs._matching import snake
 from lateralgym.envs.benchmarks.creativity._schema import Affordance, PhysicalAttributes, StateAttributes
 
 __all__ = [

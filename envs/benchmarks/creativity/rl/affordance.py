@@ -46,7 +46,7 @@ from scipy.optimize import minimize  # type: ignore[import-untyped]
 from scipy.special import log_softmax, softmax  # type: ignore[import-untyped]
 
 from lateralgym.envs._blas import one_blas_thread
-from lateralgym.envs._fields import snake
+from lateralgym.envs._matching import snake
 from lateralgym.envs.benchmarks.creativity._schema import Affordance, CreativityTask, Part
 
 __all__ = [

@@ -308,7 +308,7 @@ def main() -> None:
                     for f, rows in enumerate(fold_rows)
                 ]
             )
-            shown = ", ".join(f"{lam:g}: {np.mean(rates):.1f}" for lam, rates in curve.items())
+            shown = ", ".join(f"{lam:g}: {np.mean(rates):.2f}" for lam, rates in curve.items())
             print(f"{inputs:8} seed {seed}: validation rule {rule_valid:.1f}; lambda {shown} (mean of {k} folds)")
             w = fit(fit_rows, chosen, start)
             lambdas.append(chosen)

@@ -185,7 +185,8 @@ def test_the_benchmark_ends_with_one_json_line(tmp_path: Path) -> None:
 
 def test_the_ceiling_benchmark_fits_on_train_and_ends_with_one_json_line(tmp_path: Path) -> None:
     """``bench_rl_ceiling.py`` (numpy and scipy only): per input kind the rule's and the supervised
-    scorer's gold rates on train and test, over the seeds, with lambda chosen per seed."""
+    scorer's gold rates on train and test, over the seeds, with lambda chosen per seed by cross-validation
+    (its curve reported), and on test intervals over task texts with the paired difference scorer minus rule."""
     data = write_jsonl([*split_tasks(TASKS, "train")[:16], *split_tasks(TASKS, "test")[:8]], tmp_path / "tasks.jsonl")
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_rl_ceiling.py"), "--data", str(data)]
     command += ["--seeds", "0,1", "--encoder", "lexical"]
@@ -199,8 +200,21 @@ def test_the_ceiling_benchmark_fits_on_train_and_ends_with_one_json_line(tmp_pat
     with_head = json.loads(head.stdout.strip().splitlines()[-1])["ceiling"]
     assert set(with_head) == {"head"} and with_head["head"]["rule"] == "cosines_plus_fit"
     assert "validation rule" in head.stdout  # the rates lambda was chosen from are printed
+    assert report["folds"] == 3  # 5 asked, but the 16 train tasks have 3 gold entities: one fold each
     for figures in [*report["ceiling"].values(), with_head["head"]]:
         assert len(figures["lambdas"]) == 2
+        # per seed, each lambda's validation rate on every fold; the chosen lambda has the best mean
+        assert len(figures["cv_curves"]) == 2 and all(
+            len(curve) == len(report["lambda_grid"]) for curve in figures["cv_curves"]
+        )
+        for curve, chosen in zip(figures["cv_curves"], figures["lambdas"], strict=True):
+            assert all(len(rates) == 3 for rates in curve.values())
+            assert sum(curve[f"{chosen:g}"]) >= max(sum(rates) for rates in curve.values()) - 1e-9
+        for name in ("rule_test", "fit_test"):  # over test texts, seeds pooled
+            assert 0.0 <= figures["by_text"][name]["low"] <= figures["by_text"][name]["high"] <= 100.0
+        difference = figures["fit_minus_rule"]
+        assert difference["low"] <= difference["mean"] <= difference["high"]
+        assert abs(difference["mean"] - (figures["fit_test"]["mean"] - figures["rule_test"]["mean"])) < 1e-6
         for name in ("rule_train", "rule_test", "fit_train", "fit_test"):
             stats = figures[name]
             assert len(stats["per_seed"]) == 2 and 0.0 <= stats["low"] <= stats["mean"] <= stats["high"] <= 100.0

@@ -65,7 +65,9 @@ from lateralgym.envs.benchmarks.creativity.rl.wrappers import ACTION_FEATURES, D
 
 def one_thread() -> None:
     """Run torch on one thread: the networks are tiny, and extra threads spin against the envs (and
-    anything else on the machine) for the cores; measured 60x slower per layer on a busy 2-core box."""
+    anything else on the machine) for the cores; measured 60x slower per layer on a busy 2-core box.
+    One thread also sums in one order: with two, a seed's weights differed in their last bits
+    (``tests/envs/test_rl_reproducible.py`` checks a seed gives the same bits under other thread settings)."""
     torch.set_num_threads(1)
 
 
@@ -93,11 +95,11 @@ class RowLayout(BaseFeaturesExtractor):  # type: ignore[misc]  # sb3 is seen as 
 
 TEXT_INIT = 5.0
 """Where a text policy's similarity starts (``ActionScorer``'s ``text_init``): 5 times the encoder's
-cosine of the task with the action's text and with its entity's name. Chosen without the test tasks:
-``benchmarks/bench_rl_ceiling.py``, fitting the same inputs to the gold answers, picks on a validation
-split of the train tasks (by gold entity) a strong pull towards this start (lambda 1): what the
-answers teach beyond the encoder's similarity did not carry to unseen entities. 0 starts from the
-uniform policy (``--text-init 0``)."""
+cosine of the task with the action's text and with its entity's name. Chosen without the test tasks;
+``benchmarks/bench_rl_ceiling.py``, fitting the same inputs to the gold answers from this start (its
+L2 strength chosen by cross-validation over the train split, by gold entity), ends within noise of
+it on held-out tasks: what the answers teach beyond the encoder's similarity shows no gain on unseen
+entities. 0 starts from the uniform policy (``--text-init 0``)."""
 
 
 AFFORD_INIT = TEXT_INIT * START_FIT_WEIGHT
@@ -495,6 +497,7 @@ def train_ppo(
         raise ConfigError("--affordance-head reads the text encoder's vectors: use it with --policy text")
     shaped = training_config(config)
     sampler = curriculum_for(get_benchmark(config.benchmark), train, curriculum, seed=seed)
+    one_thread()  # before the encoder's first torch op: every sum in one order, whatever the machine's cores
     head = None
     if policy == "text":
         shared = make_encoder(encoder)
@@ -507,7 +510,6 @@ def train_ppo(
     else:
         wrap = wrapper(policy, encoder, part_order=part_order)
     plain = wrapper("features", part_order=part_order)
-    one_thread()
     envs = training_envs(shaped, train, n_envs, wrap, sampler)
     layout = envs.envs[0].env  # under the Monitor: the curriculum's wrapper, then the policy's
     model = ppo_model(envs, layout.env, seed=seed, text_init=text_init, weight_decay=weight_decay)

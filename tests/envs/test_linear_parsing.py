@@ -77,12 +77,14 @@ def _judge_calls(benchmark: Any, item: Any) -> dict[str, Callable[[str], object]
     calls: dict[str, Callable[[str], object]] = {}
     for name, factory in benchmark.judging.offline_judges.items():
         try:
-            judge = factory()
+            factory()
         except Exception:  # a judge whose extra is not installed (the embedding judge)
             continue
-        calls[f"{benchmark.name} judge {name} answers"] = lambda t, j=judge: asyncio.run(j.answer(item, t, ()))
-        calls[f"{benchmark.name} judge {name} grades"] = lambda t, j=judge: asyncio.run(
-            j.grade(item, Commit(answer=t), ())
+        # A new judge per call: the embedding judges keep what they read, and a try that found its text
+        # there would time a lookup (the model itself is loaded once per process).
+        calls[f"{benchmark.name} judge {name} answers"] = lambda t, f=factory: asyncio.run(f().answer(item, t, ()))
+        calls[f"{benchmark.name} judge {name} grades"] = lambda t, f=factory: asyncio.run(
+            f().grade(item, Commit(answer=t), ())
         )
     return calls
 

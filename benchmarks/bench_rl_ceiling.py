@@ -42,8 +42,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy import optimize  # type: ignore[import-untyped]
 
-from lateralgym.envs import EpisodeConfig
-from lateralgym.envs._fields import snake
+from lateralgym.envs import EpisodeConfig, snake
 from lateralgym.envs.benchmarks.creativity import CreativityEnv
 from lateralgym.envs.benchmarks.creativity._schema import CreativityTask
 from lateralgym.envs.benchmarks.creativity.rl.affordance import (

@@ -7,14 +7,13 @@ order is then drawn afresh, so these tests check that every env still accepts ev
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import gymnasium
 import pytest
+from _bench_script import bench_script
 
 import lateralgym
 
@@ -22,17 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "bench_env_step.py"
 
 
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_env_step", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("env_id", lateralgym.ENV_IDS)
 def test_every_replayed_move_is_accepted_without_the_seed(env_id: str) -> None:
-    bench = _bench()
+    bench = bench_script("bench_env_step")
     env = gymnasium.make(env_id)
     episodes, share = bench.recorded_episodes(env, episodes=12)
     assert episodes and share == 1.0

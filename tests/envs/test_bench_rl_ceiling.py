@@ -12,27 +12,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import numpy as np
 import pytest
+from _bench_script import bench_script
 
-from lateralgym.envs import load_sample_items
-from lateralgym.envs._fields import snake
+from lateralgym.envs import load_sample_items, snake
 from lateralgym.envs.benchmarks.creativity.rl.evaluation import split_tasks
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_rl_ceiling.py"
 TRAIN = split_tasks(load_sample_items("creativity"), "train")
-
-
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_rl_ceiling", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _synthetic(n_tasks: int, signal: float, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -50,7 +37,7 @@ def _synthetic(n_tasks: int, signal: float, seed: int) -> list[tuple[np.ndarray,
 
 
 def test_no_gold_entity_straddles_a_fold_and_the_folds_are_balanced() -> None:
-    bench = _bench()
+    bench = bench_script("bench_rl_ceiling")
     folds = bench.entity_folds(TRAIN, 5)
     assert len(folds) == len(TRAIN) and set(folds.tolist()) == set(range(5))
     fold_of: dict[str, set[int]] = {}
@@ -64,7 +51,7 @@ def test_no_gold_entity_straddles_a_fold_and_the_folds_are_balanced() -> None:
 
 
 def test_variants_spelt_differently_share_a_fold_and_too_many_folds_are_refused() -> None:
-    bench = _bench()
+    bench = bench_script("bench_rl_ceiling")
     first = TRAIN[0]
     renamed = first.model_copy(update={"gold": first.gold.model_copy(update={"entity": first.gold.entity.upper()})})
     others = [t for t in TRAIN if snake(t.gold.entity) != snake(first.gold.entity)]
@@ -77,13 +64,13 @@ def test_variants_spelt_differently_share_a_fold_and_too_many_folds_are_refused(
 
 
 def test_a_tie_goes_to_the_stronger_pull() -> None:
-    bench = _bench()
+    bench = bench_script("bench_rl_ceiling")
     assert bench.choose_lambda({0.01: [40.0, 60.0], 0.1: [50.0, 50.0], 1.0: [55.0, 45.0]}) == 1.0
     assert bench.choose_lambda({0.01: [60.0, 60.0], 0.1: [50.0, 50.0], 1.0: [55.0, 45.0]}) == 0.01
 
 
 def test_cross_validation_picks_a_weak_pull_when_the_start_is_wrong_and_the_folds_teach() -> None:
-    bench = _bench()
+    bench = bench_script("bench_rl_ceiling")
     rows = _synthetic(60, signal=2.0, seed=0)
     folds = np.arange(60) % 3
     start = np.array([0.0, 1.0, 0.0])  # the start reads a column that says nothing
@@ -97,7 +84,7 @@ def test_cross_validation_picks_a_weak_pull_when_the_start_is_wrong_and_the_fold
 
 
 def test_nothing_to_learn_leaves_the_rates_tied_or_worse_than_the_start() -> None:
-    bench = _bench()
+    bench = bench_script("bench_rl_ceiling")
     rows = _synthetic(60, signal=0.0, seed=1)  # nothing marks the gold
     curve = bench.cross_validate([rows] * 3, np.arange(60) % 3, (1e-3, 1e3), np.array([1.0, 0.0, 0.0]))
     assert all(0.0 <= rate <= 100.0 for rates in curve.values() for rate in rates)

@@ -15,8 +15,11 @@ GRPO's reward above the base model's with the paired interval above 0, in at lea
 
 The last line of stdout is one JSON object: ``{"config", "model", "eval_items", "problems", "chance":
 {"random", "heuristic"}, "base", "seeds": {SEED: {"sft", "grpo", "paired": {...}, "seconds_per_step":
-{"sft", "grpo"}}}, "goal_met_seeds", "load", "settings", "seconds"}``; ``--out`` keeps every run folder
-(``results.json`` there is rewritten after each stage, so a stopped run keeps what it measured).
+{"sft", "grpo"}}}, "goal_met_seeds", "over_seeds", "load", "settings", "seconds"}``. ``over_seeds`` (2 seeds or
+more): each item's GRPO reward averaged over the seeds, with its interval and its paired differences with the
+random player, the heuristic and the base model. ``--out`` keeps every run folder (``results.json`` there is
+rewritten after each stage, so a stopped run keeps what it measured); ``--merge DIR ...`` trains nothing and
+sums up such folders (seeds run side by side, one process each) as one run.
 
 ``--max-distractors 3`` keeps the tasks whose scene has four entities (550 of the sample's 2,198: 146
 held out over 128 texts): prompts of about half the tokens, so every stage costs about a third as much on
@@ -76,11 +79,110 @@ def paired(a: Sequence[EpisodeFigures], b: Sequence[EpisodeFigures]) -> dict[str
 
 
 def read(path: Path) -> list[EpisodeFigures]:
-    return [EpisodeFigures.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    """A run's held-out episodes (``eval_after.jsonl``, ``base_eval.jsonl``); one line of error if unreadable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        return [EpisodeFigures.model_validate_json(line) for line in text.splitlines()]
+    except (OSError, ValueError) as error:
+        reason = str(error).splitlines()[0]
+        raise SystemExit(f"{path}: not a run's held-out episodes ({reason}); was its stage finished?") from None
 
 
 def cell(value: dict[str, Any]) -> str:
     return f"{value['mean']:.3f} [{value['low']:.3f}, {value['high']:.3f}]"
+
+
+def held_out_items(
+    name: str, eval_items: int, max_distractors: int | None
+) -> tuple[EpisodeConfig, list[Any], list[Any]]:
+    """The config, the pool of its items (at most ``max_distractors`` distractor entities) and the held-out ones."""
+    config = EpisodeConfig.named(name)
+    pool = list(load_config_items(config))
+    if max_distractors is not None:
+        pool = [task for task in pool if task.factors.distractor_count <= max_distractors]
+    _, test = split_train_test(config, pool, eval_items)
+    return config, pool, list(test)
+
+
+def seed_mean(runs: Sequence[Sequence[EpisodeFigures]]) -> list[EpisodeFigures]:
+    """Each held-out item once, its reward the mean of the seeds' episodes of it (``runs``, one per seed)."""
+    tables = [{r.item_id: r for r in run} for run in runs]
+    if any(set(table) != set(tables[0]) for table in tables):
+        raise SystemExit("the seeds did not play the same held-out items: merge runs of one --config and --eval-items")
+    rewards = {key: float(np.mean([table[key].reward for table in tables])) for key in tables[0]}
+    return [record.model_copy(update={"reward": rewards[key]}) for key, record in tables[0].items()]
+
+
+def finish(
+    results: dict[str, Any],
+    chance: dict[str, list[EpisodeFigures]],
+    base: list[EpisodeFigures],
+    grpo_runs: Sequence[Sequence[EpisodeFigures]],
+) -> None:
+    """The goal's count, the seed-averaged reward (2 seeds or more) against chance, the table and the JSON line."""
+    results["goal_met_seeds"] = sum(bool(r.get("goal_met")) for r in results["seeds"].values())
+    if len(grpo_runs) >= 2:
+        # Each item's reward averaged over the seeds, so the interval (over problems) counts what the
+        # seeds share; paired on the same items with the offline players and the base model.
+        mean = seed_mean(grpo_runs)
+        results["over_seeds"] = {"seeds": len(grpo_runs), "grpo": problem_interval(mean, "reward").model_dump()}
+        others = {"random": chance["random"], "heuristic": chance["heuristic"], "base": base}
+        for name, records in others.items():
+            results["over_seeds"][f"grpo-{name}"] = paired_difference(mean, records, "reward").model_dump()
+    rows = [("random", results["chance"]["random"]), ("heuristic", results["chance"]["heuristic"])]
+    rows.append(("base", results["base"]))
+    for seed, row in results["seeds"].items():
+        rows += [(f"SFT, seed {seed}", row["sft"])] + ([(f"GRPO, seed {seed}", row["grpo"])] if "grpo" in row else [])
+    print(f"\n{'held-out (intervals over problems)':<36}{'reward':>26}{'valid moves':>26}")
+    for name, value in rows:
+        print(f"{name:<36}{cell(value['reward']):>26}{cell(value['valid']):>26}")
+    if "over_seeds" in results:
+        over = results["over_seeds"]
+        label = f"GRPO, mean of {over['seeds']} seeds"
+        print(f"{label:<36}{cell(over['grpo']):>26}")
+        for name in ("random", "heuristic", "base"):
+            print(f"{f'  minus {name} (paired)':<36}{cell(over[f'grpo-{name}']):>26}")
+    grpo_mean = np.mean([r["grpo"]["reward"]["mean"] for r in results["seeds"].values() if "grpo" in r] or [np.nan])
+    base_mean, chance_mean = results["base"]["reward"]["mean"], results["chance"]["random"]["reward"]["mean"]
+    versus = f"{grpo_mean / base_mean:.2f}" if base_mean > 0 else f"{grpo_mean:.3f} against 0"
+    print(
+        f"GRPO reward / base reward: {versus}; / random player: {grpo_mean / max(chance_mean, 1e-9):.2f}; goal met "
+        f"in {results['goal_met_seeds']} of {len(results['seeds'])} seeds (GRPO - base paired interval above 0)"
+    )
+    print(json.dumps(results))
+
+
+def merge(folders: Sequence[Path]) -> None:
+    """Earlier runs' ``--out`` folders (seeds run apart, one process each) summed up as one run, without training."""
+    runs = []
+    for folder in folders:
+        try:
+            runs.append(json.loads((folder / "results.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError) as error:
+            raise SystemExit(
+                f"{folder}: no readable results.json of this script ({error}); pass its --out folders"
+            ) from None
+    keys = ("config", "model", "eval_items", "pool")
+    if any(tuple(run.get(k) for k in keys) != tuple(runs[0].get(k) for k in keys) for run in runs):
+        raise SystemExit(f"the folders' runs differ in {', '.join(keys)}: merge only runs of one set-up")
+    first = runs[0]
+    config, _, test = held_out_items(first["config"], first["eval_items"], first["pool"]["max_distractors"])
+    chance = {name: offline(config, test, name, 0) for name in ("random", "heuristic")}
+    base = read(folders[0] / "base_eval.jsonl")
+    results = {**first, "merged": [str(f) for f in folders], "seeds": {}}
+    results["chance"] = {name: figure(records) for name, records in chance.items()}
+    results["base"] = figure(base)
+    grpo_runs = []
+    for folder, run in zip(folders, runs, strict=True):
+        if read(folder / "base_eval.jsonl") != base:
+            raise SystemExit(f"{folder}: its base model's episodes differ from {folders[0]}'s: not one set-up")
+        for seed, row in run["seeds"].items():
+            if seed in results["seeds"]:
+                raise SystemExit(f"seed {seed} is in two of the folders: merge each seed once")
+            results["seeds"][seed] = row
+            if "grpo" in row:
+                grpo_runs.append(read(folder / f"grpo-{seed}" / "eval_after.jsonl"))
+    finish(results, chance, base, grpo_runs)
 
 
 def main() -> None:
@@ -106,16 +208,23 @@ def main() -> None:
         "of about half the tokens; every stage is that much cheaper on a CPU); default: every task",
     )
     parser.add_argument("--out", type=Path, help="keep the run folders here (default: a temporary folder)")
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        metavar="DIR",
+        help="train nothing: sum up earlier runs' --out folders (one seed each, run side by side) as one run, "
+        "with the seed-averaged reward paired against chance; prints the table and the JSON line",
+    )
     args = parser.parse_args()
+    if args.merge:
+        merge(args.merge)
+        return
     seeds = [int(s) for s in args.seeds.split(",")]
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-warmstart-"))
     out.mkdir(parents=True, exist_ok=True)
     started, load_start = time.perf_counter(), os.getloadavg()
-    config = EpisodeConfig.named(args.config)
-    pool = list(load_config_items(config))
-    if args.max_distractors is not None:
-        pool = [task for task in pool if task.factors.distractor_count <= args.max_distractors]
-    _, test = split_train_test(config, pool, args.eval_items)
+    config, pool, test = held_out_items(args.config, args.eval_items, args.max_distractors)
     results: dict[str, Any] = {
         "config": config.name,
         "model": args.model,
@@ -146,6 +255,7 @@ def main() -> None:
     save()
     base_reward = cell(results["base"]["reward"])
     print(f"{config.name}, {len(test)} held-out items over {results['problems']} problems; base reward {base_reward}")
+    grpo_runs: list[list[EpisodeFigures]] = []
     for seed in seeds:
         sft_dir, grpo_dir = out / f"sft-{seed}", out / f"grpo-{seed}"
         sft_settings = SFTSettings(
@@ -176,6 +286,7 @@ def main() -> None:
         )
         grpo = train_grpo(config, args.model, grpo_dir, grpo_settings, items=pool, init=sft_dir)
         after_grpo = read(grpo_dir / "eval_after.jsonl")
+        grpo_runs.append(after_grpo)
         row["grpo"] = figure(after_grpo)
         row["paired"]["grpo-base"] = paired(after_grpo, base)
         row["paired"]["grpo-sft"] = paired(after_grpo, after_sft)
@@ -187,23 +298,8 @@ def main() -> None:
             f"seed {seed}: SFT {cell(row['sft']['reward'])}, GRPO {cell(row['grpo']['reward'])}; "
             f"GRPO - base {cell(row['paired']['grpo-base']['reward'])}"
         )
-    results["goal_met_seeds"] = sum(bool(r.get("goal_met")) for r in results["seeds"].values())
+    finish(results, chance, base, grpo_runs)
     save()
-    rows = [("random", results["chance"]["random"]), ("heuristic", results["chance"]["heuristic"])]
-    rows.append(("base", results["base"]))
-    for seed, row in results["seeds"].items():
-        rows += [(f"SFT, seed {seed}", row["sft"])] + ([(f"GRPO, seed {seed}", row["grpo"])] if "grpo" in row else [])
-    print(f"\n{'held-out (intervals over problems)':<36}{'reward':>26}{'valid moves':>26}")
-    for name, value in rows:
-        print(f"{name:<36}{cell(value['reward']):>26}{cell(value['valid']):>26}")
-    grpo_mean = np.mean([r["grpo"]["reward"]["mean"] for r in results["seeds"].values() if "grpo" in r] or [np.nan])
-    base_mean, chance_mean = results["base"]["reward"]["mean"], results["chance"]["random"]["reward"]["mean"]
-    versus = f"{grpo_mean / base_mean:.2f}" if base_mean > 0 else f"{grpo_mean:.3f} against 0"
-    print(
-        f"GRPO reward / base reward: {versus}; / random player: {grpo_mean / max(chance_mean, 1e-9):.2f}; goal met "
-        f"in {results['goal_met_seeds']} of {len(seeds)} seeds (GRPO - base paired interval above 0)"
-    )
-    print(json.dumps(results))
 
 
 if __name__ == "__main__":

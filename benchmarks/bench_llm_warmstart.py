@@ -174,8 +174,8 @@ def merge(folders: Sequence[Path]) -> None:
     results["base"] = figure(base)
     grpo_runs = []
     for folder, run in zip(folders, runs, strict=True):
-        if read(folder / "base_eval.jsonl") != base:
-            raise SystemExit(f"{folder}: its base model's episodes differ from {folders[0]}'s: not one set-up")
+        if {r.item_id for r in read(folder / "base_eval.jsonl")} != {r.item_id for r in base}:
+            raise SystemExit(f"{folder}: its held-out items are not {folders[0]}'s: merge only runs of one set-up")
         for seed, row in run["seeds"].items():
             if seed in results["seeds"]:
                 raise SystemExit(f"seed {seed} is in two of the folders: merge each seed once")

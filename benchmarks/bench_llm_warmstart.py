@@ -16,10 +16,11 @@ GRPO's reward above the base model's with the paired interval above 0, in at lea
 The last line of stdout is one JSON object: ``{"config", "model", "eval_items", "problems", "chance":
 {"random", "heuristic"}, "base", "seeds": {SEED: {"sft", "grpo", "paired": {...}, "seconds_per_step":
 {"sft", "grpo"}}}, "goal_met_seeds", "over_seeds", "load", "settings", "seconds"}``. ``over_seeds`` (2 seeds or
-more): each item's GRPO reward averaged over the seeds, with its interval and its paired differences with the
-random player, the heuristic and the base model. ``--out`` keeps every run folder (``results.json`` there is
-rewritten after each stage, so a stopped run keeps what it measured); ``--merge DIR ...`` trains nothing and
-sums up such folders (seeds run side by side, one process each) as one run.
+more): ``{"sft", "grpo": {"seeds", "reward", "minus_random", "minus_heuristic", "minus_base"}}``, each item's
+reward after that stage averaged over the seeds, with its interval and its paired differences with the random
+player, the heuristic and the base model. ``--grpo-steps 0`` stops each seed after SFT. ``--out`` keeps every
+run folder (``results.json`` there is rewritten after each stage, so a stopped run keeps what it measured);
+``--merge DIR ...`` trains nothing and sums up such folders (seeds run side by side, one process each) as one run.
 
 ``--max-distractors 3`` keeps the tasks whose scene has four entities (550 of the sample's 2,198: 146
 held out over 128 texts): prompts of about half the tokens, so every stage costs about a third as much on
@@ -117,18 +118,24 @@ def finish(
     results: dict[str, Any],
     chance: dict[str, list[EpisodeFigures]],
     base: list[EpisodeFigures],
-    grpo_runs: Sequence[Sequence[EpisodeFigures]],
+    runs: dict[str, list[list[EpisodeFigures]]],
 ) -> None:
-    """The goal's count, the seed-averaged reward (2 seeds or more) against chance, the table and the JSON line."""
+    """The goal's count, each stage's seed-averaged reward (2 seeds or more) against chance, the table and the
+    JSON line. ``runs``: each stage's (``sft``, ``grpo``) held-out episodes, one list a seed."""
     results["goal_met_seeds"] = sum(bool(r.get("goal_met")) for r in results["seeds"].values())
-    if len(grpo_runs) >= 2:
+    over: dict[str, Any] = {}
+    for stage, episodes in runs.items():
+        if len(episodes) < 2:
+            continue
         # Each item's reward averaged over the seeds, so the interval (over problems) counts what the
         # seeds share; paired on the same items with the offline players and the base model.
-        mean = seed_mean(grpo_runs)
-        results["over_seeds"] = {"seeds": len(grpo_runs), "grpo": problem_interval(mean, "reward").model_dump()}
+        mean = seed_mean(episodes)
+        over[stage] = {"seeds": len(episodes), "reward": problem_interval(mean, "reward").model_dump()}
         others = {"random": chance["random"], "heuristic": chance["heuristic"], "base": base}
         for name, records in others.items():
-            results["over_seeds"][f"grpo-{name}"] = paired_difference(mean, records, "reward").model_dump()
+            over[stage][f"minus_{name}"] = paired_difference(mean, records, "reward").model_dump()
+    if over:
+        results["over_seeds"] = over
     rows = [("random", results["chance"]["random"]), ("heuristic", results["chance"]["heuristic"])]
     rows.append(("base", results["base"]))
     for seed, row in results["seeds"].items():
@@ -136,12 +143,11 @@ def finish(
     print(f"\n{'held-out (intervals over problems)':<36}{'reward':>26}{'valid moves':>26}")
     for name, value in rows:
         print(f"{name:<36}{cell(value['reward']):>26}{cell(value['valid']):>26}")
-    if "over_seeds" in results:
-        over = results["over_seeds"]
-        label = f"GRPO, mean of {over['seeds']} seeds"
-        print(f"{label:<36}{cell(over['grpo']):>26}")
+    for stage, figures in over.items():
+        label = f"{stage.upper()}, each item's mean of {figures['seeds']} seeds"
+        print(f"{label:<36}{cell(figures['reward']):>26}")
         for name in ("random", "heuristic", "base"):
-            print(f"{f'  minus {name} (paired)':<36}{cell(over[f'grpo-{name}']):>26}")
+            print(f"{f'  minus {name} (paired)':<36}{cell(figures[f'minus_{name}']):>26}")
     grpo_mean = np.mean([r["grpo"]["reward"]["mean"] for r in results["seeds"].values() if "grpo" in r] or [np.nan])
     base_mean, chance_mean = results["base"]["reward"]["mean"], results["chance"]["random"]["reward"]["mean"]
     versus = f"{grpo_mean / base_mean:.2f}" if base_mean > 0 else f"{grpo_mean:.3f} against 0"
@@ -172,7 +178,7 @@ def merge(folders: Sequence[Path]) -> None:
     results = {**first, "merged": [str(f) for f in folders], "seeds": {}}
     results["chance"] = {name: figure(records) for name, records in chance.items()}
     results["base"] = figure(base)
-    grpo_runs = []
+    episodes: dict[str, list[list[EpisodeFigures]]] = {"sft": [], "grpo": []}
     for folder, run in zip(folders, runs, strict=True):
         if {r.item_id for r in read(folder / "base_eval.jsonl")} != {r.item_id for r in base}:
             raise SystemExit(f"{folder}: its held-out items are not {folders[0]}'s: merge only runs of one set-up")
@@ -180,9 +186,10 @@ def merge(folders: Sequence[Path]) -> None:
             if seed in results["seeds"]:
                 raise SystemExit(f"seed {seed} is in two of the folders: merge each seed once")
             results["seeds"][seed] = row
-            if "grpo" in row:
-                grpo_runs.append(read(folder / f"grpo-{seed}" / "eval_after.jsonl"))
-    finish(results, chance, base, grpo_runs)
+            for stage in episodes:
+                if stage in row:
+                    episodes[stage].append(read(folder / f"{stage}-{seed}" / "eval_after.jsonl"))
+    finish(results, chance, base, episodes)
 
 
 def main() -> None:
@@ -194,7 +201,7 @@ def main() -> None:
     parser.add_argument("--sft-steps", type=int, default=40)
     parser.add_argument("--sft-batch", type=int, default=2)
     parser.add_argument("--sft-lr", type=float, default=5e-5)
-    parser.add_argument("--grpo-steps", type=int, default=10)
+    parser.add_argument("--grpo-steps", type=int, default=10, help="0: SFT only (default 10)")
     parser.add_argument("--num-generations", type=int, default=4)
     parser.add_argument("--grpo-lr", type=float, default=5e-6)
     # The oracle's replies run to 70 SmolLM2 tokens (median 46): a cap of 64 would cut a learnt reply
@@ -255,7 +262,7 @@ def main() -> None:
     save()
     base_reward = cell(results["base"]["reward"])
     print(f"{config.name}, {len(test)} held-out items over {results['problems']} problems; base reward {base_reward}")
-    grpo_runs: list[list[EpisodeFigures]] = []
+    runs: dict[str, list[list[EpisodeFigures]]] = {"sft": [], "grpo": []}
     for seed in seeds:
         sft_dir, grpo_dir = out / f"sft-{seed}", out / f"grpo-{seed}"
         sft_settings = SFTSettings(
@@ -272,7 +279,11 @@ def main() -> None:
         row: dict[str, Any] = {"sft": figure(after_sft), "paired": {"sft-base": paired(after_sft, base)}}
         row["seconds_per_step"] = {"sft": sft.seconds_per_step}
         results["seeds"][str(seed)] = row
+        runs["sft"].append(after_sft)
         save()
+        if args.grpo_steps == 0:
+            print(f"seed {seed}: SFT {cell(row['sft']['reward'])} (no GRPO: --grpo-steps 0)")
+            continue
         grpo_settings = GRPOSettings(
             steps=args.grpo_steps,
             learning_rate=args.grpo_lr,
@@ -286,7 +297,7 @@ def main() -> None:
         )
         grpo = train_grpo(config, args.model, grpo_dir, grpo_settings, items=pool, init=sft_dir)
         after_grpo = read(grpo_dir / "eval_after.jsonl")
-        grpo_runs.append(after_grpo)
+        runs["grpo"].append(after_grpo)
         row["grpo"] = figure(after_grpo)
         row["paired"]["grpo-base"] = paired(after_grpo, base)
         row["paired"]["grpo-sft"] = paired(after_grpo, after_sft)
@@ -298,7 +309,7 @@ def main() -> None:
             f"seed {seed}: SFT {cell(row['sft']['reward'])}, GRPO {cell(row['grpo']['reward'])}; "
             f"GRPO - base {cell(row['paired']['grpo-base']['reward'])}"
         )
-    finish(results, chance, base, grpo_runs)
+    finish(results, chance, base, runs)
     save()
 
 

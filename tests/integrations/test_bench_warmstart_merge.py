@@ -79,15 +79,29 @@ def test_merged_seeds_average_each_item_and_pair_it_with_chance(
     assert set(result["seeds"]) == {"0", "1"}
     assert result["goal_met_seeds"] == 1
     assert result["merged"] == [str(f) for f in folders]
-    over = result["over_seeds"]
     mean = (sum(first) + sum(second)) / (2 * n)
-    assert over["seeds"] == 2
-    assert over["grpo"]["mean"] == pytest.approx(mean)
-    assert over["grpo"]["low"] <= mean <= over["grpo"]["high"]
     random_mean = sum(r.reward for r in random_episodes) / n
-    assert over["grpo-random"]["mean"] == pytest.approx(mean - random_mean)
-    assert over["grpo-base"]["mean"] == pytest.approx(mean)
     assert result["chance"]["random"]["reward"]["mean"] == pytest.approx(random_mean)
+    for stage in ("sft", "grpo"):  # the test's SFT and GRPO episodes carry the same rewards
+        over = result["over_seeds"][stage]
+        assert over["seeds"] == 2
+        assert over["reward"]["mean"] == pytest.approx(mean)
+        assert over["reward"]["low"] <= mean <= over["reward"]["high"]
+        assert over["minus_random"]["mean"] == pytest.approx(mean - random_mean)
+        assert over["minus_base"]["mean"] == pytest.approx(mean)
+
+
+def test_a_run_stopped_after_sft_merges_its_sft_alone(
+    bench: Any, random_episodes: list[Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    rewards = [1.0] * len(random_episodes)
+    folders = [_run_folder(tmp_path, seed, random_episodes, rewards) for seed in (0, 1)]
+    results = json.loads((folders[1] / "results.json").read_text(encoding="utf-8"))
+    del results["seeds"]["1"]["grpo"]  # as --grpo-steps 0 (or a run stopped during GRPO) leaves it
+    (folders[1] / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    result = _merge(bench, monkeypatch, capsys, *folders)
+    assert result["over_seeds"]["sft"]["seeds"] == 2
+    assert "grpo" not in result["over_seeds"]  # one seed's GRPO: no average to take
 
 
 def test_merging_refuses_a_seed_twice_another_set_up_or_an_unfinished_stage(

@@ -62,12 +62,27 @@ def offline(config: EpisodeConfig, test: Sequence[Any], player: str, seed: int) 
     for row in chat.dataset():
         agent = RandomAgent(seed=seed) if player == "random" else HeuristicAgent(seed=seed)
         state = chat.start(**episode_of(row))
-        agent.reset({}, state.info, seed=state.seed)
+        # The player draws from the episode's seed and its own: seed 0 is the episode's draw.
+        agent.reset({}, state.info, seed=None if state.seed is None else state.seed + 7919 * seed)
         while not state.done:
             action = agent.act({}, state.info)
             asyncio.run(chat.step(state, prompts.reply_for(action, state.info, state.plan.reasoning)))
         records.append(episode_figures(chat, state))
     return records
+
+
+OFFLINE_SEEDS = 20
+"""Seeds each offline player plays every held-out item with: its reward on an item is the mean of these
+draws, so the chance level it sets carries no noise of one lucky or unlucky draw."""
+
+
+def offline_players(config: EpisodeConfig, test: Sequence[Any]) -> dict[str, list[EpisodeFigures]]:
+    """The random player's and the heuristic's held-out episodes, each item's reward averaged over
+    ``OFFLINE_SEEDS`` seeds."""
+    return {
+        name: seed_mean([offline(config, test, name, seed) for seed in range(OFFLINE_SEEDS)])
+        for name in ("random", "heuristic")
+    }
 
 
 def figure(records: Sequence[EpisodeFigures]) -> dict[str, Any]:
@@ -173,7 +188,7 @@ def merge(folders: Sequence[Path]) -> None:
         raise SystemExit(f"the folders' runs differ in {', '.join(keys)}: merge only runs of one set-up")
     first = runs[0]
     config, _, test = held_out_items(first["config"], first["eval_items"], first["pool"]["max_distractors"])
-    chance = {name: offline(config, test, name, 0) for name in ("random", "heuristic")}
+    chance = offline_players(config, test)
     base = read(folders[0] / "base_eval.jsonl")
     results = {**first, "merged": [str(f) for f in folders], "seeds": {}}
     results["chance"] = {name: figure(records) for name, records in chance.items()}
@@ -247,7 +262,7 @@ def main() -> None:
         results["seconds"] = time.perf_counter() - started
         (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
-    chance = {name: offline(config, test, name, 0) for name in ("random", "heuristic")}
+    chance = offline_players(config, test)
     results["chance"] = {name: figure(records) for name, records in chance.items()}
     results["problems"] = results["chance"]["random"]["reward"]["problems"]
     base_file = out / "base_eval.jsonl"

@@ -5,6 +5,8 @@ with its own ``--out`` folder. ``--merge`` reads those folders (nothing is train
 and the JSON line of one run: every seed's row as measured, and each held-out item's GRPO reward averaged
 over the seeds, paired on the same items with the random player, the heuristic and the base model.
 
+The chance level (the random player) is each item's reward averaged over 20 draws, not one draw.
+
 The folders here are written by the test in the script's own layout (``results.json``, ``base_eval.jsonl``,
 ``sft-N/`` and ``grpo-N/eval_after.jsonl``), with episodes of the config's real held-out items (the random
 player's, rewards set by the test), so no model is loaded.
@@ -31,7 +33,18 @@ def bench() -> Any:
 @pytest.fixture(scope="module")
 def random_episodes(bench: Any) -> list[Any]:
     config, _, test = bench.held_out_items(CONFIG, ITEMS, DISTRACTORS)
-    return list(bench.offline(config, test, "random", 0))
+    return list(bench.offline_players(config, test)["random"])
+
+
+def test_the_chance_level_is_each_items_mean_over_many_random_draws(bench: Any, random_episodes: list[Any]) -> None:
+    """One draw a held-out item made a noisy bar (0.095 on 100 items where 20 draws give 0.143)."""
+    config, _, test = bench.held_out_items(CONFIG, ITEMS, DISTRACTORS)
+    draws = [bench.offline(config, test, "random", seed) for seed in range(bench.OFFLINE_SEEDS)]
+    assert any(a.reward != b.reward for a, b in zip(draws[0], draws[1], strict=True))  # the draws vary
+    for k, episode in enumerate(random_episodes):
+        assert episode.item_id == draws[0][k].item_id
+        assert episode.reward == pytest.approx(sum(d[k].reward for d in draws) / bench.OFFLINE_SEEDS)
+    assert {e.reward for e in random_episodes} - {0.0, 0.25, 1.0}  # averages, not one draw's rewards
 
 
 def _episodes(template: list[Any], rewards: list[float]) -> str:

@@ -184,6 +184,10 @@ def merge(folders: Sequence[Path]) -> None:
                 f"{folder}: no readable results.json of this script ({error}); pass its --out folders"
             ) from None
     keys = ("config", "model", "eval_items", "pool")
+    for folder, run in zip(folders, runs, strict=True):
+        missing = [key for key in (*keys, "seeds") if key not in run]
+        if missing:
+            raise SystemExit(f"{folder}/results.json has no {', '.join(missing)}: not written by this script's --out")
     if any(tuple(run.get(k) for k in keys) != tuple(runs[0].get(k) for k in keys) for run in runs):
         raise SystemExit(f"the folders' runs differ in {', '.join(keys)}: merge only runs of one set-up")
     first = runs[0]

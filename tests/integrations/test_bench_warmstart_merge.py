@@ -125,12 +125,15 @@ def test_merging_refuses_a_seed_twice_another_set_up_or_an_unfinished_stage(
     again = _run_folder(tmp_path / "b", 0, random_episodes, rewards)
     other = _run_folder(tmp_path / "c", 1, random_episodes, rewards, eval_items=ITEMS + 1)
     unfinished = _run_folder(tmp_path / "d", 2, random_episodes, rewards)
+    older = _run_folder(tmp_path / "e", 3, random_episodes, rewards)
+    (older / "results.json").write_text(json.dumps({"config": CONFIG, "seeds": {}}), encoding="utf-8")
     (unfinished / "grpo-2" / "eval_after.jsonl").unlink()
     cases = {
         (one, again): "seed 0 is in two of the folders",
         (one, other): "differ in config, model, eval_items, pool",
         (one, unfinished): "was its stage finished?",
         (one, tmp_path): "no readable results.json",
+        (one, older): "results.json has no model, eval_items, pool: not written by",
     }
     for folders, message in cases.items():
         with pytest.raises(SystemExit) as stop:

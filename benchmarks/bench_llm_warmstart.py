@@ -163,13 +163,15 @@ def finish(
         print(f"{label:<36}{cell(figures['reward']):>26}")
         for name in ("random", "heuristic", "base"):
             print(f"{f'  minus {name} (paired)':<36}{cell(figures[f'minus_{name}']):>26}")
-    grpo_mean = np.mean([r["grpo"]["reward"]["mean"] for r in results["seeds"].values() if "grpo" in r] or [np.nan])
-    base_mean, chance_mean = results["base"]["reward"]["mean"], results["chance"]["random"]["reward"]["mean"]
-    versus = f"{grpo_mean / base_mean:.2f}" if base_mean > 0 else f"{grpo_mean:.3f} against 0"
-    print(
-        f"GRPO reward / base reward: {versus}; / random player: {grpo_mean / max(chance_mean, 1e-9):.2f}; goal met "
-        f"in {results['goal_met_seeds']} of {len(results['seeds'])} seeds (GRPO - base paired interval above 0)"
-    )
+    grpo_means = [r["grpo"]["reward"]["mean"] for r in results["seeds"].values() if "grpo" in r]
+    if grpo_means:
+        grpo_mean = float(np.mean(grpo_means))
+        base_mean, chance_mean = results["base"]["reward"]["mean"], results["chance"]["random"]["reward"]["mean"]
+        versus = f"{grpo_mean / base_mean:.2f}" if base_mean > 0 else f"{grpo_mean:.3f} against 0"
+        print(
+            f"GRPO reward / base reward: {versus}; / random player: {grpo_mean / max(chance_mean, 1e-9):.2f}; goal "
+            f"met in {results['goal_met_seeds']} of {len(grpo_means)} seeds (GRPO - base paired interval above 0)"
+        )
     print(json.dumps(results))
 
 

@@ -129,6 +129,25 @@ def seed_mean(runs: Sequence[Sequence[EpisodeFigures]]) -> list[EpisodeFigures]:
     return [record.model_copy(update={"reward": rewards[key]}) for key, record in tables[0].items()]
 
 
+def seed_row(
+    after_sft: list[EpisodeFigures],
+    after_grpo: list[EpisodeFigures] | None,
+    base: list[EpisodeFigures],
+    chance: dict[str, list[EpisodeFigures]],
+    seconds_per_step: dict[str, float],
+) -> dict[str, Any]:
+    """One seed's figures: each stage's, and its paired differences on the same items."""
+    row: dict[str, Any] = {"sft": figure(after_sft), "seconds_per_step": seconds_per_step}
+    row["paired"] = {"sft-base": paired(after_sft, base), "sft-random": paired(after_sft, chance["random"])}
+    if after_grpo is not None:
+        row["grpo"] = figure(after_grpo)
+        row["paired"]["grpo-base"] = paired(after_grpo, base)
+        row["paired"]["grpo-sft"] = paired(after_grpo, after_sft)
+        row["paired"]["grpo-random"] = paired(after_grpo, chance["random"])
+        row["goal_met"] = row["paired"]["grpo-base"]["reward"]["low"] > 0
+    return row
+
+
 def finish(
     results: dict[str, Any],
     chance: dict[str, list[EpisodeFigures]],
@@ -206,10 +225,15 @@ def merge(folders: Sequence[Path]) -> None:
         for seed, row in run["seeds"].items():
             if seed in results["seeds"]:
                 raise SystemExit(f"seed {seed} is in two of the folders: merge each seed once")
-            results["seeds"][seed] = row
-            for stage in episodes:
-                if stage in row:
-                    episodes[stage].append(read(folder / f"{stage}-{seed}" / "eval_after.jsonl"))
+            # Every figure again from the episodes, against this merge's chance level and base model.
+            after = {stage: read(folder / f"{stage}-{seed}" / "eval_after.jsonl") for stage in episodes if stage in row}
+            if "sft" not in after:
+                raise SystemExit(f"{folder}: seed {seed} has no SFT figures: was its SFT stage finished?")
+            results["seeds"][seed] = seed_row(
+                after["sft"], after.get("grpo"), base, chance, row.get("seconds_per_step", {})
+            )
+            for stage, records in after.items():
+                episodes[stage].append(records)
     finish(results, chance, base, episodes)
 
 
@@ -297,8 +321,7 @@ def main() -> None:
         )
         sft = train_sft(config, args.model, sft_dir, sft_settings, items=pool, before=base)
         after_sft = read(sft_dir / "eval_after.jsonl")
-        row: dict[str, Any] = {"sft": figure(after_sft), "paired": {"sft-base": paired(after_sft, base)}}
-        row["seconds_per_step"] = {"sft": sft.seconds_per_step}
+        row = seed_row(after_sft, None, base, chance, {"sft": sft.seconds_per_step})
         results["seeds"][str(seed)] = row
         runs["sft"].append(after_sft)
         save()
@@ -319,12 +342,8 @@ def main() -> None:
         grpo = train_grpo(config, args.model, grpo_dir, grpo_settings, items=pool, init=sft_dir)
         after_grpo = read(grpo_dir / "eval_after.jsonl")
         runs["grpo"].append(after_grpo)
-        row["grpo"] = figure(after_grpo)
-        row["paired"]["grpo-base"] = paired(after_grpo, base)
-        row["paired"]["grpo-sft"] = paired(after_grpo, after_sft)
-        row["paired"]["grpo-random"] = paired(after_grpo, chance["random"])
-        row["seconds_per_step"]["grpo"] = grpo.seconds_per_step
-        row["goal_met"] = row["paired"]["grpo-base"]["reward"]["low"] > 0
+        seconds = {"sft": sft.seconds_per_step, "grpo": grpo.seconds_per_step}
+        row = results["seeds"][str(seed)] = seed_row(after_sft, after_grpo, base, chance, seconds)
         save()
         print(
             f"seed {seed}: SFT {cell(row['sft']['reward'])}, GRPO {cell(row['grpo']['reward'])}; "

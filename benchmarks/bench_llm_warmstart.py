@@ -5,8 +5,8 @@ part, 0.25 for the right entity alone) and ``--model`` (default ``local/smollm2`
 held-out (test) items, spread over the split, greedily with the base model once, then for each seed:
 ``train_sft`` (TRL's SFTTrainer on the oracle's moves on train items, written through the player's prompts
 and parser) and ``train_grpo(init=<the SFT folder>)``, each evaluated on the same held-out items. Next to them, on the
-same items: a random player and the heuristic (their moves written through the same prompts and parser),
-the chance level a reward must beat.
+same items: a random player and the heuristic (their moves written through the same prompts and parser;
+each item's reward the mean of 20 draws), the chance level a reward must beat.
 
 Every figure is the mean reward (or valid-move share) with a 95 % interval from a bootstrap over the
 problems the items pose (a task text's distractor variants drawn together), and each stage's paired
